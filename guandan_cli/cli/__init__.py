@@ -1,0 +1,1 @@
+"""The `guandan` command line: thin Typer commands over the Python API."""

@@ -1,0 +1,151 @@
+"""Cards as small ints, with one parse/format pair.
+
+A *face* is an int 0..53: ``rank * 4 + suit`` for the 52 suited cards (rank 0..12
+for ``2``..``A``, suit 0..3 for ``S H C D``), then ``52`` = small joker ``SB`` and
+``53`` = big joker ``HR``. Sorting faces sorts by rank, then suit. A hand is a
+multiset of faces (each face at most twice in a 108-card deal).
+
+>>> parse_cards("S3 h4 ♦4 C10 SB")
+(4, 9, 11, 34, 52)
+>>> format_cards((4, 9, 11, 34, 52))
+'S3 H4 D4 CT SB'
+>>> format_cards((4, 53), symbols=True)
+'♠3 大王'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+RANKS = "23456789TJQKA"
+SUITS = "SHCD"
+SUIT_SYMBOLS = "♠♥♣♦"
+SB = 52  # small joker (小王)
+HR = 53  # big joker (大王)
+N_FACES = 54
+JOKER_RANK_SB = 13
+JOKER_RANK_HR = 14
+
+#: rank index of each face: 0..12 for 2..A, 13 for SB, 14 for HR
+RANK_OF: tuple[int, ...] = tuple([f >> 2 for f in range(52)] + [JOKER_RANK_SB, JOKER_RANK_HR])
+#: suit index of each face (0..3), -1 for jokers
+SUIT_OF: tuple[int, ...] = tuple([f & 3 for f in range(52)] + [-1, -1])
+#: rank tokens by rank index, jokers included
+RANK_TOKENS: tuple[str, ...] = tuple(RANKS) + ("SB", "HR")
+RANK_INDEX: dict[str, int] = {tok: i for i, tok in enumerate(RANK_TOKENS)}
+
+FACE_NAMES: tuple[str, ...] = tuple(
+    [SUITS[f & 3] + RANKS[f >> 2] for f in range(52)] + ["SB", "HR"]
+)
+FACE_SYMBOLS: tuple[str, ...] = tuple(
+    [SUIT_SYMBOLS[f & 3] + ("10" if RANKS[f >> 2] == "T" else RANKS[f >> 2]) for f in range(52)]
+    + ["小王", "大王"]
+)
+
+
+class CardParseError(ValueError):
+    """A card token that is not in the notation of rules.md §2."""
+
+
+def _build_token_table() -> dict[str, int]:
+    table: dict[str, int] = {}
+    suit_spellings = {0: ("S", "s", "♠"), 1: ("H", "h", "♥"), 2: ("C", "c", "♣"), 3: ("D", "d", "♦")}
+    for f in range(52):
+        rank = RANKS[f >> 2]
+        rank_spellings = {rank, rank.lower()}
+        if rank == "T":
+            rank_spellings.add("10")
+        for s in suit_spellings[f & 3]:
+            for r in rank_spellings:
+                table[s + r] = f
+    for tok in ("SB", "sb", "Sb", "sB", "小王"):
+        table[tok] = SB
+    for tok in ("HR", "hr", "Hr", "hR", "大王"):
+        table[tok] = HR
+    return table
+
+
+_TOKENS = _build_token_table()
+
+
+def parse_card(token: str, position: int = 0) -> int:
+    """Parse one card token (``S3``, ``hT``, ``♥10``, ``SB``) into a face int.
+
+    >>> parse_card("HR")
+    53
+    """
+    face = _TOKENS.get(token)
+    if face is None:
+        raise CardParseError(
+            f"bad card token {token!r} at position {position}: expected suit S/H/C/D (or ♠♥♣♦) "
+            f"+ rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers"
+        )
+    return face
+
+
+def parse_cards(text: str | Iterable[str]) -> tuple[int, ...]:
+    """Parse cards separated by spaces (or commas) into a sorted tuple of faces.
+
+    >>> parse_cards("S3 H4 D4 C5 S5 H2")
+    (1, 4, 9, 11, 12, 14)
+    """
+    if isinstance(text, str):
+        tokens = text.replace(",", " ").split()
+    else:
+        tokens = list(text)
+    return tuple(sorted(parse_card(tok, i) for i, tok in enumerate(tokens)))
+
+
+def format_card(face: int, symbols: bool = False) -> str:
+    """Format one face: ``S3`` (or ``♠3`` with ``symbols=True``)."""
+    return FACE_SYMBOLS[face] if symbols else FACE_NAMES[face]
+
+
+def format_cards(cards: Iterable[int], symbols: bool = False) -> str:
+    """Format faces separated by spaces, in the given order."""
+    names = FACE_SYMBOLS if symbols else FACE_NAMES
+    return " ".join(names[f] for f in cards)
+
+
+def rank_index(token: str) -> int:
+    """Rank index of a rank token (``2``..``A``, ``10`` for ``T``, ``SB``, ``HR``)."""
+    tok = token.strip().upper()
+    if tok == "10":
+        tok = "T"
+    try:
+        return RANK_INDEX[tok]
+    except KeyError:
+        raise ValueError(f"bad rank token {token!r}: expected one of {' '.join(RANK_TOKENS)}") from None
+
+
+def level_index(level: str | int) -> int:
+    """Rank index 0..12 of a level given as a token (``2``..``A``) or an index.
+
+    >>> level_index("T")
+    8
+    """
+    if isinstance(level, int):
+        if 0 <= level <= 12:
+            return level
+        raise ValueError(f"bad level {level!r}: a level index is 0..12 (2..A)")
+    idx = rank_index(level)
+    if idx > 12:
+        raise ValueError(f"bad level {level!r}: a level is one of {RANKS}")
+    return idx
+
+
+def wild_face(level: int) -> int:
+    """The face of the wild card (♥ level card) at a level index."""
+    return level * 4 + 1
+
+
+def full_deck() -> list[int]:
+    """The 108 faces of two decks, sorted."""
+    return sorted(list(range(N_FACES)) * 2)
+
+
+def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
+    """Shuffle two decks with ``rng`` (a ``random.Random``) into four sorted 27-card hands."""
+    deck = full_deck()
+    rng.shuffle(deck)
+    return tuple(tuple(sorted(deck[i * 27:(i + 1) * 27])) for i in range(4))

@@ -1,0 +1,32 @@
+import pytest
+
+from guandan_cli.engine import CardParseError, format_cards, parse_cards
+from guandan_cli.engine.cards import FACE_NAMES, N_FACES, deal_hands, full_deck
+
+
+def test_every_face_round_trips():
+    for face in range(N_FACES):
+        assert parse_cards(FACE_NAMES[face]) == (face,)
+    assert len(set(FACE_NAMES)) == 54
+
+
+def test_alternative_spellings():
+    assert parse_cards("♠3 h10 ♦t sb HR") == parse_cards("S3 HT DT SB HR")
+
+
+def test_bad_token_names_token_and_position():
+    with pytest.raises(CardParseError, match=r"'X9' at position 2"):
+        parse_cards("S3 H4 X9")
+    assert issubclass(CardParseError, ValueError)
+
+
+def test_symbols():
+    assert format_cards(parse_cards("HT SB HR"), symbols=True) == "♥10 小王 大王"
+
+
+def test_deal_gives_every_face_twice():
+    import random
+
+    hands = deal_hands(random.Random(7))
+    assert [len(h) for h in hands] == [27] * 4
+    assert sorted(f for h in hands for f in h) == full_deck()
