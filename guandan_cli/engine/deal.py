@@ -1,0 +1,427 @@
+"""The deal (一副): tribute, return, tricks, 接风 and finishing (rules.md §7–8, §10).
+
+A ``Deal`` is built from a ``DealSetup`` (the dealt hands and what the match says
+about levels and the previous deal). It knows its phase and whose turn it is,
+lists that seat's legal actions and applies one. Actions are cards (int faces)
+in the tribute and return phases and declared ``Combo`` plays or ``PASS`` in
+the play phase. ``apply`` verifies and raises ``IllegalActionError`` naming the
+seat, the action and the rule, leaving the state unchanged; ``apply_unchecked``
+is the fast path for trusted callers. ``replay`` rebuilds a deal from its setup
+and actions, like a poker hand history.
+
+>>> import random
+>>> from guandan_cli.engine import deal_hands
+>>> d = Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0))
+>>> d.phase, d.to_move
+('play', 0)
+>>> while d.phase != "over":
+...     _ = d.apply_unchecked(d.legal_actions()[0])
+>>> len(d.result.finish_order)
+4
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from .cards import HR, RANK_OF, format_card
+from .combos import POWER, Combo, beats, readings
+from .legal import legal_plays
+from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
+
+TRIBUTE = "tribute"
+RETURN = "return"
+PLAY = "play"
+OVER = "over"
+
+#: the pass action of the play phase
+PASS = Combo("pass", -1, ())
+
+
+def action_text(action: Combo | int) -> str:
+    """``pass``, ``type:key cards`` for a play, or the card for a tribute/return."""
+    if isinstance(action, int):
+        return format_card(action)
+    if action[0] == "pass":
+        return "pass"
+    return action.text()
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state; the message names seat, action and rule."""
+
+    def __init__(self, seat: int, action: object, rule: str) -> None:
+        self.seat = seat
+        self.action = action
+        self.rule = rule
+        if isinstance(action, int | Combo):
+            verb = "pay or return" if isinstance(action, int) else "play"
+            shown = action_text(action)
+        else:
+            verb, shown = "do", repr(action)
+        super().__init__(f"seat {seat} cannot {verb} {shown!r}: {rule}")
+
+
+@dataclass(frozen=True)
+class DealSetup:
+    """Everything a deal starts from.
+
+    ``previous`` is the previous deal's (finish order, double-down) — it decides
+    tribute; ``None`` for a match's first deal, whose leader is ``first_leader``.
+    ``level`` is the rank index (0..12) the deal is played at.
+    """
+
+    hands: tuple[tuple[int, ...], ...]
+    level: int = 0
+    levels: tuple[int, int] = (0, 0)
+    level_team: int | None = None
+    previous: tuple[tuple[int, ...], bool] | None = None
+    first_leader: int | None = None
+    rules: Ruleset = field(default_factory=lambda: get_ruleset(DEFAULT_RULESET))
+
+
+class Event(NamedTuple):
+    """One public event of a deal.
+
+    ``kind`` is ``tribute`` or ``return`` (``card`` given by ``seat`` to ``to``),
+    ``play`` (``combo``; ``lead`` when it starts a trick) or ``pass``.
+    """
+
+    kind: str
+    seat: int
+    combo: Combo | None = None
+    card: int = -1
+    to: int = -1
+    lead: bool = False
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """How a deal ended: finish order (all four seats), double-down, winning team, upgrade."""
+
+    finish_order: tuple[int, ...]
+    double_down: bool
+    winner_team: int
+    upgrade: int
+
+
+def partner(seat: int) -> int:
+    return seat ^ 2
+
+
+def team_of(seat: int) -> int:
+    return seat & 1
+
+
+class Deal:
+    """The state machine of one deal. See the module docstring."""
+
+    def __init__(self, setup: DealSetup) -> None:
+        if len(setup.hands) != 4:
+            raise ValueError(f"a deal needs 4 hands, got {len(setup.hands)}")
+        self.setup = setup
+        self.rules = setup.rules
+        self.level = setup.level
+        self.hands: list[list[int]] = [sorted(h) for h in setup.hands]
+        self.events: list[Event] = []
+        self.actions: list[tuple[int, Combo | int]] = []
+        self.finished: list[int] = []
+        self.top: Combo | None = None
+        self.top_owner = -1
+        self.passes = 0
+        self.result: DealResult | None = None
+        self.tribute_kind = "none"  # none | single | double | resisted
+        self.resisted_by: tuple[int, ...] = ()
+        self.tributes: list[tuple[int, int, int]] = []  # (payer, receiver, card)
+        self.returns: list[tuple[int, int, int]] = []  # (giver, receiver, card)
+        self.leader = -1
+        self._payers: list[int] = []
+        self._paid: list[int] = []
+        self._returners: list[tuple[int, int]] = []
+        self._chosen_returns: list[int] = []
+        self._legal_cache: list | None = None
+        self.phase = PLAY
+        self.to_move = -1
+        prev = setup.previous
+        if prev is None:
+            if setup.first_leader is None or not 0 <= setup.first_leader < 4:
+                raise ValueError("a first deal needs first_leader (a seat 0..3)")
+            self._start_play(setup.first_leader)
+            return
+        order, double_down = prev
+        first = order[0]
+        if double_down:
+            payers = [(first + 1) % 4, (first + 3) % 4]
+        else:
+            payers = [order[3]]
+        big_jokers = sum(self.hands[p].count(HR) for p in payers)
+        if big_jokers == 2:
+            self.tribute_kind = "resisted"
+            self.resisted_by = tuple(payers)
+            self._start_play(first)
+            return
+        self.tribute_kind = "double" if double_down else "single"
+        self._payers = payers
+        self.phase = TRIBUTE
+        self.to_move = payers[0]
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def first_out(self) -> int | None:
+        return self.finished[0] if self.finished else None
+
+    def is_active(self, seat: int) -> bool:
+        return seat not in self.finished
+
+    def card_counts(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self.hands)
+
+    def tribute_options(self, seat: int) -> list[int]:
+        """The distinct faces of highest power in the hand, ♥ level cards excluded."""
+        wild = self.level * 4 + 1
+        pw = POWER[self.level]
+        best, options = -1, []
+        for f in self.hands[seat]:
+            if f == wild:
+                continue
+            p = pw[RANK_OF[f]]
+            if p > best:
+                best, options = p, [f]
+            elif p == best and f != options[-1]:
+                options.append(f)
+        return options
+
+    def return_options(self, seat: int, to: int) -> list[int]:
+        """The faces ``seat`` may return to ``to`` (rules.md §10 and the ruleset's limit)."""
+        hand = self.hands[seat]
+        limited = self.rules.return_limit == "any_receiver" or to == partner(seat)
+        if not limited:
+            return sorted(set(hand))
+        low = sorted({f for f in hand if RANK_OF[f] <= 8})
+        if low:
+            return low
+        pw = POWER[self.level]
+        lowest = min(pw[RANK_OF[f]] for f in hand)
+        return sorted({f for f in hand if pw[RANK_OF[f]] == lowest})
+
+    def legal_actions(self) -> list:
+        """The legal actions of the seat to move (cards, or plays and PASS)."""
+        if self._legal_cache is not None:
+            return self._legal_cache
+        seat = self.to_move
+        if self.phase == PLAY:
+            top = self.top
+            acts: list = legal_plays(self.hands[seat], self.level, top)
+            if top is not None:
+                acts.append(PASS)
+        elif self.phase == TRIBUTE:
+            acts = self.tribute_options(seat)
+        elif self.phase == RETURN:
+            acts = self.return_options(seat, self._returners[len(self._chosen_returns)][1])
+        else:
+            acts = []
+        self._legal_cache = acts
+        return acts
+
+    # ----------------------------------------------------------- verify / can / do
+
+    def verify(self, action: Combo | int) -> None:
+        """Raise ``IllegalActionError`` if ``action`` is not legal for the seat to move."""
+        seat = self.to_move
+        if self.phase == OVER:
+            raise IllegalActionError(seat, action, "the deal is over")
+        if self.phase in (TRIBUTE, RETURN):
+            if not isinstance(action, int) or isinstance(action, bool):
+                raise IllegalActionError(seat, action, f"the {self.phase} phase takes one card")
+            if action not in self.hands[seat]:
+                raise IllegalActionError(seat, action, f"the card is not in seat {seat}'s hand")
+            if action not in self.legal_actions():
+                if self.phase == TRIBUTE:
+                    rule = "tribute must be the highest card by power, ♥ level cards excluded (§10)"
+                else:
+                    rule = "a return must have natural rank 2..10, or be the lowest card when there is none (§10)"
+                raise IllegalActionError(seat, action, rule)
+            return
+        if not isinstance(action, Combo):
+            raise IllegalActionError(seat, action, "the play phase takes a declared Combo or PASS")
+        if action[0] == "pass":
+            if self.top is None:
+                raise IllegalActionError(seat, action, "the leader must play (§7)")
+            return
+        have = Counter(self.hands[seat])
+        for f, n in Counter(action.cards).items():
+            if have[f] < n:
+                raise IllegalActionError(seat, action, f"the cards are not all in seat {seat}'s hand")
+        if not any(r[0] == action[0] and r[1] == action[1] for r in readings(action.cards, self.level)):
+            raise IllegalActionError(
+                seat, action, f"the cards are not a valid {action.type} with key {action.key} at this level (§4, §6)"
+            )
+        if self.top is not None and not beats(action, self.top, self.level):
+            raise IllegalActionError(seat, action, f"it does not beat the top play {self.top.text()} (§5)")
+
+    def can(self, action: Combo | int) -> bool:
+        try:
+            self.verify(action)
+        except IllegalActionError:
+            return False
+        return True
+
+    def apply(self, action: Combo | int) -> Event | None:
+        """Verify, then apply ``action`` for the seat to move; returns the event it revealed."""
+        self.verify(action)
+        return self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: Combo | int) -> Event | None:
+        """Apply an action known to be legal (e.g. picked from ``legal_actions``)."""
+        seat = self.to_move
+        self._legal_cache = None
+        self.actions.append((seat, action))
+        phase = self.phase
+        if phase == PLAY:
+            if action[0] == "pass":
+                return self._pass(seat)
+            return self._play(seat, action)
+        if phase == TRIBUTE:
+            self._paid.append(action)
+            if len(self._paid) < len(self._payers):
+                self.to_move = self._payers[len(self._paid)]
+                return None
+            self._settle_tribute()
+            return None
+        if phase == RETURN:
+            self._chosen_returns.append(action)
+            if len(self._chosen_returns) < len(self._returners):
+                self.to_move = self._returners[len(self._chosen_returns)][0]
+                return None
+            self._settle_returns()
+            return None
+        raise IllegalActionError(seat, action, "the deal is over")
+
+    # ------------------------------------------------------------------ internals
+
+    def _start_play(self, leader: int) -> None:
+        self.phase = PLAY
+        self.leader = leader
+        self.to_move = leader
+
+    def _settle_tribute(self) -> None:
+        first = self.setup.previous[0][0]  # type: ignore[index]
+        pw = POWER[self.level]
+        if len(self._payers) == 1:
+            transfers = [(self._payers[0], first, self._paid[0])]
+            leader = self._payers[0]
+        else:
+            (p1, p2), (c1, c2) = self._payers, self._paid
+            w1, w2 = pw[RANK_OF[c1]], pw[RANK_OF[c2]]
+            if w1 > w2:
+                transfers = [(p1, first, c1), (p2, partner(first), c2)]
+            elif w2 > w1:
+                transfers = [(p1, partner(first), c1), (p2, first, c2)]
+            else:  # equal: each payer gives to its 上家
+                transfers = [(p1, (p1 + 3) % 4, c1), (p2, (p2 + 3) % 4, c2)]
+            to_first = next(p for p, r, _c in transfers if r == first)
+            if self.rules.double_tribute_leader == "first_next":
+                leader = (first + 1) % 4
+            else:
+                leader = to_first
+        for payer, receiver, card in transfers:
+            self.hands[payer].remove(card)
+            insort(self.hands[receiver], card)
+            self.tributes.append((payer, receiver, card))
+            self.events.append(Event(TRIBUTE, payer, card=card, to=receiver))
+        self.leader = leader
+        # receivers return: 上游 first, then its partner
+        self._returners = sorted(((r, p) for p, r, _c in transfers), key=lambda rp: rp[0] != first)
+        self.phase = RETURN
+        self.to_move = self._returners[0][0]
+
+    def _settle_returns(self) -> None:
+        for (giver, to), card in zip(self._returners, self._chosen_returns):
+            self.hands[giver].remove(card)
+            insort(self.hands[to], card)
+            self.returns.append((giver, to, card))
+            self.events.append(Event(RETURN, giver, card=card, to=to))
+        self._start_play(self.leader)
+
+    def _next_active(self, seat: int) -> int:
+        finished = self.finished
+        s = (seat + 1) % 4
+        while s in finished:
+            s = (s + 1) % 4
+        return s
+
+    def _play(self, seat: int, combo: Combo) -> Event:
+        hand = self.hands[seat]
+        for f in combo[2]:
+            hand.remove(f)
+        ev = Event(PLAY, seat, combo, lead=self.top is None)
+        self.events.append(ev)
+        self.top = combo
+        self.top_owner = seat
+        self.passes = 0
+        if not hand:
+            self.finished.append(seat)
+            n = len(self.finished)
+            if (n == 2 and self.finished[1] == partner(self.finished[0])) or n == 3:
+                self._finish()
+                return ev
+        self.to_move = self._next_active(seat)
+        return ev
+
+    def _pass(self, seat: int) -> Event:
+        ev = Event(PASS[0], seat)
+        self.events.append(ev)
+        self.passes += 1
+        owner = self.top_owner
+        owner_active = owner not in self.finished
+        needed = 4 - len(self.finished) - (1 if owner_active else 0)
+        if self.passes >= needed:
+            self.top = None
+            self.passes = 0
+            if owner_active:
+                self.to_move = owner
+            elif self.rules.jiefeng == "any" or owner == self.finished[0]:
+                self.to_move = partner(owner)  # 接风
+            else:
+                self.to_move = self._next_active(owner)
+        else:
+            self.to_move = self._next_active(seat)
+        return ev
+
+    def _finish(self) -> None:
+        finished = self.finished
+        order = list(finished)
+        s = finished[-1]
+        for _ in range(3):
+            s = (s + 1) % 4
+            if s not in order:
+                order.append(s)
+        first = order[0]
+        double_down = order[1] == partner(first)
+        place_of_partner = order.index(partner(first))
+        upgrade = {1: 3, 2: 2, 3: 1}[place_of_partner]
+        self.result = DealResult(tuple(order), double_down, team_of(first), upgrade)
+        self.phase = OVER
+        self.to_move = -1
+        self.top = None
+
+
+def replay(setup: DealSetup, actions: list[tuple[int, Combo | int]]) -> Deal:
+    """Rebuild a deal from its setup and (seat, action) list, verifying every action.
+
+    Raises ``IllegalActionError`` (with the action's index in the message) at the first
+    action that is out of turn or illegal.
+    """
+    deal = Deal(setup)
+    for i, (seat, action) in enumerate(actions):
+        if seat != deal.to_move:
+            raise IllegalActionError(seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s")
+        try:
+            deal.apply(action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(seat, action, f"action {i}: {exc.rule}") from None
+    return deal

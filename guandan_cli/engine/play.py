@@ -1,0 +1,102 @@
+"""Driving deals and matches with players (objects with the Strategy methods).
+
+A player answers ``choose_tribute(obs)``, ``choose_return(obs)`` and
+``choose_play(obs)`` with one of ``obs.legal_actions`` (or, for plays, any other
+action that ``Deal.verify`` accepts). A player that raises or answers illegally
+is reported as a ``StrategyError`` naming seat, strategy, match seed and deal.
+
+>>> from strategies import make_players
+>>> from guandan_cli.engine.match import Match
+>>> m = Match(seed=3)
+>>> deals = list(iter_match(m, make_players(["random"] * 4, match_seed=3)))
+>>> m.over or len(deals) > 0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from .deal import PLAY, RETURN, TRIBUTE, Deal, DealSetup, IllegalActionError, action_text
+from .match import Match, MatchUpdate
+from .observation import observe
+
+
+class StrategyError(RuntimeError):
+    """A strategy raised, or answered with an illegal action."""
+
+    def __init__(
+        self, seat: int, strategy: str, match_seed: int | None, deal_index: int | None, error: str
+    ) -> None:
+        self.seat = seat
+        self.strategy = strategy
+        self.match_seed = match_seed
+        self.deal_index = deal_index
+        self.error = error
+        super().__init__(
+            f"strategy {strategy!r} at seat {seat} failed in match seed {match_seed}, deal {deal_index}: {error}"
+        )
+
+
+@dataclass
+class PlayedDeal:
+    """A finished deal with the match update it caused."""
+
+    index: int
+    setup: DealSetup
+    deal: Deal
+    update: MatchUpdate
+
+
+def _name(player: object) -> str:
+    return getattr(player, "name", type(player).__name__)
+
+
+def play_deal(
+    deal: Deal, players: Sequence[object], match_seed: int | None = None, deal_index: int | None = None
+) -> Deal:
+    """Play ``deal`` to its end, asking each seat's player in turn."""
+    while deal.phase != "over":
+        seat = deal.to_move
+        player = players[seat]
+        obs = observe(deal, seat)
+        phase = deal.phase
+        try:
+            if phase == PLAY:
+                action = player.choose_play(obs)
+            elif phase == TRIBUTE:
+                action = player.choose_tribute(obs)
+            elif phase == RETURN:
+                action = player.choose_return(obs)
+            else:  # pragma: no cover
+                raise AssertionError(phase)
+        except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
+            raise StrategyError(seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}") from exc
+        if action in obs.legal_actions:
+            deal.apply_unchecked(action)
+        else:
+            try:
+                deal.apply(action)
+            except IllegalActionError as exc:
+                raise StrategyError(
+                    seat, _name(player), match_seed, deal_index, f"illegal action {action_text(action)!r}: {exc.rule}"
+                ) from exc
+            except Exception as exc:  # noqa: BLE001 - e.g. a non-action object
+                raise StrategyError(seat, _name(player), match_seed, deal_index, f"bad action {action!r}: {exc}") from exc
+    return deal
+
+
+def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
+    """Play ``match`` deal by deal, yielding each finished deal and its update."""
+    while not match.over:
+        index = match.deal_index
+        setup = match.next_setup()
+        deal = Deal(setup)
+        for p in players:
+            hook = getattr(p, "start_deal", None)
+            if hook is not None:
+                hook(index, observe(deal, getattr(p, "seat", players.index(p))))
+        play_deal(deal, players, match.seed, index)
+        update = match.record(deal.result)
+        yield PlayedDeal(index, setup, deal, update)

@@ -1,0 +1,45 @@
+"""The Strategy interface: what a bot is asked, and what it may see.
+
+One object per seat per match, given its own seeded ``random.Random``. It is
+asked for a tribute card, a return card and a play, each from its seat's
+``Observation`` (its own hand and the public record; ``obs.legal_actions`` lists
+what it may answer). A complete minimal bot:
+
+>>> from strategies.base import Strategy
+>>> class LowestFirst(Strategy):
+...     name = "lowest_first"
+...     def choose_play(self, obs):
+...         return obs.legal_actions[0]   # leading: the first listed play; following: the lowest answer
+"""
+
+from __future__ import annotations
+
+import random
+
+from guandan_cli.engine.combos import Combo
+from guandan_cli.engine.observation import Observation
+
+
+class Strategy:
+    """Base class of bots. Override ``choose_play`` (and tribute/return if you care).
+
+    The defaults pay the first allowed tribute card and return the lowest allowed card.
+    """
+
+    name = "strategy"
+
+    def __init__(self, seat: int, rng: random.Random | None = None) -> None:
+        self.seat = seat
+        self.rng = rng if rng is not None else random.Random(0)
+
+    def start_deal(self, deal_index: int, obs: Observation) -> None:
+        """Called once at the start of each deal, with the seat's first observation."""
+
+    def choose_tribute(self, obs: Observation) -> int:
+        return obs.legal_actions[0]
+
+    def choose_return(self, obs: Observation) -> int:
+        return obs.legal_actions[0]
+
+    def choose_play(self, obs: Observation) -> Combo:
+        raise NotImplementedError
