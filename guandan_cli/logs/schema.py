@@ -1,0 +1,257 @@
+"""The declared log schema, shared by the writer, its tests and every reader.
+
+Two record kinds, one JSON object per line:
+
+- a **deal record** (``deals-*.jsonl``): everything needed to replay a deal, plus
+  fields derived from the actions (``derived``) so reports need not replay;
+- a **match record** (``matches-*.jsonl``): one per match (winner, deals, final
+  levels, capped, error).
+
+``SCHEMA_VERSION`` is written in every line as ``"v"``. See docs/log-format.md.
+The builders here turn engine objects into plain dicts; they import no polars.
+``deal_schema()`` / ``match_schema()`` give the Polars schema for readers.
+"""
+
+from __future__ import annotations
+
+from guandan_cli.engine.cards import format_card, format_cards
+from guandan_cli.engine.combos import BOMB_CLASS
+from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup, action_text
+from guandan_cli.engine.match import MatchUpdate, level_token
+
+SCHEMA_VERSION = 1
+
+#: bomb classes as reports name them
+def bomb_class(type_: str, size: int) -> str:
+    """``4``, ``5``, ``sf``, ``6``…``10`` or ``joker`` for a bomb-class play."""
+    if type_ == "straight_flush":
+        return "sf"
+    if type_ == "joker_bomb":
+        return "joker"
+    return str(size)
+
+
+def derive_stats(deal: Deal) -> dict:
+    """Facts derived from a finished deal's actions (tricks, bombs, wild use, 接风)."""
+    level = deal.level
+    wild = level * 4 + 1
+    counts = [len(h) for h in deal.setup.hands]
+    for payer, receiver, _card in deal.tributes:
+        counts[payer] -= 1
+        counts[receiver] += 1
+    # returns move one card back: net zero for counts per pair of transfers
+    for giver, receiver, _card in deal.returns:
+        counts[giver] -= 1
+        counts[receiver] += 1
+    tricks = plays = passes = jiefeng = 0
+    bombs: list[dict] = []
+    wild_plays: list[dict] = []
+    finished: list[int] = []
+    last_owner = -1
+    for ev in deal.events:
+        if ev.kind == "pass":
+            passes += 1
+            continue
+        if ev.kind != PLAY:
+            continue
+        combo = ev.combo
+        seat = ev.seat
+        if ev.lead:
+            tricks += 1
+            if last_owner >= 0 and last_owner in finished and seat == last_owner ^ 2:
+                jiefeng += 1
+        plays += 1
+        if combo.type in BOMB_CLASS:
+            opp = [counts[s] for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
+            bombs.append(
+                {
+                    "seat": seat,
+                    "class": bomb_class(combo.type, combo.size),
+                    "key": combo.key,
+                    "opp_min_cards": min(opp) if opp else None,
+                    "lead": ev.lead,
+                }
+            )
+        n_wild = combo.cards.count(wild)
+        if n_wild:
+            wild_plays.append({"seat": seat, "type": combo.type, "wilds": n_wild})
+        counts[seat] -= combo.size
+        if counts[seat] == 0:
+            finished.append(seat)
+        last_owner = seat
+    return {
+        "tricks": tricks,
+        "plays": plays,
+        "passes": passes,
+        "jiefeng": jiefeng,
+        "bombs": bombs,
+        "wild_plays": wild_plays,
+    }
+
+
+def deal_record(
+    *,
+    run_id: str,
+    match_index: int,
+    match_seed: int,
+    deal_index: int,
+    deal_seed: int,
+    strategies: list[str],
+    setup: DealSetup,
+    deal: Deal,
+    update: MatchUpdate,
+) -> dict:
+    """The JSON-ready record of one finished deal."""
+    result = deal.result
+    assert result is not None
+    play_actions = [f"{seat} {action_text(a)}" for seat, a in deal.actions if not isinstance(a, int)]
+    return {
+        "v": SCHEMA_VERSION,
+        "run_id": run_id,
+        "match": match_index,
+        "match_seed": match_seed,
+        "deal": deal_index,
+        "deal_seed": deal_seed,
+        "ruleset": setup.rules.name,
+        "strategies": list(strategies),
+        "level_team": setup.level_team,
+        "level": level_token(setup.level),
+        "levels_before": [level_token(x) for x in update.levels_before],
+        "levels_after": [level_token(x) for x in update.levels_after],
+        "hands": [format_cards(h) for h in setup.hands],
+        "tribute": {
+            "kind": deal.tribute_kind,
+            "resisted_by": list(deal.resisted_by),
+            "payments": [{"from": p, "to": r, "card": format_card(c)} for p, r, c in deal.tributes],
+            "returns": [{"from": g, "to": r, "card": format_card(c)} for g, r, c in deal.returns],
+        },
+        "first_leader": deal.leader,
+        "actions": play_actions,
+        "finish_order": list(result.finish_order),
+        "double_down": result.double_down,
+        "upgrade": result.upgrade,
+        "winner_team": result.winner_team,
+        "match_over": update.match_over,
+        "match_winner": update.winner,
+        "capped": update.capped,
+        "derived": derive_stats(deal),
+    }
+
+
+def match_record(
+    *,
+    run_id: str,
+    match_index: int,
+    match_seed: int,
+    strategies: list[str],
+    ruleset: str,
+    deals: int,
+    final_levels: tuple[int, int],
+    winner: int | None,
+    capped: bool,
+    error: str | None = None,
+) -> dict:
+    """The JSON-ready summary of one match (errored matches included, with ``error``)."""
+    return {
+        "v": SCHEMA_VERSION,
+        "run_id": run_id,
+        "match": match_index,
+        "match_seed": match_seed,
+        "ruleset": ruleset,
+        "strategies": list(strategies),
+        "deals": deals,
+        "final_levels": [level_token(x) for x in final_levels],
+        "winner": winner,
+        "capped": capped,
+        "error": error,
+    }
+
+
+def deal_schema() -> dict:
+    """Polars schema of a deal record (declare it when reading; never infer)."""
+    import polars as pl
+
+    move = pl.Struct({"from": pl.Int32, "to": pl.Int32, "card": pl.String})
+    return {
+        "v": pl.Int32,
+        "run_id": pl.String,
+        "match": pl.Int64,
+        "match_seed": pl.Int64,
+        "deal": pl.Int32,
+        "deal_seed": pl.Int64,
+        "ruleset": pl.String,
+        "strategies": pl.List(pl.String),
+        "level_team": pl.Int32,
+        "level": pl.String,
+        "levels_before": pl.List(pl.String),
+        "levels_after": pl.List(pl.String),
+        "hands": pl.List(pl.String),
+        "tribute": pl.Struct(
+            {
+                "kind": pl.String,
+                "resisted_by": pl.List(pl.Int32),
+                "payments": pl.List(move),
+                "returns": pl.List(move),
+            }
+        ),
+        "first_leader": pl.Int32,
+        "actions": pl.List(pl.String),
+        "finish_order": pl.List(pl.Int32),
+        "double_down": pl.Boolean,
+        "upgrade": pl.Int32,
+        "winner_team": pl.Int32,
+        "match_over": pl.Boolean,
+        "match_winner": pl.Int32,
+        "capped": pl.Boolean,
+        "derived": pl.Struct(
+            {
+                "tricks": pl.Int32,
+                "plays": pl.Int32,
+                "passes": pl.Int32,
+                "jiefeng": pl.Int32,
+                "bombs": pl.List(
+                    pl.Struct(
+                        {
+                            "seat": pl.Int32,
+                            "class": pl.String,
+                            "key": pl.String,
+                            "opp_min_cards": pl.Int32,
+                            "lead": pl.Boolean,
+                        }
+                    )
+                ),
+                "wild_plays": pl.List(pl.Struct({"seat": pl.Int32, "type": pl.String, "wilds": pl.Int32})),
+            }
+        ),
+    }
+
+
+def match_schema() -> dict:
+    """Polars schema of a match record."""
+    import polars as pl
+
+    return {
+        "v": pl.Int32,
+        "run_id": pl.String,
+        "match": pl.Int64,
+        "match_seed": pl.Int64,
+        "ruleset": pl.String,
+        "strategies": pl.List(pl.String),
+        "deals": pl.Int32,
+        "final_levels": pl.List(pl.String),
+        "winner": pl.Int32,
+        "capped": pl.Boolean,
+        "error": pl.String,
+    }
+
+
+__all__ = [
+    "PASS",
+    "SCHEMA_VERSION",
+    "bomb_class",
+    "deal_record",
+    "deal_schema",
+    "derive_stats",
+    "match_record",
+    "match_schema",
+]
