@@ -5,3 +5,40 @@ for scripts and notebooks (``simulate``, ``compare``) is importable from here.
 """
 
 __version__ = "0.1.0"
+
+
+def simulate(*args, **kwargs):
+    """Play a seeded run of matches into a run directory; returns the ``Run``.
+
+    The same options as ``guandan simulate`` (see :func:`guandan_cli.runner.simulate.simulate`);
+    ``run.deals()`` / ``run.scan()`` / ``run.matches()`` give the log as Polars frames.
+    Imported lazily, so ``import guandan_cli.engine`` stays free of the runner and Polars.
+    """
+    from guandan_cli.runner.simulate import simulate as _simulate
+
+    return _simulate(*args, **kwargs)
+
+
+def open_run(path):
+    """The ``Run`` stored at ``path`` (a run directory written by ``simulate``)."""
+    from guandan_cli.runner.rundir import Run
+
+    return Run(path)
+
+
+def compare(a, b, matches=100, seed=0, **kwargs):
+    """Compare strategy ``a`` with ``b`` over duplicate pairs; see :func:`guandan_cli.comparison.compare`.
+
+    Strategies are names, ``module:Class`` / ``file.py:Class`` specs, or classes.
+    Returns a ``CompareResult`` (figures, ``verdict()``, per-pair ``pairs`` frame).
+    """
+    from guandan_cli.comparison import compare as _compare
+
+    return _compare(a, b, matches=matches, seed=seed, **kwargs)
+
+
+def tournament(strategies, matches=50, seed=0, **kwargs):
+    """Round robin of duplicate comparisons with a leaderboard; see :func:`guandan_cli.comparison.tournament`."""
+    from guandan_cli.comparison import tournament as _tournament
+
+    return _tournament(strategies, matches=matches, seed=seed, **kwargs)

@@ -42,3 +42,97 @@ def bench_legal_plays(positions: int = 2000, seed: int = 1) -> Iterator[str]:
     n_follow = statistics.mean(len(legal_plays(*a)) for a in follow)
     yield f"legal_plays lead   (27 cards): median {lead_us:8.1f} µs  ({n_lead:.0f} plays on average, {positions} positions)"
     yield f"legal_plays follow (27 cards): median {follow_us:8.1f} µs  ({n_follow:.1f} plays on average, {positions} positions)"
+
+
+def self_play_strategy() -> str:
+    """``heuristic`` when it is importable, else ``greedy`` (the bench's second bot)."""
+    from strategies.registry import load_strategy
+
+    try:
+        load_strategy("heuristic")
+    except Exception:  # noqa: BLE001 - not written yet, or broken: bench what exists
+        return "greedy"
+    return "heuristic"
+
+
+def bench_deals(
+    strategy: str = "random",
+    workers: int = 1,
+    matches: int = 40,
+    seed: int = 1,
+    max_deals: int | None = None,
+    compression: str = "none",
+) -> dict:
+    """Deals per second of self-play by ``strategy`` through ``simulate`` (logging on).
+
+    The run goes to a temporary directory; the time includes starting the workers.
+    Returns ``strategy``, ``workers``, ``matches``, ``deals``, ``seconds``, ``deals_per_s``
+    and ``cpu_seconds`` (this process and its finished workers: on a shared machine,
+    ``deals / cpu_seconds`` is the throughput of one dedicated core).
+    """
+    import tempfile
+
+    from guandan_cli.runner.simulate import simulate
+
+    cpu0 = _cpu_seconds()
+    with tempfile.TemporaryDirectory(prefix="guandan-bench-") as tmp:
+        t0 = time.perf_counter()
+        run = simulate(
+            matches,
+            seed=seed,
+            strategies=strategy,
+            workers=workers,
+            max_deals=max_deals,
+            compression=compression,
+            out=f"{tmp}/run",
+            progress=False,
+        )
+        seconds = time.perf_counter() - t0
+        deals = run.counts["deals"]
+    cpu = _cpu_seconds() - cpu0
+    return {
+        "strategy": strategy,
+        "workers": workers,
+        "matches": matches,
+        "deals": deals,
+        "seconds": seconds,
+        "deals_per_s": deals / seconds if seconds > 0 else float("nan"),
+        "cpu_seconds": cpu,
+    }
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process plus its waited-for children (0 where unsupported)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return 0.0
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        ru = resource.getrusage(who)
+        total += ru.ru_utime + ru.ru_stime
+    return total
+
+
+def bench_deal_lines(
+    strategies: list[str] | None = None, workers: int | None = None, matches: int = 40, seed: int = 1
+) -> Iterator[str]:
+    """Lines of ``guandan bench``: deals/s for each strategy with one worker and with ``workers``."""
+    from guandan_cli.runner.backends import default_workers
+
+    workers = workers or default_workers()
+    for strategy in strategies or ["random", self_play_strategy()]:
+        one = bench_deals(strategy, 1, matches, seed)
+        yield (
+            f"deals/s {strategy:<10} 1 worker : {one['deals_per_s']:7.1f}"
+            f"  ({one['deals']} deals in {one['seconds']:.1f} s, logging on;"
+            f" {one['deals'] / one['cpu_seconds']:.1f} per CPU-second)"
+        )
+        if workers > 1:
+            many = bench_deals(strategy, workers, matches, seed)
+            speedup = many["deals_per_s"] / one["deals_per_s"]
+            yield (
+                f"deals/s {strategy:<10} {workers} workers: {many['deals_per_s']:7.1f}"
+                f"  ({many['deals']} deals in {many['seconds']:.1f} s; speedup {speedup:.2f}x;"
+                f" {many['deals'] / many['cpu_seconds']:.1f} per CPU-second)"
+            )

@@ -33,7 +33,9 @@ def _root(
 
 
 def _register() -> None:
-    from guandan_cli.cli import cmd_bench, cmd_plays  # noqa: F401
+    from guandan_cli.cli import cmd_analyze, cmd_bench, cmd_plays  # noqa: F401
+    from guandan_cli.cli import cmd_compare  # noqa: F401
+    from guandan_cli.cli import cmd_replay, cmd_simulate, cmd_verify  # noqa: F401
 
 
 _register()

@@ -1,4 +1,4 @@
-"""`guandan bench`: rerunnable speed figures (legal plays now; deals/s once the runner exists)."""
+"""`guandan bench`: rerunnable speed figures — legal plays (µs per call) and deals per second."""
 
 from __future__ import annotations
 
@@ -11,11 +11,35 @@ from guandan_cli.cli.app import app
 
 @app.command()
 def bench(
-    positions: Annotated[int, typer.Option(help="Seeded positions per figure.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the position set.")] = 1,
+    positions: Annotated[int, typer.Option(help="Seeded positions per legal-plays figure.")] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the position set and of the bench runs.")] = 1,
+    legal: Annotated[bool, typer.Option(help="Time legal_plays.")] = True,
+    deals: Annotated[
+        bool, typer.Option(help="Time deals/s of self-play (random, and heuristic or greedy).")
+    ] = True,
+    matches: Annotated[int, typer.Option(help="Matches per deals/s figure.")] = 40,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Workers of the parallel figure (default: all cores).", show_default=False),
+    ] = None,
+    strategies: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated bots to time (default: random and heuristic (else greedy)).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Print median µs per legal_plays call (leading from 27 cards, following a random play)."""
-    from guandan_cli.bench import bench_legal_plays
+    """Print median µs per legal_plays call, and deals/s with one worker and with all workers."""
+    from guandan_cli.bench import bench_deal_lines, bench_legal_plays
 
-    for line in bench_legal_plays(positions=positions, seed=seed):
-        typer.echo(line)
+    if matches < 1 or (workers is not None and workers < 1) or positions < 1:
+        typer.echo("error: --matches, --workers and --positions must be positive", err=True)
+        raise typer.Exit(2)
+    if legal:
+        for line in bench_legal_plays(positions=positions, seed=seed):
+            typer.echo(line)
+    if deals:
+        names = [s.strip() for s in strategies.split(",")] if strategies else None
+        for line in bench_deal_lines(names, workers=workers, matches=matches, seed=seed):
+            typer.echo(line)

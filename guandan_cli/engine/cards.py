@@ -34,9 +34,7 @@ SUIT_OF: tuple[int, ...] = tuple([f & 3 for f in range(52)] + [-1, -1])
 RANK_TOKENS: tuple[str, ...] = tuple(RANKS) + ("SB", "HR")
 RANK_INDEX: dict[str, int] = {tok: i for i, tok in enumerate(RANK_TOKENS)}
 
-FACE_NAMES: tuple[str, ...] = tuple(
-    [SUITS[f & 3] + RANKS[f >> 2] for f in range(52)] + ["SB", "HR"]
-)
+FACE_NAMES: tuple[str, ...] = tuple([SUITS[f & 3] + RANKS[f >> 2] for f in range(52)] + ["SB", "HR"])
 FACE_SYMBOLS: tuple[str, ...] = tuple(
     [SUIT_SYMBOLS[f & 3] + ("10" if RANKS[f >> 2] == "T" else RANKS[f >> 2]) for f in range(52)]
     + ["小王", "大王"]
@@ -148,4 +146,4 @@ def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
     """Shuffle two decks with ``rng`` (a ``random.Random``) into four sorted 27-card hands."""
     deck = full_deck()
     rng.shuffle(deck)
-    return tuple(tuple(sorted(deck[i * 27:(i + 1) * 27])) for i in range(4))
+    return tuple(tuple(sorted(deck[i * 27 : (i + 1) * 27])) for i in range(4))

@@ -39,7 +39,16 @@ JOKER_BOMB = "joker_bomb"
 
 #: every combination type, in the order plays are listed
 COMBO_TYPES: tuple[str, ...] = (
-    SINGLE, PAIR, TRIPLE, FULL_HOUSE, STRAIGHT, TUBE, PLATE, BOMB, STRAIGHT_FLUSH, JOKER_BOMB,
+    SINGLE,
+    PAIR,
+    TRIPLE,
+    FULL_HOUSE,
+    STRAIGHT,
+    TUBE,
+    PLATE,
+    BOMB,
+    STRAIGHT_FLUSH,
+    JOKER_BOMB,
 )
 TYPE_ORDER = {t: i for i, t in enumerate(COMBO_TYPES)}
 #: types compared by power (level rank lifted above A)
@@ -52,6 +61,7 @@ BOMB_CLASS = frozenset((BOMB, STRAIGHT_FLUSH, JOKER_BOMB))
 POWER: tuple[tuple[int, ...], ...] = tuple(
     tuple(13 if r == lv else (r if r < 13 else r + 1) for r in range(15)) for lv in range(13)
 )
+
 
 #: window start -1 stands for A (the A-low sequences A2345, AA2233, AAA222)
 def _windows(length: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
@@ -113,12 +123,23 @@ class Combo(NamedTuple):
 
     @classmethod
     def from_text(cls, text: str) -> Combo:
-        """Parse ``type:key cards`` (the inverse of ``text()``)."""
+        """Parse ``type:key cards`` (the inverse of ``text()``).
+
+        A malformed text raises ``ValueError`` naming the text (a bad card token
+        raises ``CardParseError``, a ``ValueError``, naming both).
+        """
         head, _, rest = text.strip().partition(" ")
         type_, sep, key = head.partition(":")
         if not sep:
             raise ValueError(f"bad combo {text!r}: expected 'type:key cards', e.g. 'pair:7 S7 D7'")
-        return cls.make(type_, key, parse_cards(rest))
+        try:
+            cards = parse_cards(rest)
+            combo = cls.make(type_, key, cards)
+        except ValueError as exc:
+            raise type(exc)(f"bad combo {text!r}: {exc}") from None
+        if not cards:
+            raise ValueError(f"bad combo {text!r}: no cards")
+        return combo
 
 
 def _parse_key(key: str) -> int:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .cards import HR, RANK_OF, format_card
+from .cards import HR, RANK_OF, format_card, format_cards
 from .combos import POWER, Combo, beats, readings
 from .legal import legal_plays
 from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
@@ -41,13 +42,30 @@ OVER = "over"
 PASS = Combo("pass", -1, ())
 
 
-def action_text(action: Combo | int) -> str:
-    """``pass``, ``type:key cards`` for a play, or the card for a tribute/return."""
-    if isinstance(action, int):
-        return format_card(action)
-    if action[0] == "pass":
-        return "pass"
-    return action.text()
+def action_text(action: object) -> str:
+    """``pass``, ``type:key cards`` for a play, or the card for a tribute/return.
+
+    Never raises: anything that is not a well-formed action is shown by ``repr``
+    (error messages about bad actions go through here).
+
+    >>> action_text(53), action_text(PASS), action_text(99), action_text(None)
+    ('HR', 'pass', '99', 'None')
+    """
+    try:
+        if isinstance(action, int) and not isinstance(action, bool):
+            return format_card(action) if 0 <= action < 54 else repr(action)
+        if isinstance(action, Combo):
+            if action[0] == "pass":
+                return "pass"
+            return action.text()
+    except (IndexError, TypeError, ValueError, KeyError):
+        pass
+    if isinstance(action, tuple):
+        return tuple.__repr__(action)  # Combo's own repr formats its (here bad) cards
+    try:
+        return repr(action)
+    except Exception:  # noqa: BLE001 - a message must not fail
+        return object.__repr__(action)
 
 
 class IllegalActionError(ValueError):
@@ -57,12 +75,19 @@ class IllegalActionError(ValueError):
         self.seat = seat
         self.action = action
         self.rule = rule
-        if isinstance(action, int | Combo):
-            verb = "pay or return" if isinstance(action, int) else "play"
-            shown = action_text(action)
+        if isinstance(action, int) and not isinstance(action, bool):
+            verb = "pay or return"
+        elif isinstance(action, Combo):
+            verb = "pass" if action[0] == "pass" else "play"
         else:
-            verb, shown = "do", repr(action)
-        super().__init__(f"seat {seat} cannot {verb} {shown!r}: {rule}")
+            verb = "do"
+        shown = action_text(action)
+        text = (
+            f"seat {seat} cannot pass: {rule}"
+            if verb == "pass"
+            else f"seat {seat} cannot {verb} {shown!r}: {rule}"
+        )
+        super().__init__(text)
 
 
 @dataclass(frozen=True)
@@ -116,12 +141,70 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
+def _check_setup(setup: DealSetup) -> None:
+    """Reject setups no deal can start from (a ``ValueError`` naming the problem).
+
+    Hands may hold fewer than 27 cards (end-game studies), but every card is a face
+    0..53 and no face appears more than twice over the four hands.
+    """
+    if len(setup.hands) != 4:
+        raise ValueError(f"a deal needs 4 hands, got {len(setup.hands)}")
+    seen: Counter = Counter()
+    for hand in setup.hands:
+        seen.update(hand)
+    for f in seen:
+        if type(f) is not int or not 0 <= f < 54:
+            seat = next(i for i, h in enumerate(setup.hands) if f in h)
+            raise ValueError(f"seat {seat}'s hand holds {f!r}, which is not a face 0..53")
+    over = sorted(f for f, n in seen.items() if n > 2)
+    if over:
+        raise ValueError(f"faces dealt more than twice: {format_cards(over)}")
+    if not 0 <= setup.level <= 12:
+        raise ValueError(f"bad level {setup.level!r}: a level is a rank index 0..12 (2..A)")
+    if setup.previous is not None:
+        order, _dd = setup.previous
+        if sorted(order) != [0, 1, 2, 3]:
+            raise ValueError(f"previous finish order {order!r} is not a permutation of the seats 0..3")
+
+
 class Deal:
-    """The state machine of one deal. See the module docstring."""
+    """The state machine of one deal. See the module docstring.
+
+    Public state: ``phase`` (``tribute``, ``return``, ``play``, ``over``), ``to_move``
+    (-1 when over), ``hands`` (sorted lists of faces), ``events`` (public), ``actions``
+    (every applied (seat, action), the input of ``replay``), ``finished`` (seats in the
+    order they went out), ``top``/``top_owner`` (the current trick's top play and its
+    owner; ``None``/-1 between tricks), ``tribute_kind`` (``none``, ``single``,
+    ``double`` or ``resisted``), ``tributes``/``returns`` ((giver, receiver, card)),
+    ``leader`` (the seat that leads the first trick) and ``result`` once over.
+
+    Rule points (rules.md §7–8, §10, §12):
+
+    - Tribute: the payer's highest card by power, ♥ level cards excluded; when several
+      faces share that power the payer picks one. Double tribute: the second payer
+      chooses without seeing the first card; both are revealed together. The higher
+      card goes to 上游, the lower to its partner; equal cards go to each payer's 上家.
+    - Resistance: the paying side holds both ``HR`` (one payer, or the two between them);
+      no tribute, the previous 上游 leads.
+    - Return: receivers choose in turn (上游 first) and both returns are revealed
+      together. ``cgr2022``: natural rank 2..10, else the lowest card(s) by power.
+      ``jiangsu2017``: the ≤10 limit (with the same fallback) only applies to a return to
+      one's own partner — a single tribute when 上游's partner came last — and any card
+      may go back to an opponent (every other case, double tribute included).
+    - Leader: first deal ``first_leader``; single tribute the payer; double tribute the
+      payer whose card went to 上游 (``cgr2022``) or 上游's 下家 (``jiangsu2017``);
+      resistance the previous 上游.
+    - 接风: when the top play's owner went out with it and every seat still holding
+      cards passed, the owner's partner leads. ``jiangsu2017`` grants it only after
+      上游's last play; after a later finisher's the lead goes to the next seat still in
+      play after the owner.
+    - End: at once when the first two out are partners (double-down), else when the
+      third goes out. In a double-down the last two places of ``finish_order`` are the
+      two losers in seat order after the second finisher.
+    """
 
     def __init__(self, setup: DealSetup) -> None:
-        if len(setup.hands) != 4:
-            raise ValueError(f"a deal needs 4 hands, got {len(setup.hands)}")
+        _check_setup(setup)
         self.setup = setup
         self.rules = setup.rules
         self.level = setup.level
@@ -196,7 +279,12 @@ class Deal:
         return options
 
     def return_options(self, seat: int, to: int) -> list[int]:
-        """The faces ``seat`` may return to ``to`` (rules.md §10 and the ruleset's limit)."""
+        """The faces ``seat`` may return to ``to`` (rules.md §10 and the ruleset's limit).
+
+        Limited: the faces of natural rank 2..10 (level cards and wilds included), or when
+        there is none the faces of lowest power. ``cgr2022`` limits every return;
+        ``jiangsu2017`` only a return to one's own partner (any card to an opponent).
+        """
         hand = self.hands[seat]
         limited = self.rules.return_limit == "any_receiver" or to == partner(seat)
         if not limited:
@@ -211,7 +299,7 @@ class Deal:
     def legal_actions(self) -> list:
         """The legal actions of the seat to move (cards, or plays and PASS)."""
         if self._legal_cache is not None:
-            return self._legal_cache
+            return list(self._legal_cache)
         seat = self.to_move
         if self.phase == PLAY:
             top = self.top
@@ -225,7 +313,7 @@ class Deal:
         else:
             acts = []
         self._legal_cache = acts
-        return acts
+        return list(acts)
 
     # ----------------------------------------------------------- verify / can / do
 
@@ -239,26 +327,36 @@ class Deal:
                 raise IllegalActionError(seat, action, f"the {self.phase} phase takes one card")
             if action not in self.hands[seat]:
                 raise IllegalActionError(seat, action, f"the card is not in seat {seat}'s hand")
-            if action not in self.legal_actions():
+            if action not in self.legal_actions():  # the options are a few cards
                 if self.phase == TRIBUTE:
                     rule = "tribute must be the highest card by power, ♥ level cards excluded (§10)"
                 else:
-                    rule = "a return must have natural rank 2..10, or be the lowest card when there is none (§10)"
+                    to = self._returners[len(self._chosen_returns)][1]
+                    rule = (
+                        f"a return to seat {to} must have natural rank 2..10, or be the lowest card by power "
+                        f"when there is none ({self.rules.name}, §10, §12)"
+                    )
                 raise IllegalActionError(seat, action, rule)
             return
         if not isinstance(action, Combo):
             raise IllegalActionError(seat, action, "the play phase takes a declared Combo or PASS")
         if action[0] == "pass":
+            if action != PASS:
+                raise IllegalActionError(seat, action, "a pass is the PASS action, with no cards")
             if self.top is None:
                 raise IllegalActionError(seat, action, "the leader must play (§7)")
             return
+        if not action[2]:
+            raise IllegalActionError(seat, action, "a play needs cards")
         have = Counter(self.hands[seat])
         for f, n in Counter(action.cards).items():
             if have[f] < n:
                 raise IllegalActionError(seat, action, f"the cards are not all in seat {seat}'s hand")
         if not any(r[0] == action[0] and r[1] == action[1] for r in readings(action.cards, self.level)):
             raise IllegalActionError(
-                seat, action, f"the cards are not a valid {action.type} with key {action.key} at this level (§4, §6)"
+                seat,
+                action,
+                f"the cards are not a valid {action.type} with key {action.key} at this level (§4, §6)",
             )
         if self.top is not None and not beats(action, self.top, self.level):
             raise IllegalActionError(seat, action, f"it does not beat the top play {self.top.text()} (§5)")
@@ -271,13 +369,28 @@ class Deal:
         return True
 
     def apply(self, action: Combo | int) -> Event | None:
-        """Verify, then apply ``action`` for the seat to move; returns the event it revealed."""
+        """Verify, then apply ``action`` for the seat to move; returns the event it revealed.
+
+        An illegal action raises ``IllegalActionError`` (a ``ValueError``) and changes nothing.
+        A play's cards are stored sorted, whatever order the caller gave them in.
+        """
         self.verify(action)
+        if isinstance(action, Combo) and action[0] != "pass":
+            cards = tuple(sorted(action[2]))
+            if cards != action[2]:
+                action = Combo(action[0], action[1], cards)
         return self.apply_unchecked(action)
 
     def apply_unchecked(self, action: Combo | int) -> Event | None:
-        """Apply an action known to be legal (e.g. picked from ``legal_actions``)."""
+        """Apply an action known to be legal (e.g. picked from ``legal_actions``).
+
+        No checks beyond the phase: an illegal action here corrupts the deal.
+        Returns the event the action revealed (``None`` while tribute or return cards
+        are still hidden).
+        """
         seat = self.to_move
+        if self.phase == OVER:
+            raise IllegalActionError(seat, action, "the deal is over")
         self._legal_cache = None
         self.actions.append((seat, action))
         phase = self.phase
@@ -299,7 +412,7 @@ class Deal:
                 return None
             self._settle_returns()
             return None
-        raise IllegalActionError(seat, action, "the deal is over")
+        raise AssertionError(f"unknown phase {phase!r}")  # pragma: no cover
 
     # ------------------------------------------------------------------ internals
 
@@ -381,6 +494,7 @@ class Deal:
         needed = 4 - len(self.finished) - (1 if owner_active else 0)
         if self.passes >= needed:
             self.top = None
+            self.top_owner = -1
             self.passes = 0
             if owner_active:
                 self.to_move = owner
@@ -408,18 +522,66 @@ class Deal:
         self.phase = OVER
         self.to_move = -1
         self.top = None
+        self.top_owner = -1
+        self.passes = 0
+
+    def snapshot(self) -> tuple:
+        """Every piece of state as plain values: equal snapshots mean equal states."""
+        return (
+            self.phase,
+            self.to_move,
+            tuple(tuple(h) for h in self.hands),
+            tuple(self.events),
+            tuple(self.actions),
+            tuple(self.finished),
+            self.top,
+            self.top_owner,
+            self.passes,
+            self.result,
+            self.tribute_kind,
+            self.resisted_by,
+            tuple(self.tributes),
+            tuple(self.returns),
+            self.leader,
+            tuple(self._payers),
+            tuple(self._paid),
+            tuple(self._returners),
+            tuple(self._chosen_returns),
+        )
 
 
-def replay(setup: DealSetup, actions: list[tuple[int, Combo | int]]) -> Deal:
-    """Rebuild a deal from its setup and (seat, action) list, verifying every action.
+def actions_from_events(events: Iterable[Event]) -> list[tuple[int, Combo | int]]:
+    """The (seat, action) list that produced ``events`` (tribute and return events are
+    recorded in the order they were chosen)."""
+    out: list[tuple[int, Combo | int]] = []
+    for ev in events:
+        if ev.kind in (TRIBUTE, RETURN):
+            out.append((ev.seat, ev.card))
+        elif ev.kind == PLAY:
+            out.append((ev.seat, ev.combo))
+        elif ev.kind == "pass":
+            out.append((ev.seat, PASS))
+        else:
+            raise ValueError(f"unknown event kind {ev.kind!r}")
+    return out
 
-    Raises ``IllegalActionError`` (with the action's index in the message) at the first
-    action that is out of turn or illegal.
+
+def replay(setup: DealSetup, actions: Iterable[tuple[int, Combo | int] | Event]) -> Deal:
+    """Rebuild a deal from its setup and its ``actions`` (or its ``events``), verifying each.
+
+    From the dealt hands this reproduces every state exactly: the result's
+    ``snapshot()`` equals the original's. Raises ``IllegalActionError`` (with the
+    action's index in the message) at the first action that is out of turn or illegal.
     """
+    actions = list(actions)
+    if actions and all(isinstance(a, Event) for a in actions):
+        actions = actions_from_events(actions)  # type: ignore[arg-type]
     deal = Deal(setup)
     for i, (seat, action) in enumerate(actions):
         if seat != deal.to_move:
-            raise IllegalActionError(seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s")
+            raise IllegalActionError(
+                seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s"
+            )
         try:
             deal.apply(action)
         except IllegalActionError as exc:

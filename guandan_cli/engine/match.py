@@ -11,6 +11,7 @@ matches with the same seed see the same cards in deal ``i`` whatever happened be
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from .cards import RANKS, deal_hands
@@ -48,7 +49,13 @@ def deal_seed(match_seed: int, deal_index: int) -> int:
 
 
 class Match:
-    """Levels and deals of one match. ``next_setup`` then ``record(result)``, until ``over``."""
+    """Levels and deals of one match. ``next_setup`` then ``record(result)``, until ``over``.
+
+    ``levels[t]`` is team ``t``'s level as a rank index (0 = 2 … 12 = A, 13 = A+ once
+    won). ``level_team`` is the team of the previous deal's 上游 (``None`` before the
+    first deal). The first deal's leader is drawn from the match seed. A match ends
+    with a ``winner`` or, when ``max_deals`` is reached first, ``capped`` with no winner.
+    """
 
     def __init__(self, seed: int, rules: Ruleset | str = DEFAULT_RULESET) -> None:
         self.seed = seed
@@ -71,10 +78,7 @@ class Match:
     def next_setup(self) -> DealSetup:
         if self.over:
             raise ValueError(f"match {self.seed} is over")
-        seed = deal_seed(self.seed, self.deal_index)
-        import random
-
-        hands = deal_hands(random.Random(seed))
+        hands = deal_hands(random.Random(deal_seed(self.seed, self.deal_index)))
         return DealSetup(
             hands=hands,
             level=self.level,
@@ -86,11 +90,25 @@ class Match:
         )
 
     def record(self, result: DealResult) -> MatchUpdate:
-        """Apply a finished deal's result: upgrade, A rule, a_fail_limit, max_deals."""
+        """Apply a finished deal's result: upgrade, A rule, a_fail_limit, max_deals.
+
+        Only 上游's team goes up (+3/+2/+1), never past A; a team wins only by taking
+        上游 with the partner not last in a deal played at its own A (§9). With
+        ``a_fail_limit = N`` the level team's N-th deal at its own A that does not win
+        the match sends it back to 2. Reaching ``max_deals`` ends the match unfinished.
+        """
+        if self.over:
+            raise ValueError(f"match {self.seed} is over; no deal can be recorded")
+        if sorted(result.finish_order) != [0, 1, 2, 3]:
+            raise ValueError(f"finish order {result.finish_order!r} is not a permutation of the seats 0..3")
         before = (self.levels[0], self.levels[1])
         lt = self.level_team
-        winner_team = result.winner_team
-        partner_not_last = result.upgrade >= 2
+        order = result.finish_order
+        winner_team = order[0] & 1
+        upgrade = (3, 2, 1)[order.index(order[0] ^ 2) - 1]
+        if (winner_team, upgrade) != (result.winner_team, result.upgrade):
+            raise ValueError(f"inconsistent deal result {result!r}")
+        partner_not_last = upgrade >= 2
         failure = None
         if lt is not None and self.levels[lt] == A:
             if winner_team == lt and partner_not_last:
@@ -100,7 +118,7 @@ class Match:
             else:
                 failure = lt
         if not self.over:
-            self.levels[winner_team] = min(A, self.levels[winner_team] + result.upgrade)
+            self.levels[winner_team] = min(A, self.levels[winner_team] + upgrade)
             limit = self.rules.a_fail_limit
             if failure is not None:
                 self.a_failures[failure] += 1

@@ -19,7 +19,14 @@ from .deal import OVER, RETURN, Deal, Event
 
 @dataclass(frozen=True, slots=True)
 class Observation:
-    """One seat's view of a deal at one moment.
+    """One seat's view of a deal at one moment: its own hand and public facts only.
+
+    Fields: its ``seat`` (``partner`` and ``team`` derived), the ``phase`` and the seat
+    ``to_move``, its own ``hand``, the deal's ``level``, both teams' ``levels`` and the
+    ``level_team``, the public ``events``, every seat's ``card_counts``, the
+    ``finished`` seats in order, the trick's ``top`` play and ``top_owner`` (``None``/-1
+    between tricks), its ``legal_actions``, the ``tribute_kind`` and ``return_to``.
+    No other seat's hand, and no tribute or return card before it is revealed.
 
     ``legal_actions`` is empty unless it is this seat's turn. ``events`` are the public
     events so far (tribute and return cards once revealed, plays with declarations,

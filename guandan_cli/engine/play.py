@@ -72,19 +72,47 @@ def play_deal(
             else:  # pragma: no cover
                 raise AssertionError(phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
-            raise StrategyError(seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}") from exc
-        if action in obs.legal_actions:
-            deal.apply_unchecked(action)
-        else:
-            try:
-                deal.apply(action)
-            except IllegalActionError as exc:
-                raise StrategyError(
-                    seat, _name(player), match_seed, deal_index, f"illegal action {action_text(action)!r}: {exc.rule}"
-                ) from exc
-            except Exception as exc:  # noqa: BLE001 - e.g. a non-action object
-                raise StrategyError(seat, _name(player), match_seed, deal_index, f"bad action {action!r}: {exc}") from exc
+            raise StrategyError(
+                seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
+            ) from exc
+        canonical = _find_legal(action, obs.legal_actions)
+        if canonical is not None:
+            deal.apply_unchecked(canonical)
+            continue
+        try:
+            deal.apply(action)
+        except IllegalActionError as exc:
+            raise StrategyError(
+                seat,
+                _name(player),
+                match_seed,
+                deal_index,
+                f"illegal action {action_text(action)!r}: {exc.rule}",
+            ) from exc
+        except Exception as exc:  # noqa: BLE001 - e.g. a non-action object
+            raise StrategyError(
+                seat, _name(player), match_seed, deal_index, f"bad action {action_text(action)}: {exc}"
+            ) from exc
     return deal
+
+
+def _find_legal(action: object, legal: tuple) -> object | None:
+    """The listed legal action equal to ``action`` (of the same kind), or None.
+
+    The listed object is applied, so a bot answering with an equal plain tuple or a
+    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record.
+    """
+    if isinstance(action, bool):
+        return None
+    if isinstance(action, int):
+        return action if action in legal else None
+    if not isinstance(action, tuple):
+        return None
+    try:
+        i = legal.index(action)
+    except ValueError:
+        return None
+    return legal[i]
 
 
 def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
@@ -93,10 +121,15 @@ def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
         index = match.deal_index
         setup = match.next_setup()
         deal = Deal(setup)
-        for p in players:
+        for seat, p in enumerate(players):
             hook = getattr(p, "start_deal", None)
             if hook is not None:
-                hook(index, observe(deal, getattr(p, "seat", players.index(p))))
+                try:
+                    hook(index, observe(deal, seat))
+                except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+                    raise StrategyError(
+                        seat, _name(p), match.seed, index, f"{type(exc).__name__}: {exc}"
+                    ) from exc
         play_deal(deal, players, match.seed, index)
         update = match.record(deal.result)
         yield PlayedDeal(index, setup, deal, update)

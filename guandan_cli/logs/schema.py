@@ -21,6 +21,7 @@ from guandan_cli.engine.match import MatchUpdate, level_token
 
 SCHEMA_VERSION = 1
 
+
 #: bomb classes as reports name them
 def bomb_class(type_: str, size: int) -> str:
     """``4``, ``5``, ``sf``, ``6``…``10`` or ``joker`` for a bomb-class play."""
@@ -167,6 +168,54 @@ def match_record(
     }
 
 
+#: top-level fields of a deal record, in line order: (name, JSON kinds allowed). Polars-free,
+#: for the strict line checker; ``deal_schema()`` declares the same names (a test keeps them equal).
+DEAL_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("v", (int,)),
+    ("run_id", (str,)),
+    ("match", (int,)),
+    ("match_seed", (int,)),
+    ("deal", (int,)),
+    ("deal_seed", (int,)),
+    ("ruleset", (str,)),
+    ("strategies", (list,)),
+    ("level_team", (int, type(None))),
+    ("level", (str,)),
+    ("levels_before", (list,)),
+    ("levels_after", (list,)),
+    ("hands", (list,)),
+    ("tribute", (dict,)),
+    ("first_leader", (int,)),
+    ("actions", (list,)),
+    ("finish_order", (list,)),
+    ("double_down", (bool,)),
+    ("upgrade", (int,)),
+    ("winner_team", (int,)),
+    ("match_over", (bool,)),
+    ("match_winner", (int, type(None))),
+    ("capped", (bool,)),
+    ("derived", (dict,)),
+)
+
+#: top-level fields of a match record, in line order (see ``DEAL_FIELDS``).
+MATCH_FIELDS: tuple[tuple[str, tuple[type, ...]], ...] = (
+    ("v", (int,)),
+    ("run_id", (str,)),
+    ("match", (int,)),
+    ("match_seed", (int,)),
+    ("ruleset", (str,)),
+    ("strategies", (list,)),
+    ("deals", (int,)),
+    ("final_levels", (list,)),
+    ("winner", (int, type(None))),
+    ("capped", (bool,)),
+    ("error", (str, type(None))),
+)
+
+#: record kinds: the part-file prefix of each
+KINDS = ("deals", "matches")
+
+
 def deal_schema() -> dict:
     """Polars schema of a deal record (declare it when reading; never infer)."""
     import polars as pl
@@ -246,6 +295,9 @@ def match_schema() -> dict:
 
 
 __all__ = [
+    "DEAL_FIELDS",
+    "KINDS",
+    "MATCH_FIELDS",
     "PASS",
     "SCHEMA_VERSION",
     "bomb_class",

@@ -1,0 +1,111 @@
+"""`guandan simulate`: play a seeded run of matches into a run directory (see guandan_cli.runner)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from guandan_cli.cli.app import app
+
+
+@app.command()
+def simulate(
+    matches: Annotated[
+        int | None,
+        typer.Option("--matches", "-n", help="Matches to play (default: 100).", show_default=False),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Root seed (default: 0).", show_default=False)] = None,
+    strategies: Annotated[
+        str | None,
+        typer.Option(
+            "--strategies",
+            "-s",
+            help="One name (every seat), two (seats 0/2 and 1/3) or four (seats 0-3), comma-separated; "
+            "built-ins, plugins, module:Class or file.py:Class (default: heuristic).",
+            show_default=False,
+        ),
+    ] = None,
+    ruleset: Annotated[
+        str | None, typer.Option(help="cgr2022 or jiangsu2017 (default: cgr2022).", show_default=False)
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Run directory (default: runs/STRATEGIES-sSEED-nMATCHES).", show_default=False
+        ),
+    ] = None,
+    max_deals: Annotated[
+        int | None, typer.Option(help="Cap each match at this many deals (capped = unfinished).")
+    ] = None,
+    a_fail_limit: Annotated[
+        int | None, typer.Option(help="Failures at one's own A before the level goes back to 2.")
+    ] = None,
+    compression: Annotated[
+        str | None, typer.Option(help="none, gzip or zstd (default: none).", show_default=False)
+    ] = None,
+    on_error: Annotated[
+        str,
+        typer.Option(
+            help="stop: a failing strategy stops the run; record: record the match as errored, go on."
+        ),
+    ] = "stop",
+    resume: Annotated[bool, typer.Option(help="Continue the unfinished run in --out.")] = False,
+    force: Annotated[bool, typer.Option(help="Overwrite the run in --out, complete or not.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
+    backend: Annotated[
+        str, typer.Option(help="local, or ray (needs the ray extra: pip install 'guandan\\[ray]').")
+    ] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")
+    ] = None,
+    chunk_size: Annotated[
+        int | None, typer.Option(help="Matches per task (never changes the log) (default: up to 8).")
+    ] = None,
+    part_size: Annotated[
+        int | None, typer.Option(help="Matches per log part (default: 1000).", show_default=False)
+    ] = None,
+) -> None:
+    """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
+    from guandan_cli.runner.simulate import SimulationError, SimulationInputError
+    from guandan_cli.runner.simulate import simulate as run_simulation
+
+    try:
+        run = run_simulation(
+            matches,
+            seed=seed,
+            strategies=strategies,
+            ruleset=ruleset,
+            max_deals=max_deals,
+            a_fail_limit=a_fail_limit,
+            out=out,
+            workers=workers,
+            compression=compression,
+            on_error=on_error,
+            backend=backend,
+            ray_address=ray_address,
+            resume=resume,
+            force=force,
+            chunk_size=chunk_size,
+            part_size=part_size,
+            progress=not quiet,
+            command=shlex.join(["guandan", *sys.argv[1:]]),
+        )
+    except SimulationInputError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except SimulationError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: rerun the same command (or add --resume) to continue", err=True)
+        raise typer.Exit(130) from None
+    if not quiet:
+        typer.echo(run.summary())

@@ -1,0 +1,61 @@
+"""Double-down (双下) rate: how often a team's two players finish 1st and 2nd.
+
+Counted per team and deal, grouped by the team's strategies (``greedy`` when both
+seats play it, ``greedy+random`` for a mixed team, lower seat first).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ._common import team_label
+from .stats import wilson_exprs
+
+
+def double_down(deals: pl.LazyFrame) -> pl.DataFrame:
+    """Double-downs achieved and suffered, by ruleset and team strategies (plus ``all``).
+
+    Columns: ruleset, team_strategy, team_deals, achieved, achieved_rate(+CI) (this
+    team finished 1st and 2nd), suffered, suffered_rate(+CI). The ``all`` row counts
+    each deal once (team_deals = deals; achieved = suffered = double-downs). Sorted by
+    ruleset then team_strategy with ``all`` first.
+    """
+    base = deals.select("ruleset", "strategies", "winner_team", "double_down")
+    teams = pl.concat([base.with_columns(team=pl.lit(t, dtype=pl.Int32)) for t in (0, 1)]).with_columns(
+        team_strategy=team_label(pl.col("strategies"), pl.col("team")),
+        achieved=pl.col("double_down") & (pl.col("winner_team") == pl.col("team")),
+        suffered=pl.col("double_down") & (pl.col("winner_team") != pl.col("team")),
+    )
+    per_team = teams.group_by("ruleset", "team_strategy").agg(
+        team_deals=pl.len().cast(pl.Int64),
+        achieved=pl.col("achieved").sum().cast(pl.Int64),
+        suffered=pl.col("suffered").sum().cast(pl.Int64),
+    )
+    overall = base.group_by("ruleset").agg(
+        team_strategy=pl.lit("all"),
+        team_deals=pl.len().cast(pl.Int64),
+        achieved=pl.col("double_down").sum().cast(pl.Int64),
+        suffered=pl.col("double_down").sum().cast(pl.Int64),
+    )
+    out = (
+        pl.concat([overall, per_team], how="diagonal")
+        .with_columns(
+            *wilson_exprs(pl.col("achieved"), pl.col("team_deals"), "achieved_rate"),
+            *wilson_exprs(pl.col("suffered"), pl.col("team_deals"), "suffered_rate"),
+        )
+        .select(
+            "ruleset",
+            "team_strategy",
+            "team_deals",
+            "achieved",
+            "achieved_rate",
+            "achieved_rate_lo",
+            "achieved_rate_hi",
+            "suffered",
+            "suffered_rate",
+            "suffered_rate_lo",
+            "suffered_rate_hi",
+        )
+        .collect()
+    )
+    return out.sort(["ruleset", pl.col("team_strategy") != "all", "team_strategy"])

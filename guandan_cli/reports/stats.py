@@ -1,0 +1,107 @@
+"""Confidence intervals used by every report (95 %).
+
+Rates use the Wilson score interval; means use ``mean ± 1.96·sd/√n`` (sample sd,
+``n - 1`` in the denominator). Both come in two forms: plain functions on numbers,
+and Polars expressions so a report can compute them inside a lazy query.
+
+>>> lo, hi = wilson(5, 10)
+>>> round(lo, 4), round(hi, 4)
+(0.2366, 0.7634)
+>>> wilson(0, 0)
+(None, None)
+>>> m, lo, hi = mean_ci([1, 2, 3, 4])
+>>> m, round(lo, 4), round(hi, 4)
+(2.5, 1.2348, 3.7652)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import polars as pl
+
+#: the two-sided 95 % normal quantile
+Z = 1.959963984540054
+
+
+def wilson(k: int, n: int, z: float = Z) -> tuple[float | None, float | None]:
+    """Wilson score interval of ``k`` successes in ``n`` trials; ``(None, None)`` when ``n == 0``."""
+    if n <= 0:
+        return (None, None)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return (lo, hi)
+
+
+def mean_ci(values: Sequence[float], z: float = Z) -> tuple[float | None, float | None, float | None]:
+    """``(mean, lo, hi)`` with ``mean ± z·sd/√n``; the interval is ``None`` below two values."""
+    n = len(values)
+    if n == 0:
+        return (None, None, None)
+    m = sum(values) / n
+    if n < 2:
+        return (m, None, None)
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    half = z * sd / math.sqrt(n)
+    return (m, m - half, m + half)
+
+
+def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
+    """``name``, ``name_lo``, ``name_hi``: the rate ``k / n`` and its Wilson interval (null when n = 0)."""
+    k = k.cast(pl.Float64)
+    n = n.cast(pl.Float64)
+    ok = n > 0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)).sqrt() / denom
+    return [
+        pl.when(ok).then(p).alias(name),
+        pl.when(ok & (k <= 0))
+        .then(0.0)
+        .when(ok)
+        .then(pl.max_horizontal(centre - half, pl.lit(0.0)))
+        .alias(f"{name}_lo"),
+        pl.when(ok & (k >= n))
+        .then(1.0)
+        .when(ok)
+        .then(pl.min_horizontal(centre + half, pl.lit(1.0)))
+        .alias(f"{name}_hi"),
+    ]
+
+
+def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
+    """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``."""
+    x = x.cast(pl.Float64)
+    half = z * x.std() / x.count().cast(pl.Float64).sqrt()
+    return [
+        x.mean().alias(name),
+        (x.mean() - half).alias(f"{name}_lo"),
+        (x.mean() + half).alias(f"{name}_hi"),
+    ]
+
+
+def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
+    """Mean and interval from ``n`` values given their sum ``s`` and sum of squares ``q``.
+
+    Used where most values are zero and never materialised (e.g. bombs of a class per deal).
+    """
+    s = s.cast(pl.Float64)
+    q = q.cast(pl.Float64)
+    n = n.cast(pl.Float64)
+    mean = s / n
+    var = pl.max_horizontal((q - n * mean * mean) / (n - 1), pl.lit(0.0))
+    half = z * var.sqrt() / n.sqrt()
+    return [
+        pl.when(n > 0).then(mean).alias(name),
+        pl.when(n > 1).then(mean - half).alias(f"{name}_lo"),
+        pl.when(n > 1).then(mean + half).alias(f"{name}_hi"),
+    ]
+
+
+__all__ = ["Z", "mean_ci", "mean_ci_aggs", "mean_ci_from_sums", "wilson", "wilson_exprs"]

@@ -1,0 +1,113 @@
+"""Backends: where tasks run. Each yields task results *in task order*.
+
+- ``local``: one worker runs the tasks in this process; more use a ``multiprocess`` pool
+  with an explicit ``spawn`` context (safe in Jupyter and with threads; the task
+  function is importable, so nothing is pickled by value).
+- ``ray``: ``ray.util.multiprocessing.Pool`` connected to ``ray_address`` (or the
+  ``RAY_ADDRESS`` environment variable; a local instance when neither is set). Needs
+  the optional extra: ``pip install 'guandan[ray]'``.
+
+Results are identical whatever the backend: a task's output depends only on its matches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+
+BACKENDS = ("local", "ray")
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot start (e.g. Ray not installed or not reachable)."""
+
+
+def default_workers() -> int:
+    """All the cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Backend:
+    """``imap(fn, tasks)`` in task order; ``close()`` (or ``terminate()`` on failure)."""
+
+    def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
+        return map(fn, tasks)
+
+    def close(self) -> None:
+        pass
+
+    def terminate(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.terminate()
+
+
+class InProcess(Backend):
+    """One worker: the tasks run here, one after the other."""
+
+
+class LocalPool(Backend):
+    def __init__(self, workers: int) -> None:
+        import multiprocess
+
+        self._pool = multiprocess.get_context("spawn").Pool(workers)
+
+    def imap(self, fn, tasks):
+        return self._pool.imap(fn, tasks, chunksize=1)
+
+    def close(self) -> None:
+        self._pool.close()
+        self._pool.join()
+
+    def terminate(self) -> None:
+        self._pool.terminate()
+        self._pool.join()
+
+
+class RayPool(Backend):
+    def __init__(self, workers: int | None, address: str | None) -> None:
+        try:
+            from ray.util.multiprocessing import Pool
+        except ImportError:
+            raise BackendError(
+                "the ray backend needs Ray: pip install 'guandan[ray]' (or pip install 'ray[default]')"
+            ) from None
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        try:
+            self._pool = Pool(processes=workers, ray_address=address)
+        except Exception as exc:  # noqa: BLE001 - connection failures come in many types
+            where = address or "a local Ray instance"
+            raise BackendError(f"cannot start a Ray pool on {where}: {type(exc).__name__}: {exc}") from None
+
+    def imap(self, fn, tasks):
+        return self._pool.imap(fn, list(tasks), chunksize=1)
+
+    def close(self) -> None:
+        self._pool.close()
+        self._pool.join()
+
+    def terminate(self) -> None:
+        self._pool.terminate()
+
+
+def open_backend(name: str, workers: int | None, ray_address: str | None = None) -> Backend:
+    """The backend ``name`` with ``workers`` processes (``None``: all cores)."""
+    if name == "local":
+        workers = workers or default_workers()
+        return InProcess() if workers == 1 else LocalPool(workers)
+    if name == "ray":
+        return RayPool(workers, ray_address)
+    raise ValueError(f"unknown backend {name!r}: expected one of {', '.join(BACKENDS)}")
+
+
+__all__ = ["BACKENDS", "Backend", "BackendError", "default_workers", "open_backend"]

@@ -1,0 +1,55 @@
+"""From a logged deal record back to engine objects: its ``DealSetup`` and its actions.
+
+Used by ``guandan verify`` and ``guandan replay``. ``prev`` is the previous deal record of
+the same match (``None`` for deal 0): its finish order and double-down decide tribute.
+"""
+
+from __future__ import annotations
+
+from guandan_cli.engine.cards import level_index, parse_cards
+from guandan_cli.engine.combos import Combo
+from guandan_cli.engine.deal import PASS, DealSetup
+from guandan_cli.engine.rules import Ruleset
+
+
+def record_setup(rec: dict, prev: dict | None, rules: Ruleset) -> DealSetup:
+    """The ``DealSetup`` a deal record describes (hands, levels, level team, previous deal)."""
+    levels = tuple(level_index(x) for x in rec["levels_before"])
+    lt = rec["level_team"]
+    previous = None if prev is None else (tuple(prev["finish_order"]), bool(prev["double_down"]))
+    return DealSetup(
+        hands=tuple(tuple(sorted(parse_cards(h))) for h in rec["hands"]),
+        level=levels[lt] if lt is not None else 0,
+        levels=(levels[0], levels[1]),
+        level_team=lt,
+        previous=previous,
+        first_leader=rec["first_leader"] if previous is None else None,
+        rules=rules,
+    )
+
+
+def parse_action(text: str, i: int = 0) -> tuple[int, object]:
+    """``"2 pass"`` or ``"0 pair:7 S7 D7"`` as ``(seat, PASS | Combo)``."""
+    seat_s, _, rest = text.partition(" ")
+    try:
+        seat = int(seat_s)
+    except ValueError:
+        raise ValueError(f"action {i} {text!r}: expected 'SEAT pass' or 'SEAT type:key cards'") from None
+    if rest == "pass":
+        return seat, PASS
+    try:
+        return seat, Combo.from_text(rest)
+    except ValueError as exc:
+        raise ValueError(f"action {i}: {exc}") from None
+
+
+def record_actions(rec: dict) -> list[tuple[int, object]]:
+    """Every action of the deal in order: tribute cards, return cards, then plays and passes."""
+    trib = rec["tribute"]
+    actions: list = [(p["from"], parse_cards(p["card"])[0]) for p in trib["payments"]]
+    actions += [(r["from"], parse_cards(r["card"])[0]) for r in trib["returns"]]
+    actions += [parse_action(a, i) for i, a in enumerate(rec["actions"])]
+    return actions
+
+
+__all__ = ["parse_action", "record_actions", "record_setup"]

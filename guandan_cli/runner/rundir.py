@@ -1,0 +1,277 @@
+"""The run directory: manifest, parts, completion state, and ``Run`` to read it back.
+
+Layout of ``runs/NAME/``::
+
+    manifest.json            written atomically after every part and at the end
+    .lock                    locked while a process writes the run
+    deals-00000.jsonl[.gz|.zst]     deal records of matches 0 … part_size-1
+    matches-00000.jsonl[.gz|.zst]   match records of the same matches
+    deals-00001.jsonl …             the next part_size matches, and so on
+
+Part ``p`` holds matches ``p*part_size … (p+1)*part_size-1``: its boundaries depend only
+on match indices, never on workers or chunking. A part's two files are written as
+``*.tmp`` and renamed when complete (deals first, then matches), so a part is complete
+exactly when its ``matches-`` file exists under its final name. Resuming redoes every
+part that is not complete and keeps the rest.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes, part_name
+
+MANIFEST = "manifest.json"
+LOCK = ".lock"  # held (flock) by the process writing the run
+FORMAT = "guandan-run"
+#: config keys that decide the bytes of the log: a resumed run must match them all
+IDENTITY_KEYS = (
+    "seed",
+    "matches",
+    "strategies",
+    "ruleset",
+    "a_fail_limit",
+    "max_deals",
+    "compression",
+    "part_size",
+    "schema_version",
+)
+
+
+def now_iso() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def plan_parts(matches: int, part_size: int) -> list[tuple[int, int, int]]:
+    """``(part index, first match, stop)`` for each part of a run."""
+    return [(p, a, min(a + part_size, matches)) for p, a in enumerate(range(0, matches, part_size))]
+
+
+def read_manifest(path: str | os.PathLike) -> dict | None:
+    """The manifest of a run directory, or ``None`` when there is none."""
+    f = Path(path) / MANIFEST
+    if not f.is_file():
+        return None
+    try:
+        data = json.loads(f.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{f}: unreadable manifest ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{f}: not a guandan run manifest")
+    return data
+
+
+def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    atomic_write_bytes(Path(path) / MANIFEST, text.encode())
+
+
+def part_paths(path: Path, index: int, compression: str) -> tuple[Path, Path]:
+    return path / part_name("deals", index, compression), path / part_name("matches", index, compression)
+
+
+def part_complete(path: Path, index: int, compression: str) -> bool:
+    deals, matches = part_paths(path, index, compression)
+    return matches.is_file() and deals.is_file()
+
+
+def run_files(path: Path) -> list[Path]:
+    """Files of a run directory that this package wrote (parts, temporaries, manifest)."""
+    out = []
+    for p in path.iterdir():
+        n = p.name
+        if not p.is_file():
+            continue
+        if n in (MANIFEST, MANIFEST + TMP_SUFFIX) or (n.startswith(("deals-", "matches-")) and ".jsonl" in n):
+            out.append(p)
+    return out
+
+
+def remove_temporaries(path: Path) -> None:
+    for p in path.iterdir():
+        if p.is_file() and p.name.endswith(TMP_SUFFIX):
+            p.unlink()
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% by default); ``(0, 1)`` when ``n == 0``.
+
+    >>> lo, hi = wilson_interval(50, 100)
+    >>> round(lo, 3), round(hi, 3)
+    (0.404, 0.596)
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5) / denom
+    lo = 0.0 if successes <= 0 else max(0.0, center - half)
+    hi = 1.0 if successes >= n else min(1.0, center + half)
+    return lo, hi
+
+
+@dataclass(frozen=True)
+class TeamWins:
+    team: int
+    seats: tuple[int, int]
+    strategies: tuple[str, str]
+    wins: int
+    decided: int
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.decided if self.decided else float("nan")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.decided)
+
+
+class Run:
+    """A run directory on disk: its manifest and its log as Polars frames.
+
+    >>> run = Run("runs/demo")                       # doctest: +SKIP
+    >>> run.deals().select("match", "deal", "upgrade")  # doctest: +SKIP
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        if read_manifest(self.path) is None:
+            raise ValueError(f"{self.path}: no run here (no {MANIFEST})")
+
+    # -------------------------------------------------------------- manifest
+
+    @property
+    def manifest(self) -> dict:
+        """The manifest as stored now (re-read on every access)."""
+        m = read_manifest(self.path)
+        assert m is not None
+        return m
+
+    @property
+    def state(self) -> str:
+        return self.manifest["state"]
+
+    @property
+    def complete(self) -> bool:
+        return self.state == "complete"
+
+    @property
+    def config(self) -> dict:
+        return self.manifest["config"]
+
+    @property
+    def counts(self) -> dict:
+        return self.manifest["counts"]
+
+    # -------------------------------------------------------------- the log
+
+    def deal_files(self) -> list[Path]:
+        from guandan_cli.logs.reader import part_files
+
+        return part_files(self.path, "deals")
+
+    def match_files(self) -> list[Path]:
+        from guandan_cli.logs.reader import part_files
+
+        return part_files(self.path, "matches")
+
+    def scan(self, **kwargs):
+        """``pl.LazyFrame`` of the deal records (see ``guandan_cli.logs.reader.scan_deals``)."""
+        from guandan_cli.logs.reader import scan_deals
+
+        return scan_deals(self.path, **kwargs)
+
+    def deals(self, **kwargs):
+        """``pl.DataFrame`` of the deal records."""
+        return self.scan(**kwargs).collect()
+
+    def scan_matches(self, **kwargs):
+        """``pl.LazyFrame`` of the match records."""
+        from guandan_cli.logs.reader import scan_matches
+
+        return scan_matches(self.path, **kwargs)
+
+    def matches(self, **kwargs):
+        """``pl.DataFrame`` of the match records."""
+        return self.scan_matches(**kwargs).collect()
+
+    # -------------------------------------------------------------- summary
+
+    def team_wins(self) -> list[TeamWins]:
+        m = self.manifest
+        strategies = m["config"]["strategies"]
+        counts = m["counts"]
+        decided = sum(counts["wins"])
+        return [
+            TeamWins(t, (t, t + 2), (strategies[t], strategies[t + 2]), counts["wins"][t], decided)
+            for t in (0, 1)
+        ]
+
+    def summary(self) -> str:
+        """A one-screen text summary (what ``guandan simulate`` prints at the end)."""
+        m = self.manifest
+        c = m["counts"]
+        cfg = m["config"]
+        lines = [f"run {self.path}  ({m['state']})"]
+        lines.append(
+            f"matches  {c['matches']} of {cfg['matches']}"
+            f"  (decided {sum(c['wins'])}, capped {c['capped']}, errored {c['errors']})"
+        )
+        s = m["sessions"][-1] if m.get("sessions") else None
+        speed = ""
+        if s and s.get("seconds"):
+            speed = f"  ({s['deals']} this session in {s['seconds']:.1f} s: {s['deals'] / s['seconds']:.1f} deals/s, {s['workers']} worker{'s' if s['workers'] != 1 else ''})"
+        lines.append(f"deals    {c['deals']}{speed}")
+        extra = []
+        if cfg.get("max_deals"):
+            extra.append(f"max_deals={cfg['max_deals']}")
+        if cfg.get("a_fail_limit"):
+            extra.append(f"a_fail_limit={cfg['a_fail_limit']}")
+        lines.append(
+            f"ruleset  {cfg['ruleset']}{'  ' + ' '.join(extra) if extra else ''}  seed {cfg['seed']}"
+        )
+        for tw in self.team_wins():
+            lo, hi = tw.interval
+            rate = f"{tw.rate:6.1%}" if tw.decided else "   n/a"
+            lines.append(
+                f"team {tw.team} (seats {tw.seats[0]},{tw.seats[1]}: {tw.strategies[0]},{tw.strategies[1]})"
+                f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
+            )
+        if m.get("error"):
+            lines.append(f"error    {m['error'].splitlines()[0]}")
+        lines.append(f"log      {self.path}/  ({len(m['parts'])} part(s), {cfg['compression']})")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        try:
+            m = self.manifest
+            return f"Run({str(self.path)!r}, state={m['state']!r}, matches={m['counts']['matches']}, deals={m['counts']['deals']})"
+        except Exception:  # noqa: BLE001
+            return f"Run({str(self.path)!r})"
+
+
+def open_run(path: str | os.PathLike) -> Run:
+    """The run at ``path`` (a directory holding ``manifest.json``)."""
+    return Run(path)
+
+
+__all__ = [
+    "FORMAT",
+    "IDENTITY_KEYS",
+    "MANIFEST",
+    "Run",
+    "TeamWins",
+    "now_iso",
+    "open_run",
+    "plan_parts",
+    "read_manifest",
+    "wilson_interval",
+    "write_manifest",
+]

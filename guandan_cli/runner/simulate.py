@@ -1,0 +1,667 @@
+"""``simulate``: play a seeded run of matches into a run directory (resumable, parallel).
+
+>>> from guandan_cli import simulate
+>>> run = simulate(matches=4, seed=1, strategies="random", max_deals=2, workers=1,
+...                out=getfixture("tmp_path") / "demo", progress=False)
+>>> run.counts["matches"], run.state
+(4, 'complete')
+>>> run.deals().height == run.counts["deals"]
+True
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from guandan_cli.logs.schema import SCHEMA_VERSION
+from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
+from guandan_cli.runner import tasks as _tasks
+from guandan_cli.runner.backends import BACKENDS, BackendError, default_workers, open_backend
+from guandan_cli.runner.rundir import (
+    FORMAT,
+    IDENTITY_KEYS,
+    LOCK,
+    MANIFEST,
+    Run,
+    now_iso,
+    part_complete,
+    part_paths,
+    plan_parts,
+    read_manifest,
+    remove_temporaries,
+    run_files,
+    write_manifest,
+)
+from guandan_cli.runner.tasks import ON_ERROR, RunSpec
+
+DEFAULTS = {
+    "matches": 100,
+    "seed": 0,
+    "strategies": "heuristic",
+    "ruleset": "cgr2022",
+    "a_fail_limit": None,
+    "max_deals": None,
+    "compression": "none",
+    "part_size": 1000,
+}
+DEFAULT_CHUNK = 8
+
+
+class SimulationInputError(ValueError):
+    """Bad input to ``simulate``: the message names the problem in one line."""
+
+
+class SimulationError(RuntimeError):
+    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did."""
+
+
+# ------------------------------------------------------------------ input
+
+
+def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
+    """Four seat strategies from ``a`` (all seats), ``a,b`` (seats 0/2 and 1/3) or ``a,b,c,d``.
+
+    >>> parse_strategies("greedy,random")
+    ('greedy', 'random', 'greedy', 'random')
+    """
+    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [_spec_of(s) for s in spec]
+    if any(not s for s in items):
+        raise SimulationInputError(f"empty strategy name in {spec!r}")
+    if len(items) == 1:
+        items = items * 4
+    elif len(items) == 2:
+        items = [items[0], items[1], items[0], items[1]]
+    elif len(items) != 4:
+        raise SimulationInputError(
+            f"--strategies takes 1 name (every seat), 2 (seats 0/2 and 1/3) or 4 (seats 0-3), got {len(items)}: {spec!r}"
+        )
+    return (items[0], items[1], items[2], items[3])
+
+
+def _spec_of(item) -> str:
+    """A strategy class as an importable ``module:Class`` spec (workers load it by name)."""
+    if isinstance(item, type):
+        if item.__module__ == "__main__" or "<locals>" in item.__qualname__:
+            raise SimulationInputError(
+                f"strategy class {item.__name__} is defined in __main__ or a function: workers import "
+                "strategies by name, so put it in an importable module (or a file, as 'file.py:Class')"
+            )
+        return f"{item.__module__}:{item.__qualname__}"
+    return str(item).strip()
+
+
+def check_strategies(strategies: Sequence[str]) -> None:
+    from strategies.registry import UnknownStrategyError, load_strategy
+
+    for s in dict.fromkeys(strategies):
+        try:
+            load_strategy(s)
+        except UnknownStrategyError as exc:
+            raise SimulationInputError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
+            raise SimulationInputError(
+                f"strategy {s!r} cannot be loaded: {type(exc).__name__}: {exc}"
+            ) from None
+
+
+def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SimulationInputError(f"{name} must be a positive whole number, got {value!r}")
+
+
+def run_id_of(config: dict) -> str:
+    """The run id written in every line: a hash of what decides the games (not of the size)."""
+    from guandan_cli.engine.seeding import derive_seed
+
+    h = derive_seed(
+        "run",
+        config["seed"],
+        *config["strategies"],
+        config["ruleset"],
+        config["a_fail_limit"],
+        config["max_deals"],
+    )
+    return f"{h:016x}"
+
+
+def default_out(config: dict) -> Path:
+    s = config["strategies"]
+    if len(set(s)) == 1:
+        who = s[0]
+    elif s[0] == s[2] and s[1] == s[3]:
+        who = f"{s[0]}-vs-{s[1]}"
+    else:
+        who = "_".join(s)
+    who = re.sub(r"[^A-Za-z0-9_.-]+", "_", who).strip("_.") or "run"
+    return Path("runs") / f"{who}-s{config['seed']}-n{config['matches']}"
+
+
+def canonical_command(config: dict) -> str:
+    args = ["guandan", "simulate", "--matches", str(config["matches"]), "--seed", str(config["seed"])]
+    args += ["--strategies", ",".join(config["strategies"]), "--ruleset", config["ruleset"]]
+    if config["max_deals"] is not None:
+        args += ["--max-deals", str(config["max_deals"])]
+    if config["a_fail_limit"] is not None:
+        args += ["--a-fail-limit", str(config["a_fail_limit"])]
+    if config["compression"] != "none":
+        args += ["--compression", config["compression"]]
+    if config["part_size"] != DEFAULTS["part_size"]:
+        args += ["--part-size", str(config["part_size"])]
+    return shlex.join(args)
+
+
+# ------------------------------------------------------------------ progress
+
+
+class _RichProgress:
+    def __init__(self, total: int, done: int = 0) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]simulate"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("matches"),
+            TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self._t0 = time.monotonic()
+        self._deals = 0
+        self._task = self._progress.add_task("simulate", total=total, completed=done, deals=0, rate="-")
+        self._progress.start()
+
+    def __call__(self, matches: int, deals: int) -> None:
+        self._deals += deals
+        dt = time.monotonic() - self._t0
+        rate = f"{self._deals / dt:.1f}" if dt > 0 else "-"
+        self._progress.update(self._task, advance=matches, deals=self._deals, rate=rate)
+
+    def close(self) -> None:
+        self._progress.stop()
+
+
+# ------------------------------------------------------------------ the run directory
+
+
+def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[dict | None, bool]:
+    """Check ``out``: ``(manifest of a run to continue or None, whether to wipe an old run)``."""
+    if out.exists() and not out.is_dir():
+        raise SimulationInputError(f"output {out} exists and is not a directory")
+    existing = None
+    if out.is_dir():
+        try:
+            existing = read_manifest(out)
+        except ValueError as exc:
+            raise SimulationInputError(f"{exc}; choose another --out") from None
+        if existing is None:
+            if any(p.name not in (LOCK, MANIFEST + TMP_SUFFIX) for p in out.iterdir()):
+                raise SimulationInputError(
+                    f"output {out} exists, is not empty and is not a guandan run; choose another --out"
+                )
+    if existing is None:
+        if resume:
+            raise SimulationInputError(f"nothing to resume: no run in {out}")
+        return None, False
+    if force:
+        return None, True
+    stored = existing["config"]
+    if existing["state"] == "complete":
+        plan = plan_parts(stored["matches"], stored["part_size"])
+        if not all(part_complete(out, i, stored["compression"]) for i, _a, _b in plan):
+            existing["state"] = "incomplete"  # a part went missing: redo it
+    differ = [k for k, v in explicit.items() if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v)]
+    if stored.get("schema_version") != SCHEMA_VERSION:
+        differ.append("schema_version")
+    if differ:
+        shown = ", ".join(f"{k} {stored.get(k)!r} (now {explicit.get(k, SCHEMA_VERSION)!r})" for k in differ)
+        raise SimulationInputError(
+            f"output {out} holds a run with another configuration: {shown}; use --force to start over or another --out"
+        )
+    if existing["state"] == "complete" and not resume:
+        raise SimulationInputError(
+            f"output {out} holds a complete run; use --force to overwrite it or another --out"
+        )
+    return existing, False
+
+
+def _lock(out: Path):
+    """Hold an exclusive lock on the run directory (released when the process ends)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    fh = open(out / LOCK, "a+b")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise SimulationInputError(
+            f"another simulate is writing to {out}; wait for it or choose another --out"
+        ) from None
+    return fh
+
+
+def _norm(v):
+    return list(v) if isinstance(v, tuple | list) else v
+
+
+def _count_part(out: Path, index: int, compression: str, start: int, stop: int) -> dict:
+    """Facts of a complete part found on disk but missing from the manifest."""
+    from guandan_cli.logs.reader import iter_records, open_part
+
+    deals_path, matches_path = part_paths(out, index, compression)
+    wins = [0, 0]
+    errors = capped = n = 0
+    for _line, rec in iter_records(matches_path, "matches"):
+        n += 1
+        if rec["winner"] is not None:
+            wins[rec["winner"]] += 1
+        capped += bool(rec["capped"])
+        errors += rec["error"] is not None
+    with open_part(deals_path) as fh:
+        deals = sum(1 for _ in fh)
+    return _part_entry(index, start, stop, n, deals, errors, wins, capped, None, None)
+
+
+def _part_entry(index, start, stop, matches, deals, errors, wins, capped, dfile, mfile) -> dict:
+    return {
+        "index": index,
+        "first_match": start,
+        "stop_match": stop,
+        "matches": matches,
+        "deals": deals,
+        "errors": errors,
+        "capped": capped,
+        "wins": list(wins),
+        "deals_file": dfile,
+        "matches_file": mfile,
+    }
+
+
+def _totals(parts: list[dict]) -> dict:
+    return {
+        "matches": sum(p["matches"] for p in parts),
+        "deals": sum(p["deals"] for p in parts),
+        "errors": sum(p["errors"] for p in parts),
+        "capped": sum(p["capped"] for p in parts),
+        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
+    }
+
+
+# ------------------------------------------------------------------ simulate
+
+
+def simulate(
+    matches: int | None = None,
+    *,
+    seed: int | None = None,
+    strategies: str | Sequence[str] | None = None,
+    ruleset: str | None = None,
+    max_deals: int | None = None,
+    a_fail_limit: int | None = None,
+    out: str | os.PathLike | None = None,
+    workers: int | None = None,
+    compression: str | None = None,
+    on_error: str = "stop",
+    backend: str = "local",
+    ray_address: str | None = None,
+    resume: bool = False,
+    force: bool = False,
+    chunk_size: int | None = None,
+    part_size: int | None = None,
+    progress: bool | Callable[[int, int], None] = False,
+    command: str | None = None,
+) -> Run:
+    """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
+
+    Options left at ``None`` take their defaults (100 matches, seed 0, ``heuristic`` at
+    every seat, ``cgr2022``, no compression, 1000 matches per part, all cores) — or, when
+    ``out`` holds an unfinished run, that run's values: rerunning (or ``resume=True``)
+    continues it, and gives the same bytes as an uninterrupted run. Options given must
+    agree with the stored run (else ``SimulationInputError``; ``force=True`` starts over).
+
+    - ``strategies``: ``"a"`` (every seat), ``"a,b"`` (seats 0/2 and 1/3), ``"a,b,c,d"``
+      or a sequence of 1, 2 or 4; names, ``module:Class``, ``file.py:Class`` or classes
+      defined in an importable module.
+    - ``workers``: processes (``None``: all cores); ``backend``: ``"local"`` or ``"ray"``.
+    - ``compression``: ``"none"``, ``"gzip"`` or ``"zstd"``.
+    - ``on_error``: ``"stop"`` (a strategy failure stops the run with ``SimulationError``)
+      or ``"record"`` (the match is recorded with its error and the run goes on).
+    - ``chunk_size``: matches per task (never changes the output); ``part_size``: matches
+      per log part (fixed for a run).
+    - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
+      called with the increments after each task.
+    """
+    explicit = {
+        k: v
+        for k, v in {
+            "matches": matches,
+            "seed": seed,
+            "strategies": None if strategies is None else parse_strategies(strategies),
+            "ruleset": ruleset,
+            "a_fail_limit": a_fail_limit,
+            "max_deals": max_deals,
+            "compression": compression,
+            "part_size": part_size,
+        }.items()
+        if v is not None
+    }
+    for name, value in (
+        ("matches", matches),
+        ("part-size", part_size),
+        ("max-deals", max_deals),
+        ("a-fail-limit", a_fail_limit),
+        ("workers", workers),
+        ("chunk-size", chunk_size),
+    ):
+        _positive(name, value)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SimulationInputError(f"seed must be a whole number, got {seed!r}")
+    if compression is not None and compression not in COMPRESSIONS:
+        raise SimulationInputError(
+            f"unknown compression {compression!r}: expected one of {', '.join(COMPRESSIONS)}"
+        )
+    if on_error not in ON_ERROR:
+        raise SimulationInputError(
+            f"unknown on-error mode {on_error!r}: expected one of {', '.join(ON_ERROR)}"
+        )
+    if backend not in BACKENDS:
+        raise SimulationInputError(f"unknown backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if resume and force:
+        raise SimulationInputError("--resume and --force exclude each other")
+    if backend == "ray":
+        try:
+            import ray.util.multiprocessing  # noqa: F401
+        except ImportError:
+            raise SimulationInputError(
+                "the ray backend needs Ray: pip install 'guandan[ray]' (or pip install 'ray[default]')"
+            ) from None
+
+    # the directory decides whether stored values fill the gaps
+    if out is None:
+        probe = dict(DEFAULTS) | explicit
+        probe["strategies"] = parse_strategies(probe["strategies"])
+        out = default_out(probe)
+    out = Path(out)
+    existing, wipe = _prepare_dir(out, explicit, resume, force)
+    if existing is not None and existing["state"] == "complete":
+        return Run(out)  # resume=True on a finished run: nothing to do
+    base = dict(DEFAULTS)
+    if existing is not None:
+        base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
+    config = base | explicit
+    config["strategies"] = parse_strategies(config["strategies"])
+    config["schema_version"] = SCHEMA_VERSION
+
+    check_strategies(config["strategies"])
+    from guandan_cli.engine.rules import get_ruleset
+
+    try:
+        get_ruleset(config["ruleset"], a_fail_limit=config["a_fail_limit"], max_deals=config["max_deals"])
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+    except OSError as exc:
+        raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
+    try:
+        return _run(
+            out,
+            existing,
+            wipe,
+            config,
+            workers,
+            on_error,
+            backend,
+            ray_address,
+            chunk_size,
+            progress,
+            command,
+        )
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+    if wipe:
+        if read_manifest(out) is not None:  # still the run checked above
+            for f in run_files(out):
+                f.unlink()
+        existing = None
+    else:
+        existing = read_manifest(out) if existing is not None else None
+    remove_temporaries(out)
+
+    config["strategies"] = list(config["strategies"])
+    run_id = run_id_of(config)
+    spec = RunSpec(
+        run_id=run_id,
+        seed=config["seed"],
+        strategies=tuple(config["strategies"]),
+        ruleset=config["ruleset"],
+        a_fail_limit=config["a_fail_limit"],
+        max_deals=config["max_deals"],
+        on_error=on_error,
+    )
+    comp = config["compression"]
+    plan = plan_parts(config["matches"], config["part_size"])
+
+    # what is done already (parts complete on disk), what remains
+    known = {p["index"]: p for p in (existing or {}).get("parts", [])}
+    parts: dict[int, dict] = {}
+    todo = []
+    for index, start, stop in plan:
+        if existing is not None and part_complete(out, index, comp):
+            entry = known.get(index)
+            parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
+        else:
+            todo.append((index, start, stop))
+
+    workers = workers or default_workers()
+    todo_matches = sum(stop - start for _i, start, stop in todo)
+    if chunk_size is None:
+        chunk_size = (
+            max(1, min(DEFAULT_CHUNK, math.ceil(todo_matches / (workers * 4)))) if todo_matches else 1
+        )
+    task_list = [
+        (spec, a, min(a + chunk_size, stop))
+        for _i, start, stop in todo
+        for a in range(start, stop, chunk_size)
+    ]
+    if backend == "local":
+        workers = max(1, min(workers, len(task_list)))
+
+    from guandan_cli import __version__
+
+    manifest = {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "package_version": __version__,
+        "run_id": run_id,
+        "command": command or canonical_command(config),
+        "config": {k: config[k] for k in IDENTITY_KEYS},
+        "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
+        "ruleset": {
+            "name": config["ruleset"],
+            "a_fail_limit": config["a_fail_limit"],
+            "max_deals": config["max_deals"],
+        },
+        "options": {
+            "on_error": on_error,
+            "workers": workers,
+            "backend": backend,
+            "chunk_size": chunk_size,
+            "ray_address": ray_address,
+        },
+        "state": "running",
+        "error": None,
+        "started_at": (existing or {}).get("started_at") or now_iso(),
+        "ended_at": None,
+        "counts": {},
+        "sessions": list((existing or {}).get("sessions", [])),
+        "parts": [],
+    }
+    session = {
+        "started_at": now_iso(),
+        "ended_at": None,
+        "workers": workers,
+        "backend": backend,
+        "chunk_size": chunk_size,
+        "matches": 0,
+        "deals": 0,
+        "seconds": 0.0,
+        "state": "running",
+    }
+    manifest["sessions"].append(session)
+
+    def save(state: str | None = None) -> None:
+        ordered = [parts[i] for i in sorted(parts)]
+        manifest["parts"] = ordered
+        manifest["counts"] = _totals(ordered) | {"parts": len(plan), "parts_done": len(ordered)}
+        if state is not None:
+            manifest["state"] = state
+        write_manifest(out, manifest)
+
+    try:
+        save()
+    except OSError as exc:
+        raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
+
+    report: Callable[[int, int], None] | None
+    bar = None
+    if progress is True:
+        bar = _RichProgress(total=config["matches"], done=config["matches"] - todo_matches)
+        report = bar
+    elif callable(progress):
+        report = progress
+    else:
+        report = None
+
+    t0 = time.monotonic()
+    stop_of = {}
+    for index, start, stop in todo:
+        for m in range(start, stop):
+            stop_of[m] = (index, start, stop)
+    cur = None  # (index, start, stop, deals writer, matches writer, facts)
+    session_deals = session_matches = 0
+    state, error = "complete", None
+    pool = None
+    try:
+        try:
+            pool = open_backend(backend, workers, ray_address)
+        except BackendError as exc:
+            raise SimulationError(str(exc)) from None
+        for res in pool.imap(_tasks.run_task, task_list):
+            if res.fatal is not None:
+                raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
+            if res.errors and on_error == "stop":
+                raise SimulationError(
+                    f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
+                )
+            if cur is None:
+                index, start, stop = stop_of[res.start]
+                dpath, mpath = part_paths(out, index, comp)
+                cur = [index, start, stop, PartWriter(dpath, comp), PartWriter(mpath, comp)]
+                cur.append({"matches": 0, "deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]})
+            cur[3].write(res.deal_lines)
+            cur[4].write(res.match_lines)
+            f = cur[5]
+            f["matches"] += res.matches
+            f["deals"] += res.deals
+            f["errors"] += len(res.errors)
+            f["capped"] += res.capped
+            f["wins"][0] += res.wins[0]
+            f["wins"][1] += res.wins[1]
+            session_deals += res.deals
+            session_matches += res.matches
+            if report is not None:
+                report(res.matches, res.deals)
+            if res.stop == cur[2]:
+                index, start, stop, dw, mw, f = cur
+                dfacts = dw.commit()
+                mfacts = mw.commit()
+                cur = None
+                parts[index] = _part_entry(
+                    index,
+                    start,
+                    stop,
+                    f["matches"],
+                    f["deals"],
+                    f["errors"],
+                    f["wins"],
+                    f["capped"],
+                    dfacts,
+                    mfacts,
+                )
+                session.update(
+                    matches=session_matches, deals=session_deals, seconds=round(time.monotonic() - t0, 3)
+                )
+                save()
+        pool.close()
+    except BaseException as exc:
+        if cur is not None:
+            cur[3].abort()
+            cur[4].abort()
+        if pool is not None:
+            try:
+                pool.terminate()
+            except Exception:  # noqa: BLE001
+                pass
+        if isinstance(exc, KeyboardInterrupt):
+            state, error = "interrupted", "interrupted (rerun the command, or add --resume, to continue)"
+        else:
+            state, error = (
+                "failed",
+                str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
+            )
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        session.update(
+            matches=session_matches,
+            deals=session_deals,
+            seconds=round(time.monotonic() - t0, 3),
+            state=state,
+            ended_at=now_iso(),
+        )
+        manifest["error"] = error
+        manifest["ended_at"] = now_iso()
+        try:
+            save(state)
+        except OSError:  # pragma: no cover - the disk went away; the parts are safe
+            pass
+    return Run(out)
+
+
+__all__ = [
+    "DEFAULTS",
+    "SimulationError",
+    "SimulationInputError",
+    "canonical_command",
+    "parse_strategies",
+    "simulate",
+]

@@ -1,0 +1,341 @@
+"""``guandan verify``: replay every logged deal through the engine and report what does not hold.
+
+For each deal line the ``DealSetup`` is rebuilt from the record alone (hands, level, levels,
+level team, the previous deal's finish order and double-down from the previous line of the
+same match, ``first_leader`` for deal 0, the ruleset and the run's options from the
+manifest), its tribute, return and play actions are replayed with full verification, and
+the record the replay gives (``deal_record``) is compared field by field with the line:
+tribute and return, first leader, finish order, double-down, upgrade, levels after, match
+end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
+seed, the first leader drawn from the match seed), the order of deals in a match and each
+match record (deals, final levels, winner, cap, error) are checked against the deals too;
+with a manifest, each part's sha256 as well.
+
+Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from guandan_cli.engine.cards import deal_hands, parse_cards
+from guandan_cli.engine.deal import OVER, IllegalActionError, replay
+from guandan_cli.engine.match import Match, deal_seed
+from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.reader import ScanStats, iter_records, part_files
+from guandan_cli.logs.schema import deal_record
+from guandan_cli.runner.records import record_actions, record_setup
+from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.runner.tasks import match_seed as _match_seed
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}" if self.line else f"{self.path}: {self.reason}"
+
+
+@dataclass
+class VerifyReport:
+    files: int = 0
+    deals: int = 0
+    matches: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass
+class _MatchState:
+    """What the previous line of a match says (for the next deal's setup)."""
+
+    last: dict | None = None
+    a_failures: tuple[int, int] = (0, 0)
+    deals: int = 0
+    where: tuple[str, int] = ("", 0)
+
+
+def _short(v) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _diff(rec: dict, expected: dict, keys: Iterable[str]) -> list[str]:
+    out = []
+    for k in keys:
+        if rec.get(k) != expected.get(k):
+            if isinstance(expected.get(k), dict) and isinstance(rec.get(k), dict):
+                sub = [s for s in expected[k] if rec[k].get(s) != expected[k][s]]
+                for s in sub:
+                    out.append(
+                        f"{k}.{s} is {_short(rec[k].get(s))}, the replay gives {_short(expected[k][s])}"
+                    )
+            else:
+                out.append(f"{k} is {_short(rec.get(k))}, the replay gives {_short(expected.get(k))}")
+    return out
+
+
+COMPARED = (
+    "level",
+    "hands",
+    "tribute",
+    "first_leader",
+    "actions",
+    "finish_order",
+    "double_down",
+    "upgrade",
+    "winner_team",
+    "levels_after",
+    "match_over",
+    "match_winner",
+    "capped",
+    "derived",
+)
+
+
+class _RunVerifier:
+    def __init__(self, run_dir: Path | None, manifest: dict | None, report: VerifyReport) -> None:
+        self.manifest = manifest
+        self.report = report
+        cfg = (manifest or {}).get("config", {})
+        self.seed = cfg.get("seed")
+        self.a_fail_limit = cfg.get("a_fail_limit")
+        self.max_deals = cfg.get("max_deals")
+        self.run_id = (manifest or {}).get("run_id")
+        self.strategies = cfg.get("strategies")
+        self.states: dict[int, _MatchState] = {}
+        self._rules: dict[str, object] = {}
+
+    def problem(self, path, line, reason) -> None:
+        self.report.problems.append(Problem(str(path), line, reason))
+
+    def rules(self, name: str):
+        r = self._rules.get(name)
+        if r is None:
+            r = self._rules[name] = get_ruleset(
+                name, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals
+            )
+        return r
+
+    # -------------------------------------------------------------- deals
+
+    def deal_line(self, path: Path, line: int, rec: dict) -> None:
+        self.report.deals += 1
+        m, d = rec["match"], rec["deal"]
+        st = self.states.setdefault(m, _MatchState())
+        problems: list[str] = []
+        try:
+            self._check_deal(rec, st, problems)
+        except Exception as exc:  # noqa: BLE001 - a value of the wrong shape deep in the record
+            problems.append(f"cannot check this deal: {type(exc).__name__}: {exc}")
+        for p in problems:
+            self.problem(path, line, f"match {m} deal {d}: {p}")
+        st.last = rec
+        st.deals += 1
+        st.where = (str(path), line)
+
+    def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
+        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
+        if self.seed is not None and mseed != _match_seed(self.seed, m):
+            problems.append(f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}")
+        if self.run_id is not None and rec["run_id"] != self.run_id:
+            problems.append(f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
+        if self.strategies is not None and rec["strategies"] != self.strategies:
+            problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
+        if rec["deal_seed"] != deal_seed(mseed, d):
+            problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
+        try:
+            rules = self.rules(rec["ruleset"])
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
+        prev = st.last
+        if prev is None:
+            if d != 0:
+                problems.append(f"the first line of match {m} is deal {d}, not deal 0")
+                return
+            levels_before, level_team = ["2", "2"], None
+            first_leader = Match(mseed, rules).first_leader
+            if rec["first_leader"] != first_leader:
+                problems.append(
+                    f"first_leader {rec['first_leader']} is not seat {first_leader}, drawn from match seed {mseed}"
+                )
+        else:
+            if prev["match_over"]:
+                problems.append(f"deal {d} follows the end of the match (deal {prev['deal']})")
+                return
+            if d != prev["deal"] + 1:
+                problems.append(f"deal {d} follows deal {prev['deal']} of the same match")
+                return
+            levels_before, level_team = prev["levels_after"], prev["winner_team"]
+            first_leader = None
+        if rec["levels_before"] != levels_before:
+            problems.append(
+                f"levels_before is {rec['levels_before']}, the previous deal left {levels_before}"
+            )
+        if rec["level_team"] != level_team:
+            problems.append(f"level_team is {rec['level_team']}, the previous deal gives {level_team}")
+        # the setup from the record itself
+        hands = tuple(parse_cards(h) for h in rec["hands"])
+        if len(hands) != 4 or any(len(h) != 27 for h in hands):
+            problems.append(f"hands hold {[len(h) for h in hands]} cards, not 4 × 27")
+            return
+        if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
+            problems.append("hands are not the ones dealt from deal_seed")
+        setup = record_setup(rec, prev, rules)
+        try:
+            actions = record_actions(rec)
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
+        try:
+            deal = replay(setup, actions)
+        except IllegalActionError as exc:
+            problems.append(f"illegal: {exc}")
+            return
+        if deal.phase != OVER:
+            problems.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
+            return
+        match = Match(mseed, rules)
+        match.levels = list(setup.levels)
+        match.level_team = setup.level_team
+        match.deal_index = d
+        match.previous = setup.previous
+        match.a_failures = list(st.a_failures)
+        update = match.record(deal.result)
+        st.a_failures = (match.a_failures[0], match.a_failures[1])
+        expected = deal_record(
+            run_id=rec["run_id"],
+            match_index=m,
+            match_seed=mseed,
+            deal_index=d,
+            deal_seed=rec["deal_seed"],
+            strategies=rec["strategies"],
+            setup=setup,
+            deal=deal,
+            update=update,
+        )
+        problems.extend(_diff(rec, expected, COMPARED))
+
+    # -------------------------------------------------------------- matches
+
+    def match_line(self, path: Path, line: int, rec: dict) -> None:
+        self.report.matches += 1
+        m = rec["match"]
+        st = self.states.pop(m, None)
+        out: list[str] = []
+        last = st.last if st else None
+        n = st.deals if st else 0
+        if self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
+            out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
+        if last is not None and rec["match_seed"] != last["match_seed"]:
+            out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")
+        if rec["deals"] != n:
+            out.append(f"deals is {rec['deals']}, the log has {n} deal lines for match {m}")
+        final = last["levels_after"] if last else ["2", "2"]
+        if rec["final_levels"] != final:
+            out.append(f"final_levels is {rec['final_levels']}, the last deal left {final}")
+        if rec["error"] is None:
+            if last is None or not last["match_over"]:
+                out.append("the match record has no error but its last deal does not end the match")
+            else:
+                if rec["winner"] != last["match_winner"]:
+                    out.append(f"winner is {rec['winner']}, the last deal gives {last['match_winner']}")
+                if rec["capped"] != last["capped"]:
+                    out.append(f"capped is {rec['capped']}, the last deal gives {last['capped']}")
+        else:
+            if last is not None and last["match_over"]:
+                out.append("the match record has an error but its last deal ends the match")
+            if rec["winner"] is not None:
+                out.append("an errored match has a winner")
+        for p in out:
+            self.problem(path, line, f"match {m}: {p}")
+
+    def finish(self, where: str) -> None:
+        for m, st in sorted(self.states.items()):
+            self.problem(st.where[0] or where, None, f"match {m}: deal lines but no match record")
+        self.states.clear()
+
+
+def _hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _group(paths) -> list[tuple[Path | None, list[Path], list[Path]]]:
+    """(run directory or None, deal parts, match parts) per directory."""
+    deals = part_files(paths, "deals")
+    matches = part_files(paths, "matches")
+    dirs: dict[Path, tuple[list, list]] = {}
+    for p in deals:
+        dirs.setdefault(p.parent, ([], []))[0].append(p)
+    for p in matches:
+        dirs.setdefault(p.parent, ([], []))[1].append(p)
+    return [(d, ds, ms) for d, (ds, ms) in dirs.items()]
+
+
+def verify(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> VerifyReport:
+    """Verify the parts under ``paths`` (run directories or part files); see the module docstring."""
+    report = VerifyReport()
+    for run_dir, deal_files, match_files in _group(paths):
+        try:
+            manifest = read_manifest(run_dir)
+        except ValueError as exc:
+            report.problems.append(Problem(str(run_dir), None, str(exc)))
+            manifest = None
+        v = _RunVerifier(run_dir, manifest, report)
+        if manifest is not None:
+            facts = {}
+            for part in manifest.get("parts", []):
+                for key in ("deals_file", "matches_file"):
+                    if part.get(key):
+                        facts[part[key]["file"]] = part[key]["sha256"]
+            for f in [*deal_files, *match_files]:
+                want = facts.get(f.name)
+                if want is not None and _hash(f) != want:
+                    report.problems.append(
+                        Problem(str(f), None, "content differs from the sha256 in the manifest")
+                    )
+        by_part = {f.name.split("-", 1)[1]: f for f in match_files}
+        for f in deal_files:
+            stats = ScanStats()
+            report.files += 1
+            for line, rec in iter_records(f, "deals", skip_bad=True, stats=stats):
+                v.deal_line(f, line, rec)
+            for bad in stats.bad:
+                report.problems.append(Problem(bad.path, bad.line, bad.reason))
+            mf = by_part.pop(f.name.split("-", 1)[1], None)
+            if mf is not None:
+                _matches(v, mf, report)
+            else:
+                report.problems.append(Problem(str(f), None, "no matches part beside this deals part"))
+            v.finish(str(f))
+        for mf in by_part.values():
+            _matches(v, mf, report)
+    return report
+
+
+def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
+    stats = ScanStats()
+    report.files += 1
+    for line, rec in iter_records(mf, "matches", skip_bad=True, stats=stats):
+        v.match_line(mf, line, rec)
+    for bad in stats.bad:
+        report.problems.append(Problem(bad.path, bad.line, bad.reason))
+
+
+__all__ = ["Problem", "VerifyReport", "verify"]

@@ -1,0 +1,343 @@
+"""The heuristic player's decision rules (documented in docs/strategies.md)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from guandan_cli.engine.cards import RANK_OF
+from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, Combo, bomb_value
+from guandan_cli.engine.deal import PASS
+
+from ..base import Strategy
+from .memory import Memory
+from .plan import (
+    BOMB_TYPES,
+    Group,
+    Plan,
+    combo_signature,
+    group_combo,
+    group_cost,
+    group_signature,
+    make_plan,
+)
+
+
+def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    h = list(hand)
+    for f in cards:
+        h.remove(f)
+    return tuple(h)
+
+
+def _key(c, lv: int) -> int:
+    """Strength of a combo's key within its type."""
+    if c[0] in SEQUENCE_TYPES:
+        return c[1]
+    return POWER[lv][c[1]]
+
+
+class HeuristicStrategy(Strategy):
+    """Plans its hand into the fewest combinations and plays the plan out with table sense."""
+
+    name = "heuristic"
+
+    #: break a planned group to answer only when it costs at most this many plan points
+    BREAK_NORMAL = 0.1
+    BREAK_DANGER = 0.35
+    BREAK_URGENT = 3.0
+    #: opponents with at most this many cards are a danger / urgent
+    DANGER = 6
+    URGENT = 3
+    #: feed a partner holding at most this many cards
+    FEED = 3
+    #: leading: bonus per extra card of a group (sequences, full houses first)
+    LEAD_SIZE_BONUS = 0.6
+    #: following: extra cost of spending a level card or joker on a low play when nothing presses
+    SPEND_CONTROL = 0.6
+
+    def __init__(self, seat, rng=None) -> None:
+        super().__init__(seat, rng)
+        self.mem: Memory | None = None
+        #: plans of hands this seat will hold after its own plays (this deal only)
+        self._next_plans: dict[tuple[int, ...], Plan] = {}
+
+    # ------------------------------------------------------------ bookkeeping
+
+    def start_deal(self, deal_index, obs) -> None:
+        self.mem = Memory(obs.level)
+        self._next_plans.clear()
+
+    def _memory(self, obs) -> Memory:
+        m = self.mem
+        if m is None or m.level != obs.level or len(obs.events) < m.seen_events:
+            m = self.mem = Memory(obs.level)
+            self._next_plans.clear()
+        m.update(obs.events)
+        return m
+
+    def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
+        p = self._next_plans.get(hand)
+        return p if p is not None else make_plan(hand, lv)
+
+    def _played(self, hand, plan: Plan, combo: Combo, lv: int) -> Combo:
+        """Remember the plan for the hand left after ``combo`` (saves a re-plan), and return it."""
+        if combo is PASS:
+            return combo
+        sig = combo_signature(combo, lv)
+        for g in plan.groups:
+            if group_signature(g) == sig:
+                rest = _remove(hand, combo.cards)
+                left = plan.without(g)
+                sf = [f for h in left.groups if h.faces for f in h.faces]
+                if not sf or not Counter(sf) - Counter(rest):
+                    self._next_plans[rest] = left
+                break
+        return combo
+
+    def _find(self, g: Group, obs, plan: Plan) -> Combo:
+        """The concrete play for a planned group."""
+        lv = obs.level
+        sig = group_signature(g)
+        reserved = self._reserved(plan, g)
+        for a in obs.legal_actions:
+            if a[0] == g.type and a[1] == g.rank and combo_signature(a, lv) == sig:
+                if not reserved or not self._touches(a, reserved, obs.hand):
+                    return a
+                break
+        return group_combo(g, obs.hand, lv, reserved)
+
+    @staticmethod
+    def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
+        """Faces of the plan's straight flushes other than ``g``."""
+        return tuple(f for h in plan.groups if h.faces and h is not g for f in h.faces)
+
+    @staticmethod
+    def _touches(a: Combo, reserved: tuple[int, ...], hand: tuple[int, ...]) -> bool:
+        """Whether playing ``a`` would take a face the reserved straight flushes need."""
+        need = Counter(reserved)
+        used = Counter(a[2])
+        return any(hand.count(f) - used[f] < need[f] for f in used if f in need)
+
+    def _is_control(self, g: Group, un, uw, lv: int) -> bool:
+        if g.type in BOMB_TYPES:
+            return True
+        return not Memory.higher_exists(g.type, g.rank, g.size, un, uw, lv)
+
+    # ------------------------------------------------------------ tribute and return
+
+    def choose_tribute(self, obs) -> int:
+        opts = obs.legal_actions
+        if len(opts) == 1:
+            return opts[0]
+        return min(opts, key=lambda f: (make_plan(_remove(obs.hand, (f,)), obs.level).cost, f))
+
+    def choose_return(self, obs) -> int:
+        """Return the card whose loss hurts the plan least; never a wild, never from a bomb or
+        straight flush while another card is allowed; low cards on ties."""
+        lv = obs.level
+        pw = POWER[lv]
+        wild = lv * 4 + 1
+        hand = obs.hand
+        base = make_plan(hand, lv)
+        bomb_ranks: set[int] = set()
+        sf_faces: dict[int, int] = {}
+        for g in base.groups:
+            if g.type in BOMB_TYPES:
+                if g.faces:
+                    for f in g.faces:
+                        sf_faces[f] = sf_faces.get(f, 0) + 1
+                else:
+                    bomb_ranks.update(r for r, _n in g.counts)
+        opts = sorted(set(obs.legal_actions))
+        free = [
+            f
+            for f in opts
+            if f != wild and RANK_OF[f] not in bomb_ranks and hand.count(f) > sf_faces.get(f, 0)
+        ]
+        pool = free or [f for f in opts if f != wild] or opts
+        # a lone card of the plan goes back at no cost to the plan: the lowest such single
+        lone = {g.rank for g in base.groups if g.type == "single" and g.counts}
+        singles = [f for f in pool if RANK_OF[f] in lone]
+        if singles:
+            return min(singles, key=lambda f: (pw[RANK_OF[f]], f))
+        # one face per rank is enough (suits matter only for straight flushes, kept above)
+        reps: dict[int, int] = {}
+        for f in pool:
+            r = RANK_OF[f]
+            if r not in reps or hand.count(f) > hand.count(reps[r]):
+                reps[r] = f
+        best = None
+        for f in sorted(reps.values(), key=lambda f: pw[RANK_OF[f]])[:4]:
+            score = make_plan(_remove(hand, (f,)), lv).cost + 0.02 * pw[RANK_OF[f]]
+            if best is None or score < best[0]:
+                best = (score, f)
+        return best[1]
+
+    # ------------------------------------------------------------ play
+
+    def choose_play(self, obs):
+        acts = obs.legal_actions
+        if len(acts) == 1:
+            return acts[0]
+        mem = self._memory(obs)
+        hand = obs.hand
+        n = len(hand)
+        for a in acts:
+            if len(a[2]) == n:
+                return a  # goes out
+        lv = obs.level
+        plan = self._plan(hand, lv)
+        if obs.top is None:
+            combo = self._lead(obs, plan, mem)
+        else:
+            combo = self._follow(obs, plan, mem)
+        return self._played(hand, plan, combo, lv)
+
+    # leading ------------------------------------------------------------
+
+    def _lead(self, obs, plan: Plan, mem: Memory) -> Combo:
+        lv = obs.level
+        seat = obs.seat
+        counts = obs.card_counts
+        finished = obs.finished
+        un, uw = mem.unseen(obs.hand)
+        groups = plan.groups
+        normal = [g for g in groups if g.type not in BOMB_TYPES]
+        bombs = [g for g in groups if g.type in BOMB_TYPES]
+        if not normal:
+            g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
+            return self._find(g, obs, plan)
+        ctrl = [g for g in normal if self._is_control(g, un, uw, lv)]
+        weak = [g for g in normal if g not in ctrl]
+        # run out: controls first while at most one weak hand remains
+        if len(weak) <= 1 and ctrl:
+            g = max(
+                ctrl, key=lambda g: (g.size, -POWER[lv][g.rank] if g.type not in SEQUENCE_TYPES else -g.rank)
+            )
+            return self._find(g, obs, plan)
+        partner = seat ^ 2
+        opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
+        # feed a partner close to going out
+        pc = counts[partner]
+        if partner not in finished and pc <= self.FEED and len(normal) >= 3:
+            feed = self._feed(obs, plan, pc)
+            if feed is not None:
+                return feed
+        danger = min((counts[s] for s in opps), default=99)
+        cands = weak or normal
+        if danger <= 2:
+            # avoid handing the opponent a combination of its size
+            safe = [g for g in cands if g.size != danger and not (danger == 2 and g.size == 1)]
+            if safe:
+                cands = safe
+            elif danger == 1:
+                singles = [g for g in normal if g.type == "single"]
+                if singles:
+                    g = max(singles, key=lambda g: POWER[lv][g.rank])
+                    return self._find(g, obs, plan)
+
+        def lead_score(g: Group) -> float:
+            k = g.rank - 2 if g.type in SEQUENCE_TYPES else POWER[lv][g.rank]
+            return k - self.LEAD_SIZE_BONUS * (g.size - 1)
+
+        g = min(cands, key=lead_score)
+        return self._find(g, obs, plan)
+
+    def _feed(self, obs, plan: Plan, pc: int) -> Combo | None:
+        """Lead the lowest combination of a type a partner with ``pc`` cards may follow."""
+        lv = obs.level
+        bomb_ranks = {r for g in plan.groups if g.type in BOMB_TYPES for r, _n in g.counts}
+        want = ("single",) if pc == 1 else ("pair", "single") if pc == 2 else ("triple", "pair", "single")
+        last = self.mem.last_play[obs.seat ^ 2] if self.mem is not None else None
+        if last is not None and last[0] in want and len(last[2]) <= pc:
+            want = (last[0],) + tuple(t for t in want if t != last[0])
+        for t in want:
+            groups = [g for g in plan.groups if g.type == t]
+            if groups:
+                return self._find(min(groups, key=lambda g: POWER[lv][g.rank]), obs, plan)
+            opts = [
+                a for a in obs.legal_actions if a[0] == t and not any(RANK_OF[f] in bomb_ranks for f in a[2])
+            ]
+            if opts:
+                return min(opts, key=lambda a: (_key(a, lv), a[2].count(lv * 4 + 1)))
+        return None
+
+    # following ----------------------------------------------------------
+
+    def _follow(self, obs, plan: Plan, mem: Memory):
+        lv = obs.level
+        seat = obs.seat
+        counts = obs.card_counts
+        finished = obs.finished
+        owner = obs.top_owner
+        top = obs.top
+        hand = obs.hand
+        plays = [a for a in obs.legal_actions if a[0] != "pass"]
+        if not plays:
+            return PASS
+        partner = seat ^ 2
+        sigs = {group_signature(g): g for g in plan.groups}
+        if owner == partner:
+            if owner in finished:
+                return PASS  # 接风: the lead comes to me if everyone passes
+            for a in plays:
+                g = sigs.get(combo_signature(a, lv))
+                if g is not None and a[0] not in BOMB_CLASS and plan.without(g).hands == 0:
+                    return self._find(g, obs, plan)
+            return PASS
+        opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
+        # an owner already out hands the lead to its partner if all pass (接风)
+        oc = counts[owner] if owner not in finished else counts[owner ^ 2]
+        opp_min = min((counts[s] for s in opps), default=99)
+        urgent = oc <= self.URGENT
+        danger = oc <= self.DANGER or opp_min <= self.URGENT
+        thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
+        base = plan.cost
+        best = None
+        evaluated = 0
+        normal = sorted((a for a in plays if a[0] not in BOMB_CLASS), key=lambda a: _key(a, lv))
+        planned = {}
+        for a in normal:
+            g = sigs.get(combo_signature(a, lv))
+            if g is not None:
+                planned[a] = g
+        limit = 3 if danger else 0 if planned else 2
+        for a in normal:
+            g = planned.get(a)
+            if g is not None:
+                delta = -group_cost(g, lv)
+            else:
+                if evaluated >= limit:
+                    continue
+                evaluated += 1
+                delta = make_plan(_remove(hand, a[2]), lv).cost - base
+            # spending a top card on a low play is a cost when nothing presses
+            k = _key(a, lv)
+            if not danger and a[0] not in SEQUENCE_TYPES and k >= 13 and _key(top, lv) < 9:
+                delta += self.SPEND_CONTROL
+            score = delta + 0.01 * k
+            if best is None or score < best[0]:
+                best = (score, delta, a)
+        if best is not None and best[1] <= thr:
+            g = planned.get(best[2])
+            return self._find(g, obs, plan) if g is not None else best[2]
+        # bombs
+        bombs = [a for a in plays if a[0] in BOMB_CLASS]
+        if not bombs:
+            return PASS
+        planned_bombs = [a for a in bombs if combo_signature(a, lv) in sigs]
+        use = False
+        if urgent:
+            use = True
+        elif planned_bombs and plan.hands <= len(plan.bombs):
+            use = True  # a bomb to win the lead when the plan can then run out
+        elif danger and planned_bombs and len(plan.bombs) >= 2:
+            use = True
+        if not use:
+            return PASS
+        pool = planned_bombs or (bombs if urgent else [])
+        if not pool:
+            return PASS
+        a = min(pool, key=lambda a: (bomb_value(a, lv), len(a[2])))
+        g = sigs.get(combo_signature(a, lv))
+        return self._find(g, obs, plan) if g is not None else a

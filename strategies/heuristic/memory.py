@@ -1,0 +1,98 @@
+"""Card counting from the public record: what is still unseen by this seat.
+
+``unseen[r]`` counts the cards of rank ``r`` (0..12 naturals without the wilds,
+13 = SB, 14 = HR) that are neither played nor in this seat's hand; ``unseen_wild``
+the ♥ level cards likewise. The other three hands hold exactly the unseen cards.
+"""
+
+from __future__ import annotations
+
+from guandan_cli.engine.cards import RANK_OF
+from guandan_cli.engine.combos import POWER, STRAIGHT_WINDOWS, TUBE_WINDOWS
+
+
+class Memory:
+    __slots__ = ("level", "wild", "played", "played_wild", "seen_events", "last_play", "passed_on")
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self.wild = level * 4 + 1
+        self.played = [0] * 15
+        self.played_wild = 0
+        self.seen_events = 0
+        #: last combo each seat played (any trick)
+        self.last_play: list = [None, None, None, None]
+        #: per seat: (type, size, power key) of plays it passed on while an opponent of it held the trick
+        self.passed_on: list[list] = [[], [], [], []]
+
+    def update(self, events) -> None:
+        wild = self.wild
+        played = self.played
+        top = None
+        top_owner = -1
+        # replay only the new events; the trick state needed for passes is rebuilt cheaply
+        start = self.seen_events
+        for i in range(start, len(events)):
+            ev = events[i]
+            if ev.kind == "play":
+                for f in ev.combo.cards:
+                    if f == wild:
+                        self.played_wild += 1
+                    else:
+                        played[RANK_OF[f]] += 1
+                self.last_play[ev.seat] = ev.combo
+                top, top_owner = ev.combo, ev.seat
+            elif ev.kind == "pass":
+                if top is not None and (top_owner ^ ev.seat) & 1:
+                    self.passed_on[ev.seat].append(top)
+        self.seen_events = len(events)
+
+    def unseen(self, hand: tuple[int, ...]) -> tuple[list[int], int]:
+        """Unseen counts per rank (15) and unseen wilds, given this seat's hand."""
+        wild = self.wild
+        lv = self.level
+        un = [8] * 13 + [2, 2]
+        un[lv] = 6
+        uw = 2 - self.played_wild
+        for r in range(15):
+            un[r] -= self.played[r]
+        for f in hand:
+            if f == wild:
+                uw -= 1
+            else:
+                un[RANK_OF[f]] -= 1
+        return un, uw
+
+    @staticmethod
+    def higher_exists(t: str, rank: int, size: int, un: list[int], uw: int, lv: int) -> bool:
+        """Whether the unseen cards could form a same-type combo beating (t, rank) (bombs aside)."""
+        pw = POWER[lv]
+        if t == "single":
+            p = pw[rank]
+            if uw and 13 > p:
+                return True
+            return any(un[r] and pw[r] > p for r in range(15))
+        if t == "pair":
+            p = pw[rank]
+            for r in range(15):
+                if pw[r] > p:
+                    n = un[r]
+                    if n >= 2 or (r < 13 and n + uw >= 2 and n >= 1):
+                        return True
+            return uw >= 2 and 13 > p
+        if t in ("triple", "full_house"):
+            p = pw[rank]
+            return any(pw[r] > p and un[r] and un[r] + uw >= 3 for r in range(13))
+        if t == "straight":
+            for top, ranks in STRAIGHT_WINDOWS:
+                if top > rank and sum(1 for r in ranks if not un[r]) <= uw:
+                    return True
+            return False
+        if t == "tube":
+            for top, ranks in TUBE_WINDOWS:
+                if top > rank and sum(max(0, 2 - un[r]) for r in ranks) <= uw:
+                    return True
+            return False
+        if t == "plate":
+            return any(top > rank and min(un[(top - 1) % 13], un[top]) + uw >= 3 for top in range(0, 13))
+        return True

@@ -1,0 +1,486 @@
+"""The hand planner: split a hand into the fewest combinations, counting wild cards.
+
+A *plan* is a list of ``Group``s that together use every card of the hand once.
+The search works on rank counts (suits matter only for straight flushes):
+
+1. optionally set aside one straight flush (natural, or completed by one wild);
+2. depth-first over straights, tubes (三连对) and plates (钢板) that fit the
+   counts, wild cards filling gaps, never breaking a bomb (4+ of a rank);
+3. the rest by rank: 4+ = bomb, 3 = triple, 2 = pair, 1 = single; each left-over
+   wild completes a triple into a bomb, a spare pair into a triple, or a low
+   single into a pair; triples then carry the lowest pairs as full houses.
+
+A plan's ``cost`` is its number of non-bomb hands (what must still be played out)
+plus small penalties for low singles and pairs, minus a bonus per bomb. Plans
+are cached per (hand, level).
+
+>>> from guandan_cli.engine import parse_cards
+>>> p = make_plan(parse_cards("S3 H4 D5 C6 S7 S9 D9 SK"), 0)
+>>> [g.type for g in p.groups]
+['straight', 'pair', 'single']
+>>> p.hands
+3
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from guandan_cli.engine.cards import HR, RANK_OF, SB, SUIT_OF
+from guandan_cli.engine.combos import (
+    BOMB,
+    FULL_HOUSE,
+    JOKER_BOMB,
+    PAIR,
+    PLATE,
+    PLATE_WINDOWS,
+    POWER,
+    SINGLE,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    STRAIGHT_WINDOWS,
+    TRIPLE,
+    TUBE,
+    TUBE_WINDOWS,
+    Combo,
+)
+
+BOMB_TYPES = frozenset((BOMB, STRAIGHT_FLUSH, JOKER_BOMB))
+SEQ_TYPES = frozenset((STRAIGHT, TUBE, PLATE, STRAIGHT_FLUSH))
+
+
+class Group(NamedTuple):
+    """One planned combination.
+
+    ``rank`` is the combo key (natural top for sequences); ``counts`` the natural
+    cards used as ``((rank, n), …)``; ``wilds`` the wild cards used; ``faces`` the
+    exact faces of a straight flush (else empty); ``pair`` a full house's pair rank.
+    """
+
+    type: str
+    rank: int
+    counts: tuple[tuple[int, int], ...]
+    wilds: int = 0
+    faces: tuple[int, ...] = ()
+    pair: int = -1
+
+    @property
+    def size(self) -> int:
+        return sum(n for _r, n in self.counts) + self.wilds
+
+    @property
+    def is_bomb(self) -> bool:
+        return self.type in BOMB_TYPES
+
+
+class Plan(NamedTuple):
+    groups: tuple[Group, ...]
+    cost: float
+    level: int = 0
+
+    @property
+    def hands(self) -> int:
+        """Non-bomb combinations still to play out."""
+        return sum(1 for g in self.groups if g.type not in BOMB_TYPES)
+
+    @property
+    def bombs(self) -> tuple[Group, ...]:
+        return tuple(g for g in self.groups if g.type in BOMB_TYPES)
+
+    def without(self, group: Group) -> Plan:
+        gs = list(self.groups)
+        gs.remove(group)
+        return Plan(tuple(gs), self.cost - group_cost(group, self.level), self.level)
+
+
+# ---------------------------------------------------------------- costs
+
+BOMB_BONUS = 0.6
+
+
+def _single_pen(p: int) -> float:
+    if p >= 13:  # level card, jokers: control
+        return -0.25 - 0.05 * (p - 13)
+    return max(0, 9 - p) * 0.04
+
+
+def _pair_pen(p: int) -> float:
+    if p >= 12:
+        return -0.2
+    return max(0, 9 - p) * 0.03
+
+
+def _triple_pen(p: int) -> float:
+    return max(0, 6 - p) * 0.02
+
+
+#: penalties by power 0..15
+SINGLE_PEN = tuple(_single_pen(p) for p in range(16))
+PAIR_PEN = tuple(_pair_pen(p) for p in range(16))
+TRIPLE_PEN = tuple(_triple_pen(p) for p in range(16))
+
+
+def group_cost(g: Group, lv: int) -> float:
+    t = g.type
+    if t in BOMB_TYPES:
+        return -BOMB_BONUS
+    if t == SINGLE:
+        return 1.0 + SINGLE_PEN[POWER[lv][g.rank]]
+    if t == PAIR:
+        return 1.0 + PAIR_PEN[POWER[lv][g.rank]]
+    if t in (TRIPLE, FULL_HOUSE):
+        return 1.0 + TRIPLE_PEN[POWER[lv][g.rank]]
+    return 1.0
+
+
+# ---------------------------------------------------------------- search
+
+#: (type, top, ranks, cards per rank) of every sequence window
+SEQS: tuple[tuple[str, int, tuple[int, ...], int], ...] = tuple(
+    [(STRAIGHT, top, ranks, 1) for top, ranks in STRAIGHT_WINDOWS]
+    + [(TUBE, top, ranks, 2) for top, ranks in TUBE_WINDOWS]
+    + [(PLATE, top, ranks, 3) for top, ranks in PLATE_WINDOWS]
+)
+N_SEQS = len(SEQS)
+SEQ_K = tuple(k for _t, _top, _ranks, k in SEQS)
+SEQ_MASK = tuple(sum(1 << r for r in ranks) for _t, _top, ranks, _k in SEQS)
+_SF_WINDOWS = tuple((top, ranks, sum(1 << r for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
+
+
+#: ranks 0..12 in power order at each level (the level rank last)
+ORDER: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(range(13), key=lambda r, lv=lv: POWER[lv][r])) for lv in range(13)
+)
+
+
+def _leaf(c: list[int], w: int, pw: tuple[int, ...], lv: int, build: bool):
+    """Cost (and groups when ``build``) of the same-rank split of counts ``c`` with ``w`` wilds."""
+    singles: list[int] = []
+    pairs: list[int] = []
+    triples: list[int] = []
+    bombs: list[int] = []
+    for r in ORDER[lv]:  # power order: every list below is sorted by power
+        n = c[r]
+        if n:
+            if n == 1:
+                singles.append(r)
+            elif n == 2:
+                pairs.append(r)
+            elif n == 3:
+                triples.append(r)
+            else:
+                bombs.append(r)
+    sb, hr = c[13], c[14]
+    joker_bomb = sb == 2 and hr == 2
+    jpairs: list[int] = []
+    if not joker_bomb:
+        for r, n in ((13, sb), (14, hr)):
+            if n == 2:
+                jpairs.append(r)
+            elif n == 1:
+                singles.append(r)
+    # wild placement: a triple becomes a bomb; else a pair becomes a triple carrying
+    # another pair; else the lowest single (below A) becomes a pair; else the wild stays single
+    wild_to: list[int] = []
+    wild_single = 0
+    for _ in range(w):
+        if triples:
+            r = triples.pop()
+            bombs.append(r)
+        elif len(pairs) >= 2:
+            r = pairs.pop()
+            triples.append(r)
+        elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+            r = singles.pop(0)
+            pairs.append(r)
+            if len(pairs) > 1:
+                pairs.sort(key=pw.__getitem__)
+        else:
+            wild_single += 1
+            continue
+        wild_to.append(r)
+    nfh = min(len(triples), len(pairs))
+    cost = 0.0
+    for r in singles:
+        cost += 1.0 + SINGLE_PEN[pw[r]]
+    cost += wild_single * (1.0 + SINGLE_PEN[13])
+    for r in pairs[nfh:]:
+        cost += 1.0 + PAIR_PEN[pw[r]]
+    for r in jpairs:
+        cost += 1.0 + PAIR_PEN[pw[r]]
+    for r in triples:
+        cost += 1.0 + TRIPLE_PEN[pw[r]]
+    cost -= BOMB_BONUS * (len(bombs) + joker_bomb)
+    if not build:
+        return cost, None
+    wc: dict[int, int] = {}
+    for r in wild_to:
+        wc[r] = wc.get(r, 0) + 1
+    groups: list[Group] = []
+    for r in bombs:
+        groups.append(Group(BOMB, r, ((r, c[r]),), wc.get(r, 0)))
+    if joker_bomb:
+        groups.append(Group(JOKER_BOMB, 14, ((13, 2), (14, 2))))
+    # full houses: the lowest pairs go to the highest triples
+    by_power = sorted(triples, key=lambda x: pw[x], reverse=True)
+    for i, r in enumerate(by_power):
+        if i < nfh:
+            p = pairs[i]
+            counts = tuple(sorted(((r, c[r]), (p, c[p])))) if c[p] else ((r, c[r]),)
+            groups.append(Group(FULL_HOUSE, r, counts, wc.get(r, 0) + wc.get(p, 0), pair=p))
+        else:
+            groups.append(Group(TRIPLE, r, ((r, c[r]),), wc.get(r, 0)))
+    for r in pairs[nfh:]:
+        groups.append(Group(PAIR, r, ((r, c[r]),), wc.get(r, 0)))
+    for r in jpairs:
+        groups.append(Group(PAIR, r, ((r, 2),)))
+    for r in singles:
+        groups.append(Group(SINGLE, r, ((r, 1),)))
+    for _ in range(wild_single):
+        groups.append(Group(SINGLE, lv, (), 1))
+    return cost, groups
+
+
+class _Search:
+    __slots__ = ("c", "w", "pw", "lv", "best", "best_stack", "stack", "nodes")
+    CAP = 300
+
+    def __init__(self, c: list[int], w: int, lv: int) -> None:
+        self.c = c
+        self.w = w
+        self.lv = lv
+        self.pw = POWER[lv]
+        self.best = 1e9
+        self.best_stack: list[tuple[int, int]] = []
+        self.stack: list[tuple[int, int]] = []
+        self.nodes = 0
+
+    def run(self, idx: int, seq_cost: float) -> None:
+        self.nodes += 1
+        c = self.c
+        cost, _ = _leaf(c, self.w, self.pw, self.lv, False)
+        cost += seq_cost
+        if cost < self.best:
+            self.best = cost
+            self.best_stack = list(self.stack)
+        if self.nodes > self.CAP:
+            return
+        w = self.w
+        m1 = m2 = m3 = f1 = f2 = f3 = 0
+        for r in range(13):
+            n = c[r]
+            if n:
+                bit = 1 << r
+                m1 |= bit
+                if n >= 2:
+                    m2 |= bit
+                    if n >= 3:
+                        m3 |= bit
+                        if n >= 4:
+                            if n == 4:
+                                f1 |= bit
+                            if n <= 5:
+                                f2 |= bit
+                            if n <= 6:
+                                f3 |= bit
+        for i in range(idx, N_SEQS):
+            k, wm = SEQ_K[i], SEQ_MASK[i]
+            if k == 1:
+                if wm & f1:
+                    continue
+                need = (wm & ~m1).bit_count()
+                if need > w or (wm & m2).bit_count() >= 3:
+                    continue
+            elif k == 2:
+                if wm & ~m1 or wm & f2:
+                    continue
+                need = (wm & ~m2).bit_count()
+                if need > w or (wm & m3).bit_count() >= 2:
+                    continue
+            else:
+                if wm & ~m1 or wm & f3:
+                    continue
+                need = (wm & ~m3 & m2).bit_count() + 2 * (wm & ~m2).bit_count()
+                if need > w:
+                    continue
+            ranks = SEQS[i][2]
+            used = []
+            for r in ranks:
+                take = k if c[r] >= k else c[r]
+                c[r] -= take
+                used.append(take)
+            self.w = w - need
+            self.stack.append((i, need))
+            self.run(i, seq_cost + 1.0)
+            self.stack.pop()
+            self.w = w
+            for r, take in zip(ranks, used):
+                c[r] += take
+
+
+_COUNTS_CACHE: dict[tuple, tuple[float, list[Group]]] = {}
+
+
+def _plan_counts(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
+    key = (tuple(c), w, lv)
+    hit = _COUNTS_CACHE.get(key)
+    if hit is None:
+        if len(_COUNTS_CACHE) >= _CACHE_MAX:
+            _COUNTS_CACHE.clear()
+        hit = _COUNTS_CACHE[key] = _plan_counts_uncached(c, w, lv)
+    return hit
+
+
+def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
+    s = _Search(c, w, lv)
+    s.run(0, 0.0)
+    # rebuild the best state
+    groups: list[Group] = []
+    wleft = w
+    for i, need in s.best_stack:
+        t, top, ranks, k = SEQS[i]
+        counts = []
+        for r in ranks:
+            take = k if c[r] >= k else c[r]
+            c[r] -= take
+            if take:
+                counts.append((r, take))
+        wleft -= need
+        groups.append(Group(t, top, tuple(sorted(counts)), need))
+    cost, rest = _leaf(c, wleft, POWER[lv], lv, True)
+    # restore counts
+    for g in groups:
+        for r, n in g.counts:
+            c[r] += n
+    return s.best, groups + rest
+
+
+def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple[int, ...], int]]:
+    """(top, natural faces, wilds needed) of straight flushes worth trying (at most one wild)."""
+    wild = lv * 4 + 1
+    masks = [0, 0, 0, 0]
+    for f in hand:
+        if f < 52 and f != wild:
+            masks[SUIT_OF[f]] |= 1 << RANK_OF[f]
+    out = []
+    lim = 1 if w else 0
+    for s in range(4):
+        m = masks[s]
+        if m.bit_count() < 4:
+            continue
+        for top, ranks, wm in _SF_WINDOWS:
+            miss = (wm & ~m).bit_count()
+            if miss <= lim:
+                out.append((top, tuple(sorted(r * 4 + s for r in ranks if m >> r & 1)), miss))
+    return out
+
+
+_CACHE: dict[tuple, Plan] = {}
+#: straight flushes tried per plan
+SF_TRIES = 3
+_CACHE_MAX = 50000
+
+
+def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
+    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
+    key = (hand, lv)
+    p = _CACHE.get(key)
+    if p is not None:
+        return p
+    wild = lv * 4 + 1
+    c = [0] * 15
+    w = 0
+    for f in hand:
+        if f == wild:
+            w += 1
+        else:
+            c[RANK_OF[f]] += 1
+    best_cost, best_groups = _plan_counts(c, w, lv)
+    options = _sf_options(hand, lv, w)
+    if len(options) > SF_TRIES:
+        # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
+        options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
+        del options[SF_TRIES:]
+    for top, faces, miss in options:
+        ranks = [RANK_OF[f] for f in faces]
+        if any(c[r] >= 4 and c[r] - 1 < 4 for r in ranks):
+            continue
+        for r in ranks:
+            c[r] -= 1
+        cost, groups = _plan_counts(c, w - miss, lv)
+        for r in ranks:
+            c[r] += 1
+        cost -= BOMB_BONUS
+        if cost < best_cost - 1e-9:
+            counts = tuple((r, 1) for r in sorted(ranks))
+            sf = Group(STRAIGHT_FLUSH, top, counts, miss, faces + (wild,) * miss)
+            best_cost, best_groups = cost, [sf] + list(groups)
+    plan = Plan(tuple(best_groups), best_cost, lv)
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[key] = plan
+    return plan
+
+
+# ---------------------------------------------------------------- groups as plays
+
+
+def combo_signature(combo: Combo, lv: int) -> tuple:
+    """(type, rank, natural counts, wilds) of a played combo, comparable with a Group's."""
+    wild = lv * 4 + 1
+    counts: dict[int, int] = {}
+    w = 0
+    for f in combo.cards:
+        if f == wild:
+            w += 1
+        else:
+            r = RANK_OF[f]
+            counts[r] = counts.get(r, 0) + 1
+    return (combo.type, combo.rank, tuple(sorted(counts.items())), w)
+
+
+def group_signature(g: Group) -> tuple:
+    return (g.type, g.rank, g.counts, g.wilds)
+
+
+def group_combo(g: Group, hand: tuple[int, ...], lv: int, reserved: tuple[int, ...] = ()) -> Combo:
+    """Concrete faces from ``hand`` for group ``g`` (faces in ``reserved`` taken last)."""
+    wild = lv * 4 + 1
+    if g.faces:
+        return Combo(g.type, g.rank, tuple(sorted(g.faces)))
+    res = list(reserved)
+    by_rank: dict[int, list[int]] = {}
+    for f in hand:
+        if f != wild:
+            by_rank.setdefault(RANK_OF[f], []).append(f)
+    cards: list[int] = []
+    for r, n in g.counts:
+        faces = by_rank.get(r, [])
+        free = [f for f in faces if f not in res]
+        if len(free) < n:
+            free = free + [f for f in faces if f in res]
+        cards += free[:n]
+    cards += [wild] * g.wilds
+    return Combo(g.type, g.rank, tuple(sorted(cards)))
+
+
+def power_key(t: str, rank: int, lv: int) -> int:
+    """Comparable strength of a combo's key: natural top for sequences, else power."""
+    if t in SEQ_TYPES:
+        return rank
+    return POWER[lv][rank]
+
+
+__all__ = [
+    "BOMB_TYPES",
+    "Group",
+    "Plan",
+    "combo_signature",
+    "group_combo",
+    "group_cost",
+    "group_signature",
+    "make_plan",
+    "power_key",
+    "HR",
+    "SB",
+]
