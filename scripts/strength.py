@@ -17,7 +17,6 @@ the interval is shown too), heuristic self-play >= 50 deals/s on one core.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -31,25 +30,11 @@ if str(ROOT) not in sys.path:
 from guandan_cli.engine.match import Match  # noqa: E402
 from guandan_cli.engine.play import iter_match  # noqa: E402
 from guandan_cli.engine.rules import get_ruleset  # noqa: E402
+from guandan_cli.stats import wilson_interval  # noqa: E402
 from strategies import make_players  # noqa: E402
 
 TARGETS = {("heuristic", "random"): 0.95, ("heuristic", "greedy"): 0.70}
 SPEED_TARGET = 50.0
-
-
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval for k successes in n trials.
-
-    >>> [round(x, 3) for x in wilson(380, 400)]
-    [0.924, 0.967]
-    """
-    if n == 0:
-        return (0.0, 1.0)
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, mid - half), min(1.0, mid + half))
 
 
 def play_one(args: tuple[str, str, int, int, int, str]) -> tuple[int, int, int, int, int]:
@@ -77,10 +62,10 @@ def run_pairing(a: str, b: str, matches: int, seed: int, jobs: int, max_deals: i
     n = len(results)
     wins = sum(r[0] for r in results)
     by_seats = [sum(r[0] for r, t in zip(results, tasks) if t[3] == team) for team in (0, 1)]
-    lo, hi = wilson(wins, n)
+    lo, hi = wilson_interval(wins, n)
     deals = sum(r[2] for r in results)
     dwon = sum(r[3] for r in results)
-    dlo, dhi = wilson(dwon, deals)
+    dlo, dhi = wilson_interval(dwon, deals)
     return {
         "a": a,
         "b": b,

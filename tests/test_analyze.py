@@ -179,3 +179,10 @@ def test_two_runs_are_pooled(small_run, run_copy):  # noqa: F811
         0
     ]
     assert two["deals"] == 2 * one["deals"] and two["total"] == 2 * one["total"]
+
+
+def test_parquet_and_jsonl_runs_pool(small_run, run_copy):  # noqa: F811
+    convert_to_parquet(run_copy)
+    one = json.loads(invoke("analyze", small_run, "-r", "bombs", "-f", "json").stdout)["bombs"]
+    two = json.loads(invoke("analyze", small_run, run_copy, "-r", "bombs", "-f", "json").stdout)["bombs"]
+    assert [r["bombs"] * 2 for r in one] == [r["bombs"] for r in two]

@@ -33,9 +33,15 @@ def _root(
 
 
 def _register() -> None:
-    from guandan_cli.cli import cmd_analyze, cmd_bench, cmd_plays  # noqa: F401
-    from guandan_cli.cli import cmd_compare  # noqa: F401
-    from guandan_cli.cli import cmd_replay, cmd_simulate, cmd_verify  # noqa: F401
+    from guandan_cli.cli import (  # noqa: F401  # noqa: F401
+        cmd_analyze,
+        cmd_bench,
+        cmd_compare,  # noqa: F401
+        cmd_plays,
+        cmd_replay,
+        cmd_simulate,
+        cmd_verify,
+    )
 
 
 _register()

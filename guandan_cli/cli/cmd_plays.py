@@ -17,7 +17,9 @@ def plays(
     top: Annotated[
         str | None, typer.Option("--top", "-t", help="The play to beat, as 'type:key cards'.")
     ] = None,
-    every: Annotated[bool, typer.Option("--all", help="Every card multiset, not one per declaration.")] = False,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every card multiset, not one per declaration.")
+    ] = False,
     symbols: Annotated[bool, typer.Option("--symbols", help="Show suit symbols.")] = False,
 ) -> None:
     """List what HAND can play at LEVEL (leading, or beating --top)."""

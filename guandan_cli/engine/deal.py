@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .cards import HR, RANK_OF, format_card, format_cards
 from .combos import POWER, Combo, beats, readings
-from .legal import legal_plays
+from .legal import _Hand, _plays
 from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
 
 TRIBUTE = "tribute"
@@ -226,6 +226,10 @@ class Deal:
         self._returners: list[tuple[int, int]] = []
         self._chosen_returns: list[int] = []
         self._legal_cache: list | None = None
+        #: per seat: (its hand list, its length, the analysis of it) until the hand changes
+        self._analysis: list = [None, None, None, None]
+        #: ``tuple(self.events)``, shared by observations until the next event
+        self._events_tuple: tuple = ()
         self.phase = PLAY
         self.to_move = -1
         prev = setup.previous
@@ -261,7 +265,7 @@ class Deal:
         return seat not in self.finished
 
     def card_counts(self) -> tuple[int, ...]:
-        return tuple(len(h) for h in self.hands)
+        return tuple(map(len, self.hands))
 
     def tribute_options(self, seat: int) -> list[int]:
         """The distinct faces of highest power in the hand, ♥ level cards excluded."""
@@ -303,7 +307,11 @@ class Deal:
         seat = self.to_move
         if self.phase == PLAY:
             top = self.top
-            acts: list = legal_plays(self.hands[seat], self.level, top)
+            hand = self.hands[seat]
+            cached = self._analysis[seat]
+            if cached is None or cached[0] is not hand or cached[1] != len(hand):
+                cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
+            acts: list = _plays(cached[2], top)
             if top is not None:
                 acts.append(PASS)
         elif self.phase == TRIBUTE:
@@ -444,6 +452,7 @@ class Deal:
         for payer, receiver, card in transfers:
             self.hands[payer].remove(card)
             insort(self.hands[receiver], card)
+            self._analysis[payer] = self._analysis[receiver] = None
             self.tributes.append((payer, receiver, card))
             self.events.append(Event(TRIBUTE, payer, card=card, to=receiver))
         self.leader = leader
@@ -456,6 +465,7 @@ class Deal:
         for (giver, to), card in zip(self._returners, self._chosen_returns):
             self.hands[giver].remove(card)
             insort(self.hands[to], card)
+            self._analysis[giver] = self._analysis[to] = None
             self.returns.append((giver, to, card))
             self.events.append(Event(RETURN, giver, card=card, to=to))
         self._start_play(self.leader)
@@ -471,6 +481,7 @@ class Deal:
         hand = self.hands[seat]
         for f in combo[2]:
             hand.remove(f)
+        self._analysis[seat] = None
         ev = Event(PLAY, seat, combo, lead=self.top is None)
         self.events.append(ev)
         self.top = combo

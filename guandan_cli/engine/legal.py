@@ -15,17 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import combinations, product
+from operator import itemgetter
 
 from .cards import HR, SB, level_index
 from .combos import (
     BOMB,
+    BOMB_CLASS,
     FULL_HOUSE,
     JOKER_BOMB,
     PAIR,
     PLATE,
     PLATE_WINDOWS,
     POWER,
-    SEQUENCE_TYPES,
     SINGLE,
     STRAIGHT,
     STRAIGHT_FLUSH,
@@ -39,74 +40,97 @@ from .combos import (
 
 _new = tuple.__new__
 _RANGE13 = range(13)
-#: (top, ranks, rank bitmask) per straight window
-_SF_WINDOWS = tuple((top, ranks, sum(1 << r for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
+_BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
+
+# A hand is analysed through one int ``x`` of base-4 digits: digit ``f`` (bits ``2f``,
+# ``2f + 1``) counts face ``f``. Byte ``r`` of ``x`` then holds rank ``r`` (13: jokers),
+# and the faces present are the bits ``2f`` of ``present`` (rank-major: ``8 * rank + 2 * suit``).
+_P4 = tuple(1 << (2 * f) for f in range(54))
+#: the low bit of every digit
+_M01 = sum(_P4)
+#: bit ``8 * rank`` per rank of each straight window: (top, ranks, mask)
+_SF_WINDOWS = tuple((top, ranks, sum(1 << (8 * r) for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
 #: ranks of the straight to each top
 _STRAIGHT_RANKS = {top: ranks for top, ranks in STRAIGHT_WINDOWS}
-
-# The natural faces present are kept as one int, suit-major: bit ``suit * 13 + rank``.
-_FACE_BIT = tuple(1 << ((f & 3) * 13 + (f >> 2)) for f in range(52)) + (0, 0)
-_RANK_MASK = 0x1FFF
-#: bit 0 of each suit
-_SUIT_BASES = 1 | 1 << 13 | 1 << 26 | 1 << 39
+#: bit 0 of each suit (bits ``2 * suit``)
+_SUIT_BASES = 0b01010101
 #: low bits (start rank 0..8, i.e. tops 6..A) of the 2..A straight windows in each suit
-_WINDOW_STARTS = 0x1FF * _SUIT_BASES
+_WINDOW_STARTS = sum(_SUIT_BASES << (8 * r) for r in range(9))
+#: bit ``8 * r`` of the window starts 0..8
+_START_BITS = sum(1 << (8 * r) for r in range(9))
+#: the faces of an A-2-3-4-5 window, seen from its low bit (rank 2 of a suit)
+_ALOW_MASK = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 96
 #: bomb-class value of a bomb by size, before adding its power (see ``bomb_value``)
 _BOMB_BASE = (0, 0, 0, 0, 100, 200, 400, 500, 600, 700, 800)
+
+
+def _faces_table(r: int) -> tuple[tuple[int, ...], ...]:
+    """The sorted faces of rank ``r`` for each byte of digit counts."""
+    return tuple(
+        tuple(f for s in range(4) for f in [r * 4 + s] * (byte >> (2 * s) & 3)) for byte in range(256)
+    )
+
+
+#: ``_BY[r][byte]``: the faces of rank ``r`` (13: jokers) held, sorted
+_BY = tuple(_faces_table(r) for r in range(14))
+#: number of faces in a byte of digit counts
+_COUNT = bytes(sum(byte >> (2 * s) & 3 for s in range(4)) for byte in range(256))
+
+
+#: faces of a rank in preferred order when some are in natural straight flushes,
+#: by rank, suits in them (bits ``2 * suit``) and byte of digit counts (filled on use)
+_PREFERRED: dict[int, tuple[int, ...]] = {}
 
 
 class _Hand:
     """Per-call analysis of a hand at a level: wilds and natural faces per rank.
 
-    ``by[r]`` lists the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
+    ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
-    number. ``bits`` holds the natural faces present, suit-major (``_FACE_BIT``);
+    number. ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
     """
 
-    __slots__ = ("by", "rc", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr")
+    __slots__ = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr")
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
-        by: list[list[int]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], []]
-        fb = _FACE_BIT
-        bits = 0
-        for f in sorted(hand):
-            by[f >> 2].append(f)
-            bits |= fb[f]
+        if type(hand) is not tuple and type(hand) is not list:
+            hand = tuple(hand)
+        x = sum(itemgetter(*hand)(_P4)) if len(hand) > 1 else sum(map(_P4.__getitem__, hand))
         wild = lv * 4 + 1
-        w = 0
-        if bits & fb[wild]:
-            bits ^= fb[wild]
-            faces = by[lv]
-            w = faces.count(wild)
-            by[lv] = [f for f in faces if f != wild]
-        jokers = by[13]
-        sb = jokers.count(SB) if jokers else 0
-        self.sb = sb
-        self.hr = len(jokers) - sb
+        w = x >> (2 * wild) & 3
+        if w:
+            x -= w << (2 * wild)
+        b = x.to_bytes(14, "little")
+        by = [t[c] for t, c in zip(_BY, b)]
+        jb = b[13]
+        self.sb = jb & 3
+        self.hr = jb >> 2 & 3
         self.by = by
-        self.rc = list(map(len, by))
+        self.cb = cb = b.translate(_COUNT)[:13]
+        self.rc = list(cb)
         self.w = w
         self.wild = wild
         self.lv = lv
-        self.bits = bits
+        self.bits = bits = (x | x >> 1) & _M01
         # natural straight flushes: 5 faces of a suit in a row (A-2-3-4-5 apart)
-        x4 = bits & bits >> 1 & bits >> 2 & bits >> 3
-        self.sfx = sfx = x4 & bits >> 4 & _WINDOW_STARTS
-        self.alow = alow = x4 & bits >> 12 & _SUIT_BASES
+        x4 = bits & bits >> 8 & bits >> 16 & bits >> 24
+        self.sfx = sfx = x4 & bits >> 32 & _WINDOW_STARTS
+        self.alow = alow = x4 & bits >> 96 & _SUIT_BASES
         members = 0
         if sfx or alow:
             # their faces go last, so other choices keep them intact
-            x = sfx
-            while x:
-                low = x & -x
-                members |= low * 0x1F
-                x ^= low
-            members |= alow * 0x100F
+            members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
+            members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
+            pref = _PREFERRED
             for r in _RANGE13:
-                faces = by[r]
-                if len(faces) > 1 and any(members >> ((f & 3) * 13 + r) & 1 for f in faces):
-                    faces.sort(key=lambda f, r=r: (members >> ((f & 3) * 13 + r) & 1, f))
+                ms = members >> (8 * r) & 0x55
+                if ms and len(by[r]) > 1:
+                    key = r << 16 | ms << 8 | b[r]
+                    faces = pref.get(key)
+                    if faces is None:
+                        faces = pref[key] = tuple(sorted(by[r], key=lambda f: (members >> (2 * f) & 1, f)))
+                    by[r] = faces
         self.members = members
 
     @property
@@ -120,7 +144,7 @@ class _Hand:
 
     def pick(self, r: int) -> list[int]:
         """The natural faces of rank ``r``, preferred first (empty list if none)."""
-        return self.by[r]
+        return list(self.by[r])
 
     def take(self, r: int, k: int) -> tuple[int, ...]:
         """``k`` faces of rank ``r`` (naturals first, wilds for the rest), sorted."""
@@ -128,10 +152,8 @@ class _Hand:
         if len(faces) >= k:
             if self.members:
                 return tuple(sorted(faces[:k]))
-            return tuple(faces[:k])
-        part = faces + [self.wild] * (k - len(faces))
-        part.sort()
-        return tuple(part)
+            return faces[:k]
+        return tuple(sorted(faces + (self.wild,) * (k - len(faces))))
 
 
 def legal_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -> list[Combo]:
@@ -145,7 +167,11 @@ def legal_plays(hand: Iterable[int], level: str | int, top: Combo | None = None)
     3
     """
     lv = level if type(level) is int else level_index(level)
-    h = _Hand(hand, lv)
+    return _plays(_Hand(hand, lv), top)
+
+
+def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
+    """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
         _singles(h, -1, out)
@@ -158,24 +184,27 @@ def legal_plays(hand: Iterable[int], level: str | int, top: Combo | None = None)
         _bomb_class(h, 0, out)
         return out
     t = top[0]
-    tb = bomb_value(top, lv)
-    if not tb:
-        thr = top[1] if t in SEQUENCE_TYPES else POWER[lv][top[1]]
-        if t == FULL_HOUSE:
-            _full_houses(h, thr, out)
-        elif t == SINGLE:
-            _singles(h, thr, out)
-        elif t == PAIR:
-            _pairs(h, thr, out)
-        elif t == TRIPLE:
-            _triples(h, thr, out)
-        elif t == STRAIGHT:
-            _straights(h, thr, out)
-        elif t == TUBE:
-            _tubes(h, thr, out)
-        elif t == PLATE:
-            _plates(h, thr, out)
-    _bomb_class(h, tb, out)
+    lv = h.lv
+    if t in BOMB_CLASS:
+        _bomb_class(h, bomb_value(top, lv), out)
+        return out
+    if t == FULL_HOUSE:
+        _full_houses(h, POWER[lv][top[1]], out)
+    elif t == SINGLE:
+        _singles(h, POWER[lv][top[1]], out)
+    elif t == PAIR:
+        _pairs(h, POWER[lv][top[1]], out)
+    elif t == TRIPLE:
+        _triples(h, POWER[lv][top[1]], out)
+    elif t == STRAIGHT:
+        _straights(h, top[1], out)
+    elif t == TUBE:
+        _tubes(h, top[1], out)
+    elif t == PLATE:
+        _plates(h, top[1], out)
+    else:
+        POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
+    _bomb_class(h, 0, out)
     return out
 
 
@@ -212,7 +241,7 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
                 if rc[r] >= 2 and pw[r] > thr
             ]
         else:
-            out += [_new(Combo, (PAIR, r, tuple(by[r][:2]))) for r in _RANGE13 if rc[r] >= 2 and pw[r] > thr]
+            out += [_new(Combo, (PAIR, r, by[r][:2])) for r in _RANGE13 if rc[r] >= 2 and pw[r] > thr]
     if h.sb == 2 and 14 > thr:
         out.append(_new(Combo, (PAIR, 13, (SB, SB))))
     if h.hr == 2 and 15 > thr:
@@ -249,10 +278,10 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         if members:
             pairs = [tuple(sorted(by[p][:2])) for p in pranks]
         else:
-            pairs = [tuple(by[p][:2]) for p in pranks]
+            pairs = [by[p][:2] for p in pranks]
         for t in trips:  # every triple rank is also a pair rank
             i = pranks.index(t)
-            trip = tuple(sorted(by[t][:3])) if members else tuple(by[t][:3])
+            trip = tuple(sorted(by[t][:3])) if members else by[t][:3]
             out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
             out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
             if joker_pairs:
@@ -272,31 +301,41 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         ct = rc[t]
         trip = take(t, 3)
         wt = w - 3 + ct if ct < 3 else w
-        found = False
-        for p, pair, half in pairs2:
-            if p == t:
-                continue
-            if half:
-                if not wt:
-                    continue
-                cards = tuple(sorted(trip + pair))
-            elif ct >= 3:  # naturals only: the cards sort by rank
-                cards = trip + pair if t < p else pair + trip
+        n0 = len(out)
+        if ct >= 3:  # natural triple and pair: the cards sort by rank
+            if wt:
+                out += [
+                    _new(
+                        Combo,
+                        (FULL_HOUSE, t, tuple(sorted(trip + pair)) if half else trip + pair if t < p else pair + trip),
+                    )
+                    for p, pair, half in pairs2
+                    if p != t
+                ]
             else:
-                cards = tuple(sorted(trip + pair))
-            out.append(_new(Combo, (FULL_HOUSE, t, cards)))
-            found = True
-        for pair in joker_pairs:
-            out.append(_new(Combo, (FULL_HOUSE, t, trip + pair)))
-            found = True
-        if not found and wt >= 2:
+                out += [
+                    _new(Combo, (FULL_HOUSE, t, trip + pair if t < p else pair + trip))
+                    for p, pair, half in pairs2
+                    if p != t and not half
+                ]
+        elif wt:
+            out += [_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair)))) for p, pair, _half in pairs2 if p != t]
+        else:
+            out += [
+                _new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair))))
+                for p, pair, half in pairs2
+                if p != t and not half
+            ]
+        if joker_pairs:
+            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
+        if len(out) == n0 and wt >= 2:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
 
 def _straights(h: _Hand, thr: int, out: list) -> None:
     w, wild, by = h.w, h.wild, h.by
     bits = h.bits
-    present = (bits | bits >> 13 | bits >> 26 | bits >> 39) & _RANK_MASK
+    present = bits | bits >> 2 | bits >> 4 | bits >> 6
     need = 5 - w
     for top, ranks, wm in _SF_WINDOWS:
         if top <= thr or (present & wm).bit_count() < need:
@@ -343,29 +382,52 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
 
 
 def _bomb_class(h: _Hand, tb: int, out: list) -> None:
-    rc, w = h.rc, h.w
-    lo = 4 - w
-    ranks = [r for r in _RANGE13 if rc[r] >= lo and rc[r]]
+    w = h.w
+    cb = h.cb
+    if w:
+        lo = 4 - w
+        ranks = [r for r in _RANGE13 if cb[r] >= lo and cb[r]]
+    elif max(cb) >= 4:
+        ranks = [r for r in _RANGE13 if cb[r] >= 4]
+    else:
+        ranks = None
     if ranks:
         pw = POWER[h.lv]
         by = h.by
         members = h.members
         wild = h.wild
+        lv = h.lv
         for r in ranks:
-            c = rc[r]
+            c = cb[r]
             p = pw[r]
             faces = by[r]
             for k in range(4, (c + w if c + w < 10 else 10) + 1):
                 if _BOMB_BASE[k] + p > tb:
                     if k <= c:
-                        cards = tuple(sorted(faces[:k])) if members else tuple(faces[:k])
+                        cards = tuple(sorted(faces[:k])) if members else faces[:k]
+                    elif members or r == lv:
+                        cards = tuple(sorted(faces + (wild,) * (k - c)))
+                    elif r < lv:
+                        cards = faces + (wild,) * (k - c)
                     else:
-                        cards = tuple(sorted(faces + [wild] * (k - c)))
+                        cards = (wild,) * (k - c) + faces
                     out.append(_new(Combo, (BOMB, r, cards)))
     if tb < 400 and (w or h.members):
         _straight_flushes(h, tb, out)
     if tb < 900 and h.sb == 2 and h.hr == 2:
         out.append(_new(Combo, (JOKER_BOMB, 14, (SB, SB, HR, HR))))
+
+
+#: straight flush cards by (suit faces present in the window, wild, top, suit), filled on use
+_SF_CARDS: dict[int, tuple[int, ...]] = {}
+#: bit ``8 * rank`` of each rank of the straight to each top
+_SF_MASK = {top: wm for top, _ranks, wm in _SF_WINDOWS}
+
+
+def _sf_cards(present: int, wild: int, top: int, s: int) -> tuple[int, ...]:
+    cards = [r * 4 + s if present >> (8 * r) & 1 else wild for r in _STRAIGHT_RANKS[top]]
+    cards.sort()
+    return tuple(cards)
 
 
 def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
@@ -374,72 +436,83 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
     bits = h.bits
     # candidate windows, most faces present first: (low bits of 2..A windows, A-5 suits)
     if w == 0:
-        levels = [(h.sfx, h.alow)]
+        levels = ((h.sfx, h.alow),)
     else:
         # bit-sliced count (b2 b1 b0) of the faces present in each window of 5, at its low bit
-        b0 = bits ^ bits >> 1
-        b1 = bits & bits >> 1
-        a = bits >> 2
+        b0 = bits ^ bits >> 8
+        b1 = bits & bits >> 8
+        a = bits >> 16
         b1 |= b0 & a
         b0 ^= a
-        a = bits >> 3
+        a = bits >> 24
         carry = b0 & a
         b0 ^= a
         b2 = b1 & carry
         b1 ^= carry
-        a = bits >> 4
+        a = bits >> 32
         carry = b0 & a
         b0 ^= a
         b2 |= b1 & carry
         b1 ^= carry
-        exact = (
-            ~(b2 | b1 | b0),
-            ~b2 & ~b1 & b0,
-            ~b2 & b1 & ~b0,
-            ~b2 & b1 & b0,
-            b2 & ~b0,
-            b2 & b0,
-        )
-        alow = [(bits >> sh & 0x100F).bit_count() for sh in (0, 13, 26, 39)]
-        levels = []
-        for have in range(5, max(4 - w, -1), -1):
-            am = 0
-            for s in range(4):
-                if alow[s] == have:
-                    am |= 1 << (13 * s)
-            levels.append((exact[have] & _WINDOW_STARTS, am))
+        b2 &= _WINDOW_STARTS
+        # windows with 5, 4 (and 3) faces present; A-5 windows by suit
+        a0 = bits & _ALOW_MASK
+        a1 = bits >> 2 & _ALOW_MASK
+        a2 = bits >> 4 & _ALOW_MASK
+        a3 = bits >> 6 & _ALOW_MASK
+        alow = (a0 and a0.bit_count(), a1 and a1.bit_count(), a2 and a2.bit_count(), a3 and a3.bit_count())
+        if w == 1:
+            levels = (
+                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
+                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
+            )
+        else:
+            levels = (
+                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
+                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
+                (
+                    b1 & b0 & ~b2 & _WINDOW_STARTS,
+                    (alow[0] == 3) | (alow[1] == 3) << 2 | (alow[2] == 3) << 4 | (alow[3] == 3) << 6,
+                ),
+            )
     # per top: the window with most faces present, lowest suit first
     chosen: dict[int, int] = {}
     done = 0  # window starts already chosen
     for cand, am in levels:
         if am and 3 not in chosen:
-            chosen[3] = ((am & -am).bit_length() - 1) // 13
-        starts = (cand | cand >> 13 | cand >> 26 | cand >> 39) & ~done & 0x1FF
+            chosen[3] = ((am & -am).bit_length() - 1) >> 1
+        if not cand:
+            continue
+        starts = (cand | cand >> 2 | cand >> 4 | cand >> 6) & ~done & _START_BITS
         if not starts:
             continue
         done |= starts
         while starts:
             low = starts & -starts
             starts ^= low
+            top = ((low.bit_length() - 1) >> 3) + 4
             if cand & low:
-                chosen[low.bit_length() + 3] = 0
-            elif cand >> 13 & low:
-                chosen[low.bit_length() + 3] = 1
-            elif cand >> 26 & low:
-                chosen[low.bit_length() + 3] = 2
+                chosen[top] = 0
+            elif cand >> 2 & low:
+                chosen[top] = 1
+            elif cand >> 4 & low:
+                chosen[top] = 2
             else:
-                chosen[low.bit_length() + 3] = 3
+                chosen[top] = 3
     if not chosen:
         return
     wild = h.wild
-    for top in sorted(chosen):
+    table = _SF_CARDS
+    for top in sorted(chosen) if len(chosen) > 1 else chosen:
         if 300 + top <= tb:
             continue
         s = chosen[top]
-        m = bits >> (13 * s)
-        cards = [r * 4 + s if m >> r & 1 else wild for r in _STRAIGHT_RANKS[top]]
-        cards.sort()
-        out.append(_new(Combo, (STRAIGHT_FLUSH, top, tuple(cards))))
+        present = bits >> (2 * s) & _SF_MASK[top]
+        key = present << 12 | wild << 6 | top << 2 | s
+        cards = table.get(key)
+        if cards is None:
+            cards = table[key] = _sf_cards(present, wild, top, s)
+        out.append(_new(Combo, (STRAIGHT_FLUSH, top, cards)))
 
 
 # ---------------------------------------------------------------------------

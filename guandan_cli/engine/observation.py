@@ -69,6 +69,9 @@ def observe(deal: Deal, seat: int) -> Observation:
     if my_turn and deal.phase == RETURN:
         return_to = deal._returners[len(deal._chosen_returns)][1]
     setup = deal.setup
+    events = deal._events_tuple
+    if len(events) != len(deal.events) or (events and events[-1] is not deal.events[-1]):
+        events = deal._events_tuple = tuple(deal.events)
     return Observation(
         seat=seat,
         phase=deal.phase,
@@ -77,7 +80,7 @@ def observe(deal: Deal, seat: int) -> Observation:
         level=deal.level,
         levels=setup.levels,
         level_team=setup.level_team,
-        events=tuple(deal.events),
+        events=events,
         card_counts=deal.card_counts(),
         finished=tuple(deal.finished),
         top=deal.top,

@@ -25,8 +25,14 @@ import polars as pl
 
 from guandan_cli.logs import reader
 from guandan_cli.logs.reader import LogLineError, LogReadError, ScanStats
+from guandan_cli.logs.schema import deal_schema, match_schema
 
 KINDS = ("deals", "matches")
+
+
+def _schema(kind: str) -> dict:
+    return deal_schema() if kind == "deals" else match_schema()
+
 
 #: columns dropped by :func:`slim_deals` (large, and no report needs them)
 HEAVY_DEAL_COLUMNS = ("hands", "actions", "match_seed", "deal_seed")
@@ -133,7 +139,7 @@ def _read_part(path: Path, kind: str, check: bool, skip_bad: bool, stats: ScanSt
             stats.skipped += len(result.bad)
             stats.bad.extend(result.bad)
             bad_lines = {b.line for b in result.bad}
-    schema = reader._schema(kind)
+    schema = _schema(kind)
     buf: list[bytes] = []
     size = 0
 
@@ -169,15 +175,19 @@ def _collect(runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats, tmp
         lf.sink_parquet(path)
         files.append(path)
 
+    frames: list[pl.LazyFrame] = []
     for run in runs:
         if Path(run).is_dir() and fresh_parquet(run, kind) is not None:
-            files.append(parquet_path(run, kind))
+            frames.append(prepare(pl.scan_parquet(parquet_path(run, kind))))
             continue
+        start = len(files)
         for part in reader.part_files(run, kind):
             _read_part(part, kind, check, skip_bad, stats, prepare, spool)
-    if not files:
-        return prepare(pl.LazyFrame(schema=reader._schema(kind)))
-    return prepare(pl.scan_parquet(files))
+        if len(files) > start:
+            frames.append(pl.scan_parquet(files[start:]))
+    if not frames:
+        return prepare(pl.LazyFrame(schema=_schema(kind)))
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
 
 
 def load(*runs: str | os.PathLike, skip_bad: bool = False, check: bool = True) -> RunData:
@@ -209,27 +219,40 @@ def convert_to_parquet(
 ) -> list[Path]:
     """Write ``deals.parquet`` and ``matches.parquet`` into the run directory ``run``.
 
-    Every line is checked first (bad lines raise, or are skipped with ``skip_bad``).
-    Each file is written under a temporary name and renamed, so a reader never sees
-    half a file. Returns the paths written.
+    Every line is checked first (bad lines raise, or are skipped with ``skip_bad``);
+    lines are parsed in bounded chunks, as in :func:`load`. Each file is written under
+    a temporary name and renamed, so a reader never sees half a file. Returns the
+    paths written.
     """
     run = Path(run)
     if not run.is_dir():
         raise LogReadError(f"{run}: not a run directory")
+    stats = stats if stats is not None else ScanStats()
     written = []
     for kind in KINDS:
         files = reader.part_files(run, kind)
         if not files:
             continue
-        scan = reader.scan_deals if kind == "deals" else reader.scan_matches
-        lf = scan(files, check=True, skip_bad=skip_bad, stats=stats)
         target = parquet_path(run, kind)
-        tmp = target.with_name(target.name + ".tmp")
-        try:
-            lf.sink_parquet(tmp)
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        tmp_target = target.with_name(target.name + ".tmp")
+        with tempfile.TemporaryDirectory(prefix="guandan-convert-") as tmp:
+            chunks: list[Path] = []
+
+            def spool(lf: pl.LazyFrame, chunks=chunks, tmp=tmp) -> None:
+                path = Path(tmp) / f"{len(chunks):06d}.parquet"
+                lf.sink_parquet(path)
+                chunks.append(path)
+
+            for part in files:
+                _read_part(part, kind, True, skip_bad, stats, lambda lf: lf, spool)
+            try:
+                if chunks:
+                    pl.scan_parquet(chunks).sink_parquet(tmp_target)
+                else:
+                    pl.DataFrame(schema=_schema(kind)).write_parquet(tmp_target)
+                os.replace(tmp_target, target)
+            finally:
+                tmp_target.unlink(missing_ok=True)
         written.append(target)
     return written
 

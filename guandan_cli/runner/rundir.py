@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes, part_name
+from guandan_cli.stats import wilson_interval
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"  # held (flock) by the process writing the run
@@ -95,25 +96,6 @@ def remove_temporaries(path: Path) -> None:
     for p in path.iterdir():
         if p.is_file() and p.name.endswith(TMP_SUFFIX):
             p.unlink()
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% by default); ``(0, 1)`` when ``n == 0``.
-
-    >>> lo, hi = wilson_interval(50, 100)
-    >>> round(lo, 3), round(hi, 3)
-    (0.404, 0.596)
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    z2 = z * z
-    denom = 1 + z2 / n
-    center = (p + z2 / (2 * n)) / denom
-    half = z * ((p * (1 - p) / n + z2 / (4 * n * n)) ** 0.5) / denom
-    lo = 0.0 if successes <= 0 else max(0.0, center - half)
-    hi = 1.0 if successes >= n else min(1.0, center + half)
-    return lo, hi
 
 
 @dataclass(frozen=True)
