@@ -33,34 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def _pool(matches: int, max_deals: int) -> list[dict]:
-    from guandan_cli.engine.match import Match, deal_seed
-    from guandan_cli.engine.play import iter_match
-    from guandan_cli.engine.rules import get_ruleset
-    from guandan_cli.engine.seeding import derive_seed
-    from guandan_cli.logs.schema import deal_record
-    from strategies import make_players
+    """Real deal records (greedy vs random), played by the runner's own ``play_match``."""
+    from guandan_cli.runner.tasks import RunSpec, play_match
 
-    strategies = ["greedy", "random", "greedy", "random"]
-    rules = get_ruleset("cgr2022", max_deals=max_deals)
-    out = []
-    for i in range(matches):
-        seed = derive_seed(12345, "match", i)
-        m = Match(seed, rules)
-        for pd in iter_match(m, make_players(strategies, seed)):
-            out.append(
-                deal_record(
-                    run_id="scale",
-                    match_index=i,
-                    match_seed=seed,
-                    deal_index=pd.index,
-                    deal_seed=deal_seed(seed, pd.index),
-                    strategies=strategies,
-                    setup=pd.setup,
-                    deal=pd.deal,
-                    update=pd.update,
-                )
-            )
-    return out
+    spec = RunSpec("scale", 12345, ("greedy", "random", "greedy", "random"), max_deals=max_deals)
+    return [json.loads(line) for i in range(matches) for line in play_match(spec, i)[0]]
 
 
 def _template(record: dict, keys: tuple[str, ...]) -> list[str]:

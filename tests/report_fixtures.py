@@ -7,17 +7,11 @@ them; ``small_run`` is a session-scoped fixture holding one such run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from guandan_cli.engine.match import Match, deal_seed
-from guandan_cli.engine.play import iter_match
-from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.engine.seeding import derive_seed
-from guandan_cli.logs.schema import deal_record, match_record
-from strategies import make_players
+from guandan_cli.runner.tasks import RunSpec, play_match
 
 STRATEGIES = ["greedy", "random", "greedy", "random"]
 
@@ -30,42 +24,17 @@ def generate_lines(
     ruleset: str = "cgr2022",
     run_id: str = "test-run",
 ) -> tuple[list[str], list[str]]:
-    """JSON lines (deals, matches) of ``matches`` matches capped at ``max_deals`` deals."""
-    strategies = list(strategies or STRATEGIES)
-    rules = get_ruleset(ruleset, max_deals=max_deals)
+    """JSON lines (deals, matches) of ``matches`` matches capped at ``max_deals`` deals.
+
+    Played by the runner's own ``play_match``, so the lines are what ``simulate`` writes.
+    """
+    spec = RunSpec(run_id, root, tuple(strategies or STRATEGIES), ruleset, max_deals=max_deals)
     deal_lines: list[str] = []
     match_lines: list[str] = []
     for i in range(matches):
-        seed = derive_seed(root, "match", i)
-        m = Match(seed, rules)
-        players = make_players(strategies, seed)
-        n = 0
-        for pd in iter_match(m, players):
-            rec = deal_record(
-                run_id=run_id,
-                match_index=i,
-                match_seed=seed,
-                deal_index=pd.index,
-                deal_seed=deal_seed(seed, pd.index),
-                strategies=strategies,
-                setup=pd.setup,
-                deal=pd.deal,
-                update=pd.update,
-            )
-            deal_lines.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False))
-            n += 1
-        rec = match_record(
-            run_id=run_id,
-            match_index=i,
-            match_seed=seed,
-            strategies=strategies,
-            ruleset=ruleset,
-            deals=n,
-            final_levels=(m.levels[0], m.levels[1]),
-            winner=m.winner,
-            capped=m.capped,
-        )
-        match_lines.append(json.dumps(rec, separators=(",", ":"), ensure_ascii=False))
+        lines, mline, _facts = play_match(spec, i)
+        deal_lines += [line.decode().rstrip("\n") for line in lines]
+        match_lines.append(mline.decode().rstrip("\n"))
     return deal_lines, match_lines
 
 

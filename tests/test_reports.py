@@ -484,3 +484,20 @@ def test_unknown_report_and_grouping(deals):
         run_report("nope", deals)
     with pytest.raises(ValueError, match="unknown grouping"):
         partners(deals, by=("colour",))
+
+
+def test_wilson_expression_agrees_with_the_scalar_interval():
+    import polars as pl
+
+    from guandan_cli.reports.stats import wilson_exprs
+    from guandan_cli.stats import wilson_interval
+
+    ks, ns = [], []
+    for n in (1, 2, 7, 50, 401):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            ks.append(k)
+            ns.append(n)
+    df = pl.DataFrame({"k": ks, "n": ns}).select(wilson_exprs(pl.col("k"), pl.col("n"), "r"))
+    for k, n, lo, hi in zip(ks, ns, df["r_lo"], df["r_hi"]):
+        elo, ehi = wilson_interval(k, n)
+        assert abs(lo - elo) < 1e-12 and abs(hi - ehi) < 1e-12

@@ -21,21 +21,21 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from guandan_cli.stats import wilson_interval
+
 #: the two-sided 95 % normal quantile
 Z = 1.959963984540054
 
 
 def wilson(k: int, n: int, z: float = Z) -> tuple[float | None, float | None]:
-    """Wilson score interval of ``k`` successes in ``n`` trials; ``(None, None)`` when ``n == 0``."""
+    """Wilson score interval of ``k`` successes in ``n`` trials; ``(None, None)`` when ``n == 0``.
+
+    The one scalar implementation is :func:`guandan_cli.stats.wilson_interval`; this form
+    only says "no data" with nulls, as report frames do.
+    """
     if n <= 0:
         return (None, None)
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if k <= 0 else max(0.0, centre - half)
-    hi = 1.0 if k >= n else min(1.0, centre + half)
-    return (lo, hi)
+    return wilson_interval(k, n, z)
 
 
 def mean_ci(values: Sequence[float], z: float = Z) -> tuple[float | None, float | None, float | None]:
