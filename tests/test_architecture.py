@@ -1,0 +1,80 @@
+"""The layers of docs/architecture.md: a lower layer never imports a higher one."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: package prefix -> prefixes it must not import
+FORBIDDEN = {
+    "guandan_cli/engine": (
+        "typer",
+        "polars",
+        "matplotlib",
+        "rich",
+        "guandan_cli.logs",
+        "guandan_cli.runner",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+        "strategies",
+    ),
+    "strategies": (
+        "typer",
+        "polars",
+        "matplotlib",
+        "guandan_cli.logs",
+        "guandan_cli.runner",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
+    "guandan_cli/logs": (
+        "typer",
+        "matplotlib",
+        "guandan_cli.runner",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+    ),
+    "guandan_cli/reports": ("typer", "guandan_cli.runner", "guandan_cli.cli", "guandan_cli.comparison"),
+    "guandan_cli/runner": (
+        "typer",
+        "matplotlib",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
+}
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_no_layer_imports_a_higher_one():
+    bad = []
+    for folder, forbidden in FORBIDDEN.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for name in _imports(path):
+                if any(name == f or name.startswith(f + ".") for f in forbidden):
+                    bad.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert not bad, "\n".join(bad)
+
+
+def test_engine_and_strategies_load_no_heavy_packages():
+    code = (
+        "import sys, pkgutil, importlib, guandan_cli.engine, strategies\n"
+        "for m in pkgutil.walk_packages(guandan_cli.engine.__path__, 'guandan_cli.engine.'): importlib.import_module(m.name)\n"
+        "for m in pkgutil.walk_packages(strategies.__path__, 'strategies.'): importlib.import_module(m.name)\n"
+        "print(sorted(x for x in ('typer', 'polars', 'matplotlib', 'rich') if x in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
