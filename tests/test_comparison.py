@@ -142,3 +142,15 @@ def test_intervals_against_known_values():
     assert round(lo, 4) == 0.4902 and round(hi, 4) == 0.9433
     # a constant ratio has a degenerate bootstrap interval
     assert bootstrap_ratio_interval([2, 4, 6], [1, 2, 3]) == (2.0, 2.0)
+
+
+@pytest.mark.parametrize("bot", ["greedy", "heuristic"])
+def test_a_bot_against_itself_cancels_exactly_in_duplicate(tmp_path, bot):
+    """Seat rngs derive from (match seed, seat), so the swapped game is the same game:
+    every pair's level gains cancel and each pair's two matches split one win."""
+    res = compare(bot, bot, matches=4, seed=9, max_deals=5, workers=1, out=tmp_path)
+    assert res.pairs["a_level_gain"].to_list() == [0, 0, 0, 0]
+    assert res.level_gain == 0.0 and res.level_gain_ci == (0.0, 0.0)
+    for row in res.pairs.iter_rows(named=True):
+        if row["a_match_seats02"] is not None:
+            assert row["a_match_seats02"] + row["a_match_seats13"] == 1.0
