@@ -56,8 +56,13 @@ def strategy_spec(strategy: str | type) -> str:
 
 
 def _label(strategy: str | type) -> str:
+    """A short name: the spec for names, the class's ``name`` for classes and ``…:Class`` specs."""
     if isinstance(strategy, str):
-        return strategy
+        if ":" not in strategy:
+            return strategy
+        from strategies.registry import load_strategy
+
+        strategy = load_strategy(strategy)
     return getattr(strategy, "name", None) or strategy.__name__
 
 
@@ -182,8 +187,8 @@ def compare(
 ) -> CompareResult:
     """Compare strategy ``a`` with ``b`` over ``matches`` duplicate pairs (2 × matches games).
 
-    Writes two runs like ``simulate`` under ``out`` (``A-vs-B/ab`` with A at seats 0/2 and
-    ``A-vs-B/ba`` with A at seats 1/3), so ``guandan analyze`` works on them. With
+    Writes two runs like ``simulate`` under ``out`` (``A-vs-B-sSEED-nMATCHES/ab`` with A at
+    seats 0/2 and ``…/ba`` with A at seats 1/3), so ``guandan analyze`` works on them. With
     ``paired=False`` the second run uses other seeds (an unpaired design, for contrast).
     With ``resume`` (the default) runs already under ``out`` are continued or reused.
     """
@@ -196,7 +201,7 @@ def compare(
     sa, sb = strategy_spec(a), strategy_spec(b)
     la, lb = _label(a), _label(b)
     base = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="guandan-compare-"))
-    folder = base / f"{_safe(la)}-vs-{_safe(lb)}{'' if paired else '-unpaired'}"
+    folder = base / f"{_safe(la)}-vs-{_safe(lb)}-s{seed}-n{matches}{'' if paired else '-unpaired'}"
     common = dict(
         matches=matches,
         ruleset=ruleset,

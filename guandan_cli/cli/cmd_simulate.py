@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -12,8 +11,25 @@ import typer
 from guandan_cli.cli.app import app
 
 
+def _command_line(ctx: typer.Context) -> str:
+    """The options given on the command line, in long form (how the manifest records the run)."""
+    parts = ["guandan", ctx.info_name or "simulate"]
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name)
+        if source is None or source.name != "COMMANDLINE":
+            continue
+        value = ctx.params[param.name]
+        flag = max(param.opts, key=len)
+        if isinstance(value, bool):
+            parts.append(flag if value else max(param.secondary_opts or [flag], key=len))
+        else:
+            parts += [flag, str(value)]
+    return shlex.join(parts)
+
+
 @app.command()
 def simulate(
+    ctx: typer.Context,
     matches: Annotated[
         int | None,
         typer.Option("--matches", "-n", help="Matches to play (default: 100).", show_default=False),
@@ -96,7 +112,7 @@ def simulate(
             chunk_size=chunk_size,
             part_size=part_size,
             progress=not quiet,
-            command=shlex.join(["guandan", *sys.argv[1:]]),
+            command=_command_line(ctx),
         )
     except SimulationInputError as exc:
         typer.echo(f"error: {exc}", err=True)
