@@ -9,10 +9,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from observations import obs_for
 
 from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, Deal, DealSetup
-from guandan_cli.engine.legal import legal_plays
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.play import StrategyError, iter_match, play_deal
@@ -255,36 +255,10 @@ def test_same_seed_same_actions(names):
 # ---------------------------------------------------------------- random and greedy
 
 
-def _obs(hand, top=None, owner=-1, seat=0, level=0, counts=None, phase="play", legal=None, finished=()):
-    hand = tuple(sorted(hand))
-    if legal is None:
-        legal = legal_plays(hand, level, top)
-        if top is not None:
-            legal.append(PASS)
-    if counts is None:
-        counts = tuple(len(hand) if s == seat else 20 for s in range(4))
-    return Observation(
-        seat=seat,
-        phase=phase,
-        to_move=seat,
-        hand=hand,
-        level=level,
-        levels=(level, 0),
-        level_team=0,
-        events=(),
-        card_counts=counts,
-        finished=tuple(finished),
-        top=top,
-        top_owner=owner,
-        legal_actions=tuple(legal),
-        tribute_kind="none",
-    )
-
-
 def test_random_is_uniform_and_passes():
     from guandan_cli.engine import parse_cards
 
-    obs = _obs(parse_cards("S3 D5 C9"), top=Combo.from_text("single:4 S4"), owner=1)
+    obs = obs_for(parse_cards("S3 D5 C9"), top=Combo.from_text("single:4 S4"), owner=1)
     bot = RandomStrategy(0, random.Random(1))
     seen = Counter(bot.choose_play(obs) for _ in range(3000))
     assert set(seen) == set(obs.legal_actions)  # pass included
@@ -297,13 +271,13 @@ def test_greedy_rules():
     bot = GreedyStrategy(0, random.Random(0))
     hand = parse_cards("S3 D6 C9 SK S8 H8 C8 D8")
     # leads its lowest combination
-    assert bot.choose_play(_obs(hand)).text() == "single:3 S3"
+    assert bot.choose_play(obs_for(hand)).text() == "single:3 S3"
     # cheapest answer
-    assert bot.choose_play(_obs(hand, Combo.from_text("single:5 S5"), 1)).text() == "single:6 D6"
+    assert bot.choose_play(obs_for(hand, Combo.from_text("single:5 S5"), 1)).text() == "single:6 D6"
     # a bomb only when nothing else answers
-    play = bot.choose_play(_obs(hand, Combo.from_text("single:A SA"), 1))
+    play = bot.choose_play(obs_for(hand, Combo.from_text("single:A SA"), 1))
     assert play.type in BOMB_CLASS
-    assert bot.choose_play(_obs(parse_cards("S3 D6"), Combo.from_text("single:A SA"), 1)) is PASS
+    assert bot.choose_play(obs_for(parse_cards("S3 D6"), Combo.from_text("single:A SA"), 1)) is PASS
 
 
 # ---------------------------------------------------------------- the documented example

@@ -5,60 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
+from observations import obs_for
 
 from guandan_cli.engine import Combo, deal_hands, parse_cards, readings
 from guandan_cli.engine.combos import BOMB_CLASS
 from guandan_cli.engine.deal import PASS, Event
-from guandan_cli.engine.legal import legal_plays
 from guandan_cli.engine.match import Match
-from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
 from strategies import make_players
 from strategies.heuristic import HeuristicStrategy, make_plan
 from strategies.heuristic.plan import group_combo
-
-
-def obs_for(
-    hand,
-    *,
-    top=None,
-    owner=-1,
-    seat=0,
-    level=0,
-    counts=None,
-    phase="play",
-    legal=None,
-    finished=(),
-    events=(),
-    return_to=-1,
-):
-    hand = tuple(sorted(parse_cards(hand) if isinstance(hand, str) else hand))
-    if isinstance(top, str):
-        top = Combo.from_text(top)
-    if legal is None:
-        legal = legal_plays(hand, level, top)
-        if top is not None:
-            legal.append(PASS)
-    if counts is None:
-        counts = tuple(len(hand) if s == seat else 20 for s in range(4))
-    return Observation(
-        seat=seat,
-        phase=phase,
-        to_move=seat,
-        hand=hand,
-        level=level,
-        levels=(level, 0),
-        level_team=0,
-        events=tuple(events),
-        card_counts=tuple(counts),
-        finished=tuple(finished),
-        top=top,
-        top_owner=owner,
-        legal_actions=tuple(legal),
-        tribute_kind="single",
-        return_to=return_to,
-    )
 
 
 def bot(seat=0):
