@@ -295,3 +295,23 @@ def test_a_complete_run_missing_a_part_is_redone(reference, tmp_path):
     (out / "deals-00002.jsonl").unlink()
     run = simulate(out=out, resume=True, workers=1, progress=False)
     assert run.complete and log_bytes(out) == log_bytes(reference.path)
+
+
+def test_a_script_without_the_main_guard_gets_a_clear_error(tmp_path):
+    """Spawned workers re-import the main script: an unguarded call must fail fast, not loop."""
+    import subprocess
+    import sys
+
+    call = f'simulate(3, seed=1, strategies="random", max_deals=2, workers=2, out={str(tmp_path / "r")!r})'
+    bad = tmp_path / "unguarded.py"
+    bad.write_text(f"from guandan_cli import simulate\n{call}\n")
+    out = subprocess.run([sys.executable, str(bad)], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0
+    assert f"{bad}:2:" in out.stderr and '__name__ == "__main__"' in out.stderr
+    good = tmp_path / "guarded.py"
+    good.write_text(
+        f"from guandan_cli import simulate\n\nif __name__ == '__main__':\n    print({call}.counts['matches'])\n"
+    )
+    out = subprocess.run([sys.executable, str(good)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "3"

@@ -12,7 +12,9 @@ Results are identical whatever the backend: a task's output depends only on its 
 
 from __future__ import annotations
 
+import ast
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 BACKENDS = ("local", "ray")
@@ -28,6 +30,51 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    names = [x for x in sides if isinstance(x, ast.Name) and x.id == "__name__"]
+    consts = [x for x in sides if isinstance(x, ast.Constant) and x.value == "__main__"]
+    return len(names) == 1 and len(consts) == 1
+
+
+def unguarded_main_call() -> str | None:
+    """``file:line`` when a script calls us at its top level outside ``if __name__ == "__main__":``.
+
+    Spawned workers import the main script again; such a call would run again in every
+    worker, and the pool would restart failing workers forever. ``None`` when the call is
+    guarded, or when there is no main script (a notebook, ``python -c``, an interactive
+    session).
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if not path or not path.endswith(".py") or not os.path.isfile(path):
+        return None
+    frame = sys._getframe(1)
+    line = None
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and os.path.samefile(frame.f_code.co_filename, path):
+            line = frame.f_lineno
+        frame = frame.f_back
+    if line is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.If)
+            and _is_main_test(node.test)
+            and node.lineno <= line <= (node.end_lineno or 0)
+        ):
+            return None
+    return f"{path}:{line}"
 
 
 class Backend:

@@ -22,7 +22,13 @@ from pathlib import Path
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
-from guandan_cli.runner.backends import BACKENDS, BackendError, default_workers, open_backend
+from guandan_cli.runner.backends import (
+    BACKENDS,
+    BackendError,
+    default_workers,
+    open_backend,
+    unguarded_main_call,
+)
 from guandan_cli.runner.rundir import (
     FORMAT,
     IDENTITY_KEYS,
@@ -352,6 +358,13 @@ def simulate(
     - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
       called with the increments after each task.
     """
+    if backend == "local" and (workers is None or workers > 1):
+        where = unguarded_main_call()
+        if where is not None:
+            raise SimulationInputError(
+                f"{where}: simulate() runs worker processes, which import your script again; "
+                'call it under `if __name__ == "__main__":` (or pass workers=1)'
+            )
     explicit = {
         k: v
         for k, v in {
