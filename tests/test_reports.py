@@ -501,3 +501,16 @@ def test_wilson_expression_agrees_with_the_scalar_interval():
     for k, n, lo, hi in zip(ks, ns, df["r_lo"], df["r_hi"]):
         elo, ehi = wilson_interval(k, n)
         assert abs(lo - elo) < 1e-12 and abs(hi - ehi) < 1e-12
+
+
+def test_mean_intervals_stay_within_the_values_range():
+    import polars as pl
+
+    from guandan_cli.reports.stats import mean_ci, mean_ci_aggs
+
+    values = [0, 0, 0, 0, 3]  # mean 0.6, sd 1.34: the plain interval would start below 0
+    m, lo, hi = mean_ci(values)
+    assert m == 0.6 and lo == 0.0 and 0.6 < hi < 3
+    row = pl.DataFrame({"x": values}).select(mean_ci_aggs(pl.col("x"), "m")).row(0, named=True)
+    assert row["m"] == m and row["m_lo"] == lo and abs(row["m_hi"] - hi) < 1e-12
+    assert pl.DataFrame({"x": [2]}).select(mean_ci_aggs(pl.col("x"), "m")).row(0) == (2.0, None, None)

@@ -39,7 +39,7 @@ def wilson(k: int, n: int, z: float = Z) -> tuple[float | None, float | None]:
 
 
 def mean_ci(values: Sequence[float], z: float = Z) -> tuple[float | None, float | None, float | None]:
-    """``(mean, lo, hi)`` with ``mean ± z·sd/√n``; the interval is ``None`` below two values."""
+    """``(mean, lo, hi)`` with ``mean ± z·sd/√n`` clipped to the values' range; ``None`` below two values."""
     n = len(values)
     if n == 0:
         return (None, None, None)
@@ -48,7 +48,7 @@ def mean_ci(values: Sequence[float], z: float = Z) -> tuple[float | None, float 
         return (m, None, None)
     sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
     half = z * sd / math.sqrt(n)
-    return (m, m - half, m + half)
+    return (m, max(m - half, min(values)), min(m + half, max(values)))
 
 
 def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
@@ -76,20 +76,24 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Exp
 
 
 def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
-    """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``."""
+    """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``.
+
+    The interval is clipped to the values' range: a mean cannot lie outside it.
+    """
     x = x.cast(pl.Float64)
     half = z * x.std() / x.count().cast(pl.Float64).sqrt()
     return [
         x.mean().alias(name),
-        (x.mean() - half).alias(f"{name}_lo"),
-        (x.mean() + half).alias(f"{name}_hi"),
+        pl.when(x.count() > 1).then(pl.max_horizontal(x.mean() - half, x.min())).alias(f"{name}_lo"),
+        pl.when(x.count() > 1).then(pl.min_horizontal(x.mean() + half, x.max())).alias(f"{name}_hi"),
     ]
 
 
 def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
     """Mean and interval from ``n`` values given their sum ``s`` and sum of squares ``q``.
 
-    Used where most values are zero and never materialised (e.g. bombs of a class per deal).
+    Used where most values are zero and never materialised (e.g. bombs of a class per deal);
+    the values are counts, so the interval is clipped at 0.
     """
     s = s.cast(pl.Float64)
     q = q.cast(pl.Float64)
@@ -99,7 +103,7 @@ def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = 
     half = z * var.sqrt() / n.sqrt()
     return [
         pl.when(n > 0).then(mean).alias(name),
-        pl.when(n > 1).then(mean - half).alias(f"{name}_lo"),
+        pl.when(n > 1).then(pl.max_horizontal(mean - half, pl.lit(0.0))).alias(f"{name}_lo"),
         pl.when(n > 1).then(mean + half).alias(f"{name}_hi"),
     ]
 
