@@ -307,7 +307,11 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
                 out += [
                     _new(
                         Combo,
-                        (FULL_HOUSE, t, tuple(sorted(trip + pair)) if half else trip + pair if t < p else pair + trip),
+                        (
+                            FULL_HOUSE,
+                            t,
+                            tuple(sorted(trip + pair)) if half else trip + pair if t < p else pair + trip,
+                        ),
                     )
                     for p, pair, half in pairs2
                     if p != t
@@ -319,7 +323,11 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
                     if p != t and not half
                 ]
         elif wt:
-            out += [_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair)))) for p, pair, _half in pairs2 if p != t]
+            out += [
+                _new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair))))
+                for p, pair, _half in pairs2
+                if p != t
+            ]
         else:
             out += [
                 _new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair))))

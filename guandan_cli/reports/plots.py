@@ -219,7 +219,9 @@ def _draw(ax, df: pl.DataFrame, panel: Panel) -> None:
         ax.set_xticklabels(xs, rotation=30 if max((len(s) for s in xs), default=0) > 8 else 0, ha="right")
         if hue:
             ax.margins(y=0.3)  # headroom above the bars, so the legend covers none of them
-            ax.legend(title=hue.replace("_", " "), loc="upper center", ncols=min(len(hues), 3), fontsize="small")
+            ax.legend(
+                title=hue.replace("_", " "), loc="upper center", ncols=min(len(hues), 3), fontsize="small"
+            )
     if panel.ref is not None:
         ax.axhline(panel.ref, color="grey", linestyle="--", linewidth=0.8)
     ax.set_xlabel(panel.xlabel)
