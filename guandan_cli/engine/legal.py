@@ -34,7 +34,9 @@ from .combos import (
     TRIPLE,
     TUBE,
     TUBE_WINDOWS,
+    TYPE_ORDER,
     Combo,
+    beats,
     bomb_value,
 )
 
@@ -559,7 +561,7 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
 
     def emit(t: str, key: int, cards: tuple[int, ...]) -> None:
         c = _new(Combo, (t, key, tuple(sorted(cards))))
-        if c not in seen and (top is None or _beats_fast(c, top, lv)):
+        if c not in seen and (top is None or beats(c, top, lv)):
             seen.add(c)
 
     cnt = h.cnt
@@ -622,12 +624,4 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
 
 
 def _sort_key(c: Combo) -> tuple:
-    from .combos import TYPE_ORDER
-
     return (TYPE_ORDER[c[0]], c[1], len(c[2]), c[2])
-
-
-def _beats_fast(play: Combo, top: Combo, lv: int) -> bool:
-    from .combos import beats
-
-    return beats(play, top, lv)
