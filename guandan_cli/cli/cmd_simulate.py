@@ -55,7 +55,10 @@ def simulate(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="Run directory (default: runs/STRATEGIES-sSEED-nMATCHES).", show_default=False
+            "--out",
+            "-o",
+            help="Run directory (default: runs/STRATEGIES-RULESET-sSEED-nMATCHES).",
+            show_default=False,
         ),
     ] = None,
     max_deals: Annotated[
@@ -90,7 +93,8 @@ def simulate(
     ] = None,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.runner.simulate import SimulationError, SimulationInputError
+    from guandan_cli.cli.errors import interrupted
+    from guandan_cli.runner.simulate import SimulationError, SimulationInputError, SimulationInterrupted
     from guandan_cli.runner.simulate import simulate as run_simulation
 
     try:
@@ -120,8 +124,14 @@ def simulate(
     except SimulationError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted: rerun the same command (or add --resume) to continue", err=True)
-        raise typer.Exit(130) from None
-    if not quiet:
+    except SimulationInterrupted as exc:
+        interrupted(exc.resume_hint())
+    except KeyboardInterrupt:  # before the run started
+        interrupted("nothing was written")
+    if run.already_complete:
+        c = run.counts
+        typer.echo(
+            f"{run.path}: run already complete ({c['matches']} matches, {c['deals']} deals); nothing to do"
+        )
+    elif not quiet:
         typer.echo(run.summary())

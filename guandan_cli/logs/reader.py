@@ -5,8 +5,11 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
 ``part_files(paths, kind) -> list[Path]``
     The final part files of ``kind`` (``"deals"`` or ``"matches"``) under ``paths``: each
     path is a part file, a run directory (its ``deals-*.jsonl[.gz|.zst]`` parts, in part
-    order) or a directory of run directories (one level down). ``*.tmp`` files (parts
-    being written) are never included. A path that holds no part raises ``LogReadError``.
+    order) or a directory of run directories (one level down). In a run directory (one
+    with a ``manifest.json``) only the files of complete parts are listed, as
+    ``guandan_cli.logs.layout.run_completeness`` decides; ``*.tmp`` files and journals
+    (parts being written) are never included. A path that holds no part raises
+    ``LogReadError``.
 
 ``scan_deals(paths, *, check=True, skip_bad=False, stats=None) -> pl.LazyFrame``
 ``scan_matches(paths, *, check=True, skip_bad=False, stats=None) -> pl.LazyFrame``
@@ -56,6 +59,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .layout import MANIFEST, read_manifest, run_completeness
 from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, SCHEMA_VERSION
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
@@ -127,6 +131,16 @@ def _is_part(p: Path, kind: str) -> bool:
 
 
 def _dir_parts(d: Path, kind: str) -> list[Path]:
+    """The parts of ``kind`` in ``d``: a run's complete parts, or every final part file."""
+    try:
+        manifest = read_manifest(d)
+    except ValueError as exc:
+        raise LogReadError(str(exc)) from None
+    if manifest is not None:
+        try:
+            return run_completeness(d, manifest).files(kind)
+        except ValueError as exc:
+            raise LogReadError(str(exc)) from None
     return sorted(p for p in d.iterdir() if p.is_file() and _is_part(p, kind))
 
 
@@ -145,10 +159,11 @@ def part_files(paths: str | os.PathLike | Iterable[str | os.PathLike], kind: str
             out.append(p)
         elif p.is_dir():
             found = _dir_parts(p, kind)
-            if not found:
+            is_run = (p / MANIFEST).is_file()
+            if not found and not is_run:
                 for sub in sorted(q for q in p.iterdir() if q.is_dir()):
                     found.extend(_dir_parts(sub, kind))
-            if not found and not (p / "manifest.json").is_file():
+            if not found and not is_run:
                 raise LogReadError(f"{p}: no {kind} parts here (nor in its subdirectories)")
             out.extend(found)
         else:

@@ -1,8 +1,9 @@
-"""Backends: where tasks run. Each yields task results *in task order*.
+"""Backends: where tasks run. ``imap`` yields task results in task order, ``imap_unordered`` as they finish.
 
 - ``local``: one worker runs the tasks in this process; more use a ``multiprocess`` pool
   with an explicit ``spawn`` context (safe in Jupyter and with threads; the task
-  function is importable, so nothing is pickled by value).
+  function is importable, so nothing is pickled by value). Workers ignore SIGINT: on
+  Ctrl-C the parent alone stops and terminates them.
 - ``ray``: ``ray.util.multiprocessing.Pool`` connected to ``ray_address`` (or the
   ``RAY_ADDRESS`` environment variable; a local instance when neither is set). Needs
   the optional extra: ``pip install 'guandan[ray]'``.
@@ -78,9 +79,12 @@ def unguarded_main_call() -> str | None:
 
 
 class Backend:
-    """``imap(fn, tasks)`` in task order; ``close()`` (or ``terminate()`` on failure)."""
+    """``imap(fn, tasks)`` in task order, ``imap_unordered`` as they finish; ``close()`` (or ``terminate()``)."""
 
     def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
+        return map(fn, tasks)
+
+    def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
         return map(fn, tasks)
 
     def close(self) -> None:
@@ -103,14 +107,24 @@ class InProcess(Backend):
     """One worker: the tasks run here, one after the other."""
 
 
+def ignore_sigint() -> None:
+    """Pool initializer: Ctrl-C reaches the whole process group; only the parent handles it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
         import multiprocess
 
-        self._pool = multiprocess.get_context("spawn").Pool(workers)
+        self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)
+
+    def imap_unordered(self, fn, tasks):
+        return self._pool.imap_unordered(fn, tasks, chunksize=1)
 
     def close(self) -> None:
         self._pool.close()
@@ -138,6 +152,9 @@ class RayPool(Backend):
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, list(tasks), chunksize=1)
+
+    def imap_unordered(self, fn, tasks):
+        return self._pool.imap_unordered(fn, list(tasks), chunksize=1)
 
     def close(self) -> None:
         self._pool.close()

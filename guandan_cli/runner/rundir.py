@@ -1,18 +1,22 @@
-"""The run directory: manifest, parts, completion state, and ``Run`` to read it back.
+"""The run directory: manifest, parts, journals, completion state, and ``Run`` to read it back.
 
 Layout of ``runs/NAME/``::
 
-    manifest.json            written atomically after every part and at the end
+    manifest.json            written atomically at the start, after every part and at the end
     .lock                    locked while a process writes the run
     deals-00000.jsonl[.gz|.zst]     deal records of matches 0 … part_size-1
     matches-00000.jsonl[.gz|.zst]   match records of the same matches
     deals-00001.jsonl …             the next part_size matches, and so on
+    part-00002.journal              finished matches of a part not yet complete
 
 Part ``p`` holds matches ``p*part_size … (p+1)*part_size-1``: its boundaries depend only
-on match indices, never on workers or chunking. A part's two files are written as
-``*.tmp`` and renamed when complete (deals first, then matches), so a part is complete
-exactly when its ``matches-`` file exists under its final name. Resuming redoes every
-part that is not complete and keeps the rest.
+on match indices, never on workers or chunking. While a part is played, each finished
+chunk of matches is appended to its journal and fsynced (``guandan_cli.logs.journal``);
+when the journal covers the part, the part's two files are written from it as ``*.tmp``
+and renamed (deals first, then matches), and the journal is deleted. Which parts are
+complete is decided in one place, ``guandan_cli.logs.layout.run_completeness``
+(``Run.completeness()``). Resuming keeps every complete part and every journaled match,
+and plays only the rest.
 """
 
 from __future__ import annotations
@@ -23,12 +27,21 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes, part_name
+from guandan_cli.logs.layout import (
+    FORMAT,
+    JOURNAL_SUFFIX,
+    MANIFEST,
+    Completeness,
+    journal_path,
+    part_paths,
+    plan_parts,
+    read_manifest,
+    run_completeness,
+)
+from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes
 from guandan_cli.stats import wilson_interval
 
-MANIFEST = "manifest.json"
 LOCK = ".lock"  # held (flock) by the process writing the run
-FORMAT = "guandan-run"
 #: config keys that decide the bytes of the log: a resumed run must match them all
 IDENTITY_KEYS = (
     "seed",
@@ -47,47 +60,29 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-def plan_parts(matches: int, part_size: int) -> list[tuple[int, int, int]]:
-    """``(part index, first match, stop)`` for each part of a run."""
-    return [(p, a, min(a + part_size, matches)) for p, a in enumerate(range(0, matches, part_size))]
-
-
-def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of a run directory, or ``None`` when there is none."""
-    f = Path(path) / MANIFEST
-    if not f.is_file():
-        return None
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{f}: unreadable manifest ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{f}: not a guandan run manifest")
-    return data
-
-
 def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     atomic_write_bytes(Path(path) / MANIFEST, text.encode())
 
 
-def part_paths(path: Path, index: int, compression: str) -> tuple[Path, Path]:
-    return path / part_name("deals", index, compression), path / part_name("matches", index, compression)
-
-
 def part_complete(path: Path, index: int, compression: str) -> bool:
+    """Both files of part ``index`` exist under their final names."""
     deals, matches = part_paths(path, index, compression)
     return matches.is_file() and deals.is_file()
 
 
 def run_files(path: Path) -> list[Path]:
-    """Files of a run directory that this package wrote (parts, temporaries, manifest)."""
+    """Files of a run directory that this package wrote (parts, journals, temporaries, manifest)."""
     out = []
     for p in path.iterdir():
         n = p.name
         if not p.is_file():
             continue
-        if n in (MANIFEST, MANIFEST + TMP_SUFFIX) or (n.startswith(("deals-", "matches-")) and ".jsonl" in n):
+        if (
+            n in (MANIFEST, MANIFEST + TMP_SUFFIX)
+            or (n.startswith(("deals-", "matches-")) and ".jsonl" in n)
+            or (n.startswith("part-") and n.endswith(JOURNAL_SUFFIX))
+        ):
             out.append(p)
     return out
 
@@ -126,6 +121,8 @@ class Run:
         self.path = Path(path)
         if read_manifest(self.path) is None:
             raise ValueError(f"{self.path}: no run here (no {MANIFEST})")
+        #: set by ``simulate(resume=True)`` when the run was already complete (nothing was played)
+        self.already_complete = False
 
     # -------------------------------------------------------------- manifest
 
@@ -154,15 +151,21 @@ class Run:
 
     # -------------------------------------------------------------- the log
 
-    def deal_files(self) -> list[Path]:
-        from guandan_cli.logs.reader import part_files
+    def completeness(self) -> Completeness:
+        """Which parts are complete (the only files readers use) and how many matches they hold.
 
-        return part_files(self.path, "deals")
+        ``run.completeness().describe()`` is ``complete run: 300 matches`` or
+        ``incomplete run: 100 of 300 matches``; see ``guandan_cli.logs.layout``.
+        """
+        return run_completeness(self.path, self.manifest)
+
+    def deal_files(self) -> list[Path]:
+        """The deals files of the complete parts, in order."""
+        return self.completeness().deal_files()
 
     def match_files(self) -> list[Path]:
-        from guandan_cli.logs.reader import part_files
-
-        return part_files(self.path, "matches")
+        """The matches files of the complete parts, in order."""
+        return self.completeness().match_files()
 
     def scan(self, **kwargs):
         """``pl.LazyFrame`` of the deal records (see ``guandan_cli.logs.reader.scan_deals``)."""
@@ -248,12 +251,16 @@ __all__ = [
     "FORMAT",
     "IDENTITY_KEYS",
     "MANIFEST",
+    "Completeness",
     "Run",
     "TeamWins",
     "now_iso",
+    "journal_path",
     "open_run",
+    "part_paths",
     "plan_parts",
     "read_manifest",
+    "run_completeness",
     "wilson_interval",
     "write_manifest",
 ]

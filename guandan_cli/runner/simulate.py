@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from guandan_cli.logs.journal import Journal
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
@@ -35,12 +36,13 @@ from guandan_cli.runner.rundir import (
     LOCK,
     MANIFEST,
     Run,
+    journal_path,
     now_iso,
-    part_complete,
     part_paths,
     plan_parts,
     read_manifest,
     remove_temporaries,
+    run_completeness,
     run_files,
     write_manifest,
 )
@@ -65,6 +67,21 @@ class SimulationInputError(ValueError):
 
 class SimulationError(RuntimeError):
     """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did."""
+
+
+class SimulationInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``simulate``: how many matches are saved, and how to resume."""
+
+    def __init__(self, out: str | os.PathLike, saved: int, total: int) -> None:
+        self.out = Path(out)
+        self.saved = saved
+        self.total = total
+        super().__init__(self.resume_hint())
+
+    def resume_hint(self) -> str:
+        """``152 of 2000 matches saved; resume with: guandan simulate --out runs/x --resume``."""
+        cmd = shlex.join(["guandan", "simulate", "--out", str(self.out), "--resume"])
+        return f"{self.saved} of {self.total} matches saved; resume with: {cmd}"
 
 
 # ------------------------------------------------------------------ input
@@ -139,6 +156,12 @@ def run_id_of(config: dict) -> str:
 
 
 def default_out(config: dict) -> Path:
+    """``runs/STRATEGIES-RULESET-sSEED-nMATCHES`` (two runs differing in any of these never collide).
+
+    >>> cfg = {"strategies": ("greedy", "random") * 2, "ruleset": "jiangsu2017", "seed": 3, "matches": 50}
+    >>> default_out(cfg).as_posix()
+    'runs/greedy-vs-random-jiangsu2017-s3-n50'
+    """
     s = config["strategies"]
     if len(set(s)) == 1:
         who = s[0]
@@ -147,7 +170,7 @@ def default_out(config: dict) -> Path:
     else:
         who = "_".join(s)
     who = re.sub(r"[^A-Za-z0-9_.-]+", "_", who).strip("_.") or "run"
-    return Path("runs") / f"{who}-s{config['seed']}-n{config['matches']}"
+    return Path("runs") / f"{who}-{config['ruleset']}-s{config['seed']}-n{config['matches']}"
 
 
 def canonical_command(config: dict) -> str:
@@ -232,8 +255,11 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
         return None, True
     stored = existing["config"]
     if existing["state"] == "complete":
-        plan = plan_parts(stored["matches"], stored["part_size"])
-        if not all(part_complete(out, i, stored["compression"]) for i, _a, _b in plan):
+        try:
+            whole = run_completeness(out, existing).complete
+        except ValueError as exc:
+            raise SimulationInputError(f"{exc}; use --force to start over or another --out") from None
+        if not whole:
             existing["state"] = "incomplete"  # a part went missing: redo it
     differ = [k for k, v in explicit.items() if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v)]
     if stored.get("schema_version") != SCHEMA_VERSION:
@@ -418,7 +444,9 @@ def simulate(
     out = Path(out)
     existing, wipe = _prepare_dir(out, explicit, resume, force)
     if existing is not None and existing["state"] == "complete":
-        return Run(out)  # resume=True on a finished run: nothing to do
+        run = Run(out)  # resume=True on a finished run: nothing to do
+        run.already_complete = True
+        return run
     base = dict(DEFAULTS)
     if existing is not None:
         base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
@@ -458,7 +486,8 @@ def simulate(
             lock.close()
 
 
-def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
+    """Wipe the old run (``--force``) or re-read its manifest under the lock; drop ``*.tmp`` files."""
     if wipe:
         if read_manifest(out) is not None:  # still the run checked above
             for f in run_files(out):
@@ -467,7 +496,137 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
     else:
         existing = read_manifest(out) if existing is not None else None
     remove_temporaries(out)
+    return existing
 
+
+def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[int, dict], dict[int, Journal]]:
+    """What survives of an earlier session: complete parts' entries, and the journals of the others.
+
+    A journal's entries must lie inside its part and not overlap; it is cut at the first
+    one that does not. Journals of complete parts (a crash after the rename) are deleted.
+    """
+    parts: dict[int, dict] = {}
+    journals: dict[int, Journal] = {}
+    if existing is None:
+        for index, _a, _b in plan:
+            journal_path(out, index).unlink(missing_ok=True)
+        return parts, journals
+    known = {p["index"]: p for p in existing.get("parts", [])}
+    complete = {p.index for p in run_completeness(out, existing).parts}
+    for index, start, stop in plan:
+        jpath = journal_path(out, index)
+        if index in complete:
+            entry = known.get(index)
+            parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
+            jpath.unlink(missing_ok=True)
+        elif jpath.is_file():
+            journal = Journal.open(jpath)
+            seen = bytearray(stop - start)
+            for n, e in enumerate(journal.entries):
+                if not (start <= e.start < e.stop <= stop) or any(seen[e.start - start : e.stop - start]):
+                    journal.keep_first(n)
+                    break
+                seen[e.start - start : e.stop - start] = b"\1" * (e.stop - e.start)
+            journals[index] = journal
+    return parts, journals
+
+
+def _gaps(plan, parts: dict[int, dict], journals: dict[int, Journal]) -> list[tuple[int, int, int]]:
+    """``(part index, first, stop)`` of each run of matches neither in a complete part nor journaled."""
+    out = []
+    for index, start, stop in plan:
+        if index in parts:
+            continue
+        held = sorted((e.start, e.stop) for e in journals[index].entries) if index in journals else []
+        at = start
+        for a, b in held:
+            if a > at:
+                out.append((index, at, a))
+            at = b
+        if at < stop:
+            out.append((index, at, stop))
+    return out
+
+
+def _journal_facts(res: _tasks.TaskResult) -> dict:
+    return {
+        "matches": res.matches,
+        "deals": res.deals,
+        "errors": len(res.errors),
+        "capped": res.capped,
+        "wins": list(res.wins),
+    }
+
+
+def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journal: Journal) -> dict:
+    """Write part ``index``'s two files from its journal (each ``.tmp``, fsync, rename); its entry."""
+    entries = journal.in_match_order()
+    writers: list[PartWriter] = []
+    files = []
+    try:
+        for path, read in zip(part_paths(out, index, comp), (journal.deal_lines, journal.match_lines)):
+            writer = PartWriter(path, comp)
+            writers.append(writer)
+            for e in entries:
+                writer.write(read(e))
+            files.append(writer.commit())
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    f = [e.facts for e in entries]
+    wins = [sum(x["wins"][0] for x in f), sum(x["wins"][1] for x in f)]
+    return _part_entry(
+        index,
+        start,
+        stop,
+        sum(x["matches"] for x in f),
+        sum(x["deals"] for x in f),
+        sum(x["errors"] for x in f),
+        wins,
+        sum(x["capped"] for x in f),
+        files[0],
+        files[1],
+    )
+
+
+def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
+    """Stop the run on an engine failure, or on a strategy failure with ``on_error="stop"``."""
+    if res.fatal is not None:
+        raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
+    if res.errors and on_error == "stop":
+        raise SimulationError(f"{res.errors[0]} (use --on-error record to record errored matches and go on)")
+
+
+def _new_manifest(config, run_id, command, existing, options) -> dict:
+    from guandan_cli import __version__
+
+    return {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "package_version": __version__,
+        "run_id": run_id,
+        "command": command or canonical_command(config),
+        "config": {k: config[k] for k in IDENTITY_KEYS},
+        "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
+        "ruleset": {
+            "name": config["ruleset"],
+            "a_fail_limit": config["a_fail_limit"],
+            "max_deals": config["max_deals"],
+        },
+        "options": options,
+        "state": "running",
+        "error": None,
+        "started_at": (existing or {}).get("started_at") or now_iso(),
+        "ended_at": None,
+        "counts": {},
+        "sessions": list((existing or {}).get("sessions", [])),
+        "parts": [],
+    }
+
+
+def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+    existing = _clear_or_reload(out, existing, wipe)
     config["strategies"] = list(config["strategies"])
     run_id = run_id_of(config)
     spec = RunSpec(
@@ -481,62 +640,34 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
     )
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
+    bounds = {index: (start, stop) for index, start, stop in plan}
 
-    # what is done already (parts complete on disk), what remains
-    known = {p["index"]: p for p in (existing or {}).get("parts", [])}
-    parts: dict[int, dict] = {}
-    todo = []
-    for index, start, stop in plan:
-        if existing is not None and part_complete(out, index, comp):
-            entry = known.get(index)
-            parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
-        else:
-            todo.append((index, start, stop))
-
+    # what is done already (complete parts, journaled matches), what remains
+    parts, journals = _recover(out, plan, comp, existing)
+    gaps = _gaps(plan, parts, journals)
     workers = workers or default_workers()
-    todo_matches = sum(stop - start for _i, start, stop in todo)
+    todo_matches = sum(stop - start for _i, start, stop in gaps)
     if chunk_size is None:
         chunk_size = (
             max(1, min(DEFAULT_CHUNK, math.ceil(todo_matches / (workers * 4)))) if todo_matches else 1
         )
-    task_list = [
-        (spec, a, min(a + chunk_size, stop))
-        for _i, start, stop in todo
-        for a in range(start, stop, chunk_size)
-    ]
+    task_list = []
+    part_of_task: dict[int, int] = {}
+    for index, start, stop in gaps:
+        for a in range(start, stop, chunk_size):
+            task_list.append((spec, a, min(a + chunk_size, stop)))
+            part_of_task[a] = index
     if backend == "local":
-        workers = max(1, min(workers, len(task_list)))
+        workers = max(1, min(workers, len(task_list) or 1))
 
-    from guandan_cli import __version__
-
-    manifest = {
-        "format": FORMAT,
-        "schema_version": SCHEMA_VERSION,
-        "package_version": __version__,
-        "run_id": run_id,
-        "command": command or canonical_command(config),
-        "config": {k: config[k] for k in IDENTITY_KEYS},
-        "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
-        "ruleset": {
-            "name": config["ruleset"],
-            "a_fail_limit": config["a_fail_limit"],
-            "max_deals": config["max_deals"],
-        },
-        "options": {
-            "on_error": on_error,
-            "workers": workers,
-            "backend": backend,
-            "chunk_size": chunk_size,
-            "ray_address": ray_address,
-        },
-        "state": "running",
-        "error": None,
-        "started_at": (existing or {}).get("started_at") or now_iso(),
-        "ended_at": None,
-        "counts": {},
-        "sessions": list((existing or {}).get("sessions", [])),
-        "parts": [],
+    options = {
+        "on_error": on_error,
+        "workers": workers,
+        "backend": backend,
+        "chunk_size": chunk_size,
+        "ray_address": ray_address,
     }
+    manifest = _new_manifest(config, run_id, command, existing, options)
     session = {
         "started_at": now_iso(),
         "ended_at": None,
@@ -558,9 +689,18 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
             manifest["state"] = state
         write_manifest(out, manifest)
 
+    def finish(index: int) -> None:
+        """Part ``index``'s journal covers it: write its files, record it, drop the journal."""
+        start, stop = bounds[index]
+        parts[index] = _finish_part(out, index, start, stop, comp, journals[index])
+        save()
+        journals.pop(index).remove()
+
     try:
         save()
     except OSError as exc:
+        for journal in journals.values():
+            journal.close()
         raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
 
     report: Callable[[int, int], None] | None
@@ -574,70 +714,36 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         report = None
 
     t0 = time.monotonic()
-    stop_of = {}
-    for index, start, stop in todo:
-        for m in range(start, stop):
-            stop_of[m] = (index, start, stop)
-    cur = None  # (index, start, stop, deals writer, matches writer, facts)
     session_deals = session_matches = 0
     state, error = "complete", None
     pool = None
     try:
-        try:
-            pool = open_backend(backend, workers, ray_address)
-        except BackendError as exc:
-            raise SimulationError(str(exc)) from None
-        for res in pool.imap(_tasks.run_task, task_list):
-            if res.fatal is not None:
-                raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-            if res.errors and on_error == "stop":
-                raise SimulationError(
-                    f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
-                )
-            if cur is None:
-                index, start, stop = stop_of[res.start]
-                dpath, mpath = part_paths(out, index, comp)
-                cur = [index, start, stop, PartWriter(dpath, comp), PartWriter(mpath, comp)]
-                cur.append({"matches": 0, "deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]})
-            cur[3].write(res.deal_lines)
-            cur[4].write(res.match_lines)
-            f = cur[5]
-            f["matches"] += res.matches
-            f["deals"] += res.deals
-            f["errors"] += len(res.errors)
-            f["capped"] += res.capped
-            f["wins"][0] += res.wins[0]
-            f["wins"][1] += res.wins[1]
-            session_deals += res.deals
-            session_matches += res.matches
-            if report is not None:
-                report(res.matches, res.deals)
-            if res.stop == cur[2]:
-                index, start, stop, dw, mw, f = cur
-                dfacts = dw.commit()
-                mfacts = mw.commit()
-                cur = None
-                parts[index] = _part_entry(
-                    index,
-                    start,
-                    stop,
-                    f["matches"],
-                    f["deals"],
-                    f["errors"],
-                    f["wins"],
-                    f["capped"],
-                    dfacts,
-                    mfacts,
-                )
-                session.update(
-                    matches=session_matches, deals=session_deals, seconds=round(time.monotonic() - t0, 3)
-                )
-                save()
-        pool.close()
+        for index in [i for i, j in journals.items() if j.covers(*bounds[i])]:
+            finish(index)  # journaled in full by a session stopped before writing the part
+        if task_list:
+            try:
+                pool = open_backend(backend, workers, ray_address)
+            except BackendError as exc:
+                raise SimulationError(str(exc)) from None
+            # results in completion order: each is durable as soon as it arrives
+            for res in pool.imap_unordered(_tasks.run_task, task_list):
+                _check_result(res, on_error)
+                index = part_of_task[res.start]
+                journal = journals.get(index)
+                if journal is None:
+                    journal = journals[index] = Journal.open(journal_path(out, index))
+                journal.append(res.start, res.stop, res.deal_lines, res.match_lines, _journal_facts(res))
+                session_deals += res.deals
+                session_matches += res.matches
+                if report is not None:
+                    report(res.matches, res.deals)
+                if journal.covers(*bounds[index]):
+                    session.update(
+                        matches=session_matches, deals=session_deals, seconds=round(time.monotonic() - t0, 3)
+                    )
+                    finish(index)
+            pool.close()
     except BaseException as exc:
-        if cur is not None:
-            cur[3].abort()
-            cur[4].abort()
         if pool is not None:
             try:
                 pool.terminate()
@@ -645,13 +751,16 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
                 pass
         if isinstance(exc, KeyboardInterrupt):
             state, error = "interrupted", "interrupted (rerun the command, or add --resume, to continue)"
-        else:
-            state, error = (
-                "failed",
-                str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
-            )
+            saved = sum(p["matches"] for p in parts.values()) + sum(j.covered() for j in journals.values())
+            raise SimulationInterrupted(out, saved, config["matches"]) from None
+        state, error = (
+            "failed",
+            str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
+        )
         raise
     finally:
+        for journal in journals.values():
+            journal.close()
         if bar is not None:
             bar.close()
         session.update(
@@ -674,6 +783,7 @@ __all__ = [
     "DEFAULTS",
     "SimulationError",
     "SimulationInputError",
+    "SimulationInterrupted",
     "canonical_command",
     "parse_strategies",
     "simulate",
