@@ -67,7 +67,8 @@ def test_json_all(small_run):  # noqa: F811
     res = invoke("analyze", small_run, "--format", "json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert list(out) == list(REPORTS)
+    assert list(out) == ["metadata", *REPORTS]
+    assert out["metadata"] == {"runs": [], "incomplete": []}  # no manifest: loose parts
     assert {"win_rate", "win_rate_lo", "win_rate_hi"} <= set(out["tribute"][0])
 
 

@@ -78,11 +78,12 @@ def _readable(df):
     return pl.DataFrame(cols)
 
 
-def _render(results: dict, fmt: OutputFormat, titles: dict[str, str]) -> str:
+def _render(results: dict, fmt: OutputFormat, titles: dict[str, str], metadata: dict | None = None) -> str:
     import polars as pl
 
     if fmt is OutputFormat.json:
-        return json.dumps({name: df.to_dicts() for name, df in results.items()}, ensure_ascii=False, indent=1)
+        doc = {"metadata": metadata or {}} | {name: df.to_dicts() for name, df in results.items()}
+        return json.dumps(doc, ensure_ascii=False, indent=1)
     blocks = []
     for name, df in results.items():
         if fmt is OutputFormat.csv:
@@ -145,7 +146,17 @@ def analyze(
 
     Reports: tribute, tribute-card, first-leader, bombs, bombs-by-player, winner-bombs, partners, double-down, deal-length, match-length, levels, wilds, jiefeng, strategy-deals, strategy-matches (see docs/reports.md).
     """
-    from guandan_cli.reports import REPORTS, LogReadError, ScanStats, convert_to_parquet, load, run_report
+    import warnings
+
+    from guandan_cli.reports import (
+        REPORTS,
+        IncompleteRunWarning,
+        LogReadError,
+        ScanStats,
+        convert_to_parquet,
+        load,
+        run_report,
+    )
 
     names = _report_names(report)
     groups = _by(by)
@@ -159,7 +170,9 @@ def analyze(
                 typer.echo(f"skipped {stats.skipped} bad line(s)", err=True)
             if report is None:
                 return
-        data = load(*runs, skip_bad=skip_bad, check=check)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", IncompleteRunWarning)  # said below, once, in our style
+            data = load(*runs, skip_bad=skip_bad, check=check)
     except LogReadError as exc:  # LogLineError included: "path:line: reason"
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -168,7 +181,10 @@ def analyze(
         for bad in data.stats.bad[:10]:
             typer.echo(f"  {bad}", err=True)
     results = {name: run_report(name, data.deals, data.matches, by=groups) for name in names}
-    typer.echo(_render(results, fmt, {n: REPORTS[n].title for n in names}))
+    for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
+        typer.echo(line, err=True)
+    metadata = {"runs": [c.as_dict() for c in data.completeness], "incomplete": data.incomplete}
+    typer.echo(_render(results, fmt, {n: REPORTS[n].title for n in names}, metadata))
     if plots is not None:
         from guandan_cli.reports.plots import save_plot
 

@@ -18,8 +18,8 @@ directory). The one question readers ask is :func:`run_completeness`:
 'incomplete run: 100 of 300 matches'
 
 A part is complete when both its files exist under their final names (they are written
-as ``*.tmp`` and renamed, deals first) and, when the manifest records their sizes, have
-those sizes. Matches of unfinished parts may be safe in a part's journal
+as ``*.tmp`` and renamed, deals first, so a final name always holds a whole file; damage
+done later is for ``guandan verify`` to find, against the sha256 in the manifest). Matches of unfinished parts may be safe in a part's journal
 (``part-NNNNN.journal``, see ``guandan_cli.logs.journal``): ``simulate --resume`` keeps
 them, but no reader sees them until their part is complete.
 
@@ -137,25 +137,6 @@ class Completeness:
         }
 
 
-def _recorded_sizes(manifest: dict) -> dict[str, int]:
-    sizes = {}
-    for part in manifest.get("parts") or []:
-        for key in ("deals_file", "matches_file"):
-            facts = part.get(key) if isinstance(part, dict) else None
-            if isinstance(facts, dict) and isinstance(facts.get("bytes"), int):
-                sizes[facts.get("file")] = facts["bytes"]
-    return sizes
-
-
-def _final(path: Path, sizes: dict[str, int]) -> bool:
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return False
-    want = sizes.get(path.name)
-    return want is None or want == size
-
-
 def run_completeness(path: str | os.PathLike, manifest: dict | None = None) -> Completeness:
     """Which parts of the run at ``path`` are complete (``ValueError`` if it holds no run)."""
     path = Path(path)
@@ -168,11 +149,10 @@ def run_completeness(path: str | os.PathLike, manifest: dict | None = None) -> C
         compression = cfg["compression"]
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{path / MANIFEST}: no valid config (matches, part_size, compression)") from None
-    sizes = _recorded_sizes(manifest)
     done, missing = [], []
     for index, first, stop in plan:
         deals, matches = part_paths(path, index, compression)
-        if _final(matches, sizes) and _final(deals, sizes):
+        if matches.is_file() and deals.is_file():
             done.append(CompletePart(index, first, stop, deals, matches))
         else:
             missing.append(index)

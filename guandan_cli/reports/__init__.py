@@ -28,6 +28,7 @@ from .deal_length import deal_length
 from .double_down import double_down
 from .jiefeng import jiefeng
 from .loading import (
+    IncompleteRunWarning,
     LogLineError,
     LogReadError,
     RunData,
@@ -104,6 +105,7 @@ def run_report(
 
 __all__ = [
     "REPORTS",
+    "IncompleteRunWarning",
     "LogLineError",
     "LogReadError",
     "Report",

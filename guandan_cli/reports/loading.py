@@ -18,12 +18,14 @@ from __future__ import annotations
 import io
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from guandan_cli.logs import reader
+from guandan_cli.logs.layout import Completeness, read_manifest, run_completeness
 from guandan_cli.logs.reader import LogLineError, LogReadError, ScanStats
 from guandan_cli.logs.schema import deal_schema, match_schema
 
@@ -95,6 +97,34 @@ def slim_deals(deals: pl.LazyFrame) -> pl.LazyFrame:
     return deals.drop([c for c in HEAVY_DEAL_COLUMNS if c in names])
 
 
+class IncompleteRunWarning(UserWarning):
+    """A run loaded before it finished: reports cover its complete parts only."""
+
+
+def completeness_of(*runs: str | os.PathLike) -> list[Completeness]:
+    """The :class:`~guandan_cli.logs.layout.Completeness` of each run directory among ``runs``.
+
+    A directory of run directories gives one entry per run in it; part files and
+    directories without a manifest give none.
+    """
+    out = []
+    for run in runs:
+        path = Path(run)
+        if not path.is_dir():
+            continue
+        dirs = (
+            [path] if (path / "manifest.json").is_file() else sorted(q for q in path.iterdir() if q.is_dir())
+        )
+        for d in dirs:
+            try:
+                manifest = read_manifest(d)
+                if manifest is not None:
+                    out.append(run_completeness(d, manifest))
+            except ValueError as exc:
+                raise LogReadError(str(exc)) from None
+    return out
+
+
 @dataclass
 class RunData:
     """Checked logs of one or more runs, ready for reports.
@@ -108,6 +138,13 @@ class RunData:
     matches: pl.LazyFrame
     stats: ScanStats = field(default_factory=ScanStats)
     spool: tempfile.TemporaryDirectory | None = field(default=None, repr=False)
+    #: each run directory's completeness (reports cover complete parts only)
+    completeness: list[Completeness] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> list[str]:
+        """``PATH: incomplete run: 100 of 300 matches`` for each run loaded before it finished."""
+        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
 
     @property
     def skipped(self) -> int:
@@ -196,12 +233,19 @@ def load(*runs: str | os.PathLike, skip_bad: bool = False, check: bool = True) -
     Raises :class:`LogLineError` (``path:line: reason``) at the first bad line unless
     ``skip_bad``; then bad lines are left out and counted in ``RunData.stats``.
     ``check=False`` skips the Python line check (Polars' own errors still stop a bad run).
+    Only complete parts are read: a run stopped before it finished gives an
+    :class:`IncompleteRunWarning` (``PATH: incomplete run: 100 of 300 matches``) and
+    ``RunData.incomplete`` / ``RunData.completeness`` say the same.
     Lines are parsed in chunks of ``CHUNK_BYTES`` and spooled to temporary Parquet, so
     peak memory is a few times the chunk size whatever the size of the run; reports
     then read only the columns they need.
     """
     if not runs:
         raise ValueError("no run given")
+    completeness = completeness_of(*runs)
+    for c in completeness:
+        if not c.complete:
+            warnings.warn(f"{c.path}: {c.describe()}", IncompleteRunWarning, stacklevel=2)
     stats = ScanStats()
     spool = tempfile.TemporaryDirectory(prefix="guandan-analyze-")
     tmp = Path(spool.name)
@@ -211,7 +255,7 @@ def load(*runs: str | os.PathLike, skip_bad: bool = False, check: bool = True) -
     except BaseException:
         spool.cleanup()
         raise
-    return RunData(deals, matches, stats, spool)
+    return RunData(deals, matches, stats, spool, completeness)
 
 
 def convert_to_parquet(
@@ -258,10 +302,12 @@ def convert_to_parquet(
 
 
 __all__ = [
+    "IncompleteRunWarning",
     "LogLineError",
     "LogReadError",
     "RunData",
     "ScanStats",
+    "completeness_of",
     "convert_to_parquet",
     "fresh_parquet",
     "load",
