@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -10,29 +11,92 @@ import typer
 from guandan_cli.cli.app import app
 
 
+class _Bar:
+    """A rich progress bar on stderr: deals verified, rate, ETA."""
+
+    def __init__(self, total: int | None) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]verify"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("deals  {task.fields[rate]} deals/s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+        )
+        self._t0 = time.monotonic()
+        self._done = 0
+        self._task = self._progress.add_task("verify", total=total, rate="-")
+        self._progress.start()
+
+    def __call__(self, deals: int) -> None:
+        self._done += deals
+        dt = time.monotonic() - self._t0
+        self._progress.update(self._task, advance=deals, rate=f"{self._done / dt:.0f}" if dt > 0 else "-")
+
+    def close(self) -> None:
+        self._progress.stop()
+
+
 @app.command()
 def verify(
     runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.")],
     max_problems: Annotated[
         int, typer.Option(help="Print at most this many problems (all are counted).")
     ] = 200,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
+    from guandan_cli.cli.errors import fail, interrupted
     from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.runner.backends import default_workers
+    from guandan_cli.runner.verify import expected_deals
     from guandan_cli.runner.verify import verify as run_verify
 
+    if workers is not None and workers < 1:
+        fail(f"--workers must be a positive whole number, got {workers}")
+    workers = workers or default_workers()
+    bar = None
+    t0 = time.monotonic()
     try:
-        report = run_verify(runs)
+        total = expected_deals(runs)
+        bar = None if quiet else _Bar(total)
+        report = run_verify(runs, workers=workers, progress=bar)
     except LogReadError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        interrupted("nothing was changed; rerun verify to check again")
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.monotonic() - t0
     for p in report.problems[:max_problems]:
         typer.echo(str(p))
     if len(report.problems) > max_problems:
         typer.echo(f"… and {len(report.problems) - max_problems} more", err=True)
     verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+    rate = f"{report.deals / seconds:.0f}" if seconds > 0 else "-"
     typer.echo(
         f"verified {report.deals} deals and {report.matches} matches in {report.files} files: {verdict}"
+        f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
     if not report.ok:
         raise typer.Exit(1)

@@ -284,6 +284,8 @@ def iter_records(
         yield n, rec
 
 
+iter_raw = _iter_raw  # public name: ``guandan verify`` reads raw lines to hand them to workers
+
 # files that passed the check: (path, size, mtime_ns) -> line count
 _CHECKED: dict[tuple[str, int, int], int] = {}
 
@@ -386,6 +388,7 @@ __all__ = [
     "ScanStats",
     "check_file",
     "check_line",
+    "iter_raw",
     "iter_records",
     "kind_of",
     "open_part",

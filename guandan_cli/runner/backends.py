@@ -78,6 +78,16 @@ def unguarded_main_call() -> str | None:
     return f"{path}:{line}"
 
 
+class _Done:
+    """The handle of a task already run in this process."""
+
+    def __init__(self, value) -> None:
+        self._value = value
+
+    def get(self):
+        return self._value
+
+
 class Backend:
     """``imap(fn, tasks)`` in task order, ``imap_unordered`` as they finish; ``close()`` (or ``terminate()``)."""
 
@@ -86,6 +96,10 @@ class Backend:
 
     def imap_unordered(self, fn: Callable, tasks: Iterable) -> Iterator:
         return map(fn, tasks)
+
+    def submit(self, fn: Callable, task):
+        """Start ``fn(task)``; the returned handle's ``get()`` gives its result."""
+        return _Done(fn(task))
 
     def close(self) -> None:
         pass
@@ -125,6 +139,9 @@ class LocalPool(Backend):
 
     def imap_unordered(self, fn, tasks):
         return self._pool.imap_unordered(fn, tasks, chunksize=1)
+
+    def submit(self, fn, task):
+        return self._pool.apply_async(fn, (task,))
 
     def close(self) -> None:
         self._pool.close()

@@ -19,16 +19,20 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-from collections.abc import Iterable
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from guandan_cli.engine.cards import deal_hands, parse_cards
 from guandan_cli.engine.deal import OVER, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import ScanStats, iter_records, part_files
+from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, part_files
 from guandan_cli.logs.schema import deal_record
+from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed as _match_seed
@@ -104,16 +108,30 @@ COMPARED = (
 )
 
 
+def _facts(manifest: dict | None) -> dict:
+    """What the deal checks need from a manifest (small and picklable, for the workers)."""
+    cfg = (manifest or {}).get("config", {})
+    return {
+        "seed": cfg.get("seed"),
+        "a_fail_limit": cfg.get("a_fail_limit"),
+        "max_deals": cfg.get("max_deals"),
+        "run_id": (manifest or {}).get("run_id"),
+        "strategies": cfg.get("strategies"),
+    }
+
+
+#: the fields of a match's last deal that its match record is checked against
+_LAST_FIELDS = ("deal", "match_seed", "levels_after", "match_over", "match_winner", "capped")
+
+
 class _RunVerifier:
-    def __init__(self, run_dir: Path | None, manifest: dict | None, report: VerifyReport) -> None:
-        self.manifest = manifest
+    def __init__(self, facts: dict, report: VerifyReport) -> None:
         self.report = report
-        cfg = (manifest or {}).get("config", {})
-        self.seed = cfg.get("seed")
-        self.a_fail_limit = cfg.get("a_fail_limit")
-        self.max_deals = cfg.get("max_deals")
-        self.run_id = (manifest or {}).get("run_id")
-        self.strategies = cfg.get("strategies")
+        self.seed = facts["seed"]
+        self.a_fail_limit = facts["a_fail_limit"]
+        self.max_deals = facts["max_deals"]
+        self.run_id = facts["run_id"]
+        self.strategies = facts["strategies"]
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
@@ -288,45 +306,173 @@ def _group(paths) -> list[tuple[Path | None, list[Path], list[Path]]]:
     return [(d, ds, ms) for d, (ds, ms) in dirs.items()]
 
 
-def verify(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> VerifyReport:
-    """Verify the parts under ``paths`` (run directories or part files); see the module docstring."""
+#: deal lines per worker task (a task never splits a match's run of lines)
+CHUNK_DEALS = 200
+_MATCH_FIELD = re.compile(rb'"match":(\d+),')
+
+
+def _chunks(path: Path, unreadable: list[Problem]) -> Iterator[tuple[int, list[bytes]]]:
+    """``(first line number, raw lines)`` of a deals part, cut only where the match changes.
+
+    A part that cannot be read to its end adds a problem to ``unreadable``.
+    """
+    lines: list[bytes] = []
+    first, last_match = 1, None
+    for n, raw, err in iter_raw(path):
+        if err is not None:
+            unreadable.append(Problem(str(path), n, err))
+            break
+        found = _MATCH_FIELD.search(raw, 0, 200)
+        match = found.group(1) if found else last_match
+        if len(lines) >= CHUNK_DEALS and match != last_match:
+            yield first, lines
+            lines, first = [], n
+        lines.append(raw)
+        last_match = match
+    if lines:
+        yield first, lines
+
+
+def verify_chunk(task: tuple[dict, str, int, list[bytes]]) -> tuple[list[Problem], int, dict]:
+    """Check a run of deal lines in a worker: ``(problems, deals, per-match state at the end)``.
+
+    ``task`` is ``(facts, path, first line number, raw lines)``; top-level, so the spawn
+    context pickles it by reference.
+    """
+    facts, path, first, lines = task
     report = VerifyReport()
-    for run_dir, deal_files, match_files in _group(paths):
+    v = _RunVerifier(facts, report)
+    for n, raw in enumerate(lines, start=first):
+        rec, reason = check_line(raw, "deals")
+        if reason is not None:
+            report.problems.append(Problem(path, n, reason))
+            continue
+        v.deal_line(Path(path), n, rec)
+    states = {
+        m: (None if st.last is None else {k: st.last[k] for k in _LAST_FIELDS}, st.deals, st.where)
+        for m, st in v.states.items()
+    }
+    return report.problems, report.deals, states
+
+
+def verify(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    workers: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> VerifyReport:
+    """Verify the parts under ``paths`` (run directories or part files); see the module docstring.
+
+    Deal lines are checked in chunks of about ``CHUNK_DEALS`` by ``workers`` processes
+    (a ``multiprocess`` spawn pool; at most ``4 × workers`` chunks in flight, results
+    taken in order, so the report is the same for any number of workers).
+    ``progress(deals)`` is called after each chunk.
+    """
+    report = VerifyReport()
+    pool = open_backend("local", max(1, workers))
+    window: deque = deque()
+    limit = 4 * max(1, workers)
+    try:
+        for task, then in _steps(_group(paths), report, progress):
+            window.append((pool.submit(verify_chunk, task) if task is not None else None, then))
+            while len(window) > limit or (window and window[0][0] is None):
+                handle, then_ = window.popleft()
+                then_(handle.get() if handle is not None else None)
+        while window:
+            handle, then_ = window.popleft()
+            then_(handle.get() if handle is not None else None)
+        pool.close()
+    except BaseException:
+        pool.terminate()
+        raise
+    return report
+
+
+def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | None, Callable]]:
+    """``(chunk task or None, what to do with its result)`` in the order results must be used."""
+    for run_dir, deal_files, match_files in groups:
         try:
-            manifest = read_manifest(run_dir)
+            manifest, unreadable_manifest = read_manifest(run_dir), None
         except ValueError as exc:
-            report.problems.append(Problem(str(run_dir), None, str(exc)))
-            manifest = None
-        v = _RunVerifier(run_dir, manifest, report)
-        if manifest is not None:
-            facts = {}
-            for part in manifest.get("parts", []):
-                for key in ("deals_file", "matches_file"):
-                    if part.get(key):
-                        facts[part[key]["file"]] = part[key]["sha256"]
-            for f in [*deal_files, *match_files]:
-                want = facts.get(f.name)
-                if want is not None and _hash(f) != want:
-                    report.problems.append(
-                        Problem(str(f), None, "content differs from the sha256 in the manifest")
-                    )
+            manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
+        facts = _facts(manifest)
+        v = _RunVerifier(facts, report)
+        yield None, partial(_start_run, report, unreadable_manifest, manifest, [*deal_files, *match_files])
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
-            stats = ScanStats()
-            report.files += 1
-            for line, rec in iter_records(f, "deals", skip_bad=True, stats=stats):
-                v.deal_line(f, line, rec)
-            for bad in stats.bad:
-                report.problems.append(Problem(bad.path, bad.line, bad.reason))
+            unreadable: list[Problem] = []
+            for first, lines in _chunks(f, unreadable):
+                yield (facts, str(f), first, lines), partial(_merge_chunk, v, report, progress)
             mf = by_part.pop(f.name.split("-", 1)[1], None)
-            if mf is not None:
-                _matches(v, mf, report)
-            else:
-                report.problems.append(Problem(str(f), None, "no matches part beside this deals part"))
-            v.finish(str(f))
+            yield None, partial(_end_file, v, f, mf, unreadable, report)
         for mf in by_part.values():
-            _matches(v, mf, report)
-    return report
+            yield None, partial(_end_matches, v, mf, report)
+
+
+def _start_run(report: VerifyReport, problem, manifest, files, _result=None) -> None:
+    if problem is not None:
+        report.problems.append(problem)
+    if manifest is not None:
+        _check_hashes(manifest, files, report)
+
+
+def _merge_chunk(v: _RunVerifier, report: VerifyReport, progress, result) -> None:
+    problems, deals, states = result
+    report.problems.extend(problems)
+    report.deals += deals
+    for m, (last, count, where) in states.items():
+        st = v.states.setdefault(m, _MatchState())
+        st.last, st.deals, st.where = last, st.deals + count, where
+    if progress is not None:
+        progress(deals)
+
+
+def _end_file(
+    v: _RunVerifier, f: Path, mf: Path | None, unreadable, report: VerifyReport, _result=None
+) -> None:
+    report.files += 1
+    report.problems.extend(unreadable)
+    if mf is not None:
+        _matches(v, mf, report)
+    else:
+        report.problems.append(Problem(str(f), None, "no matches part beside this deals part"))
+    v.finish(str(f))
+
+
+def _end_matches(v: _RunVerifier, mf: Path, report: VerifyReport, _result=None) -> None:
+    _matches(v, mf, report)
+
+
+def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> int | None:
+    """The deal lines ``verify(paths)`` will read, from the manifests (``None`` if any part is not listed)."""
+    total = 0
+    for run_dir, deal_files, _match_files in _group(paths):
+        try:
+            manifest = read_manifest(run_dir)
+        except ValueError:
+            return None
+        listed = {
+            p["deals_file"]["file"]: p["deals"]
+            for p in (manifest or {}).get("parts", [])
+            if p.get("deals_file")
+        }
+        for f in deal_files:
+            if f.name not in listed:
+                return None
+            total += listed[f.name]
+    return total
+
+
+def _check_hashes(manifest: dict, files: list[Path], report: VerifyReport) -> None:
+    want = {}
+    for part in manifest.get("parts", []):
+        for key in ("deals_file", "matches_file"):
+            if part.get(key):
+                want[part[key]["file"]] = part[key]["sha256"]
+    for f in files:
+        sha = want.get(f.name)
+        if sha is not None and _hash(f) != sha:
+            report.problems.append(Problem(str(f), None, "content differs from the sha256 in the manifest"))
 
 
 def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
@@ -338,4 +484,4 @@ def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
         report.problems.append(Problem(bad.path, bad.line, bad.reason))
 
 
-__all__ = ["Problem", "VerifyReport", "verify"]
+__all__ = ["CHUNK_DEALS", "Problem", "VerifyReport", "expected_deals", "verify", "verify_chunk"]
