@@ -4,7 +4,8 @@ Each session runs ``guandan simulate`` in its own process group. A tracing bot (
 bot that notes each match it starts in a file named by ``GUANDAN_TEST_TRACE``) tells
 which matches a session started; a match started by a killed session and started again
 by the next one was recomputed. Matches in flight at a kill are those being played
-(workers × chunk) or finished and not yet written by the parent, so the bound asserted
+(workers × chunk) or finished and not yet journaled by the parent (which writes parts in a
+background thread, so it is rarely behind); the bound asserted
 is 2 × workers × chunk, plus one chunk when the last journal write is torn on purpose.
 """
 
