@@ -30,7 +30,7 @@ from guandan_cli.engine.cards import deal_hands, parse_cards
 from guandan_cli.engine.deal import OVER, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, part_files
+from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
 from guandan_cli.logs.schema import deal_record
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.records import record_actions, record_setup
@@ -295,9 +295,26 @@ def _hash(path: Path) -> str:
 
 
 def _group(paths) -> list[tuple[Path | None, list[Path], list[Path]]]:
-    """(run directory or None, deal parts, match parts) per directory."""
-    deals = part_files(paths, "deals")
-    matches = part_files(paths, "matches")
+    """(run directory or None, deal parts, match parts) per directory.
+
+    A part file given alone brings the other part of the same index beside it, if any.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    deals: list[Path] = []
+    matches: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_file():
+            deals += part_files(p, "deals")
+            matches += part_files(p, "matches")
+            continue
+        kind = kind_of(p)
+        other_kind = "matches" if kind == "deals" else "deals"
+        other = p.with_name(other_kind + p.name[len(kind) :])
+        pair = {kind: [p], other_kind: [other] if other.is_file() else []}
+        deals += [f for f in pair["deals"] if f not in deals]
+        matches += [f for f in pair["matches"] if f not in matches]
     dirs: dict[Path, tuple[list, list]] = {}
     for p in deals:
         dirs.setdefault(p.parent, ([], []))[0].append(p)
