@@ -188,5 +188,7 @@ def test_verify_cli_shows_a_bar_and_its_throughput(tmp_path):
     assert "verify" in res.stderr and "4/4" in res.stderr  # the progress bar
     assert "verified 4 deals and 4 matches in 2 files: ok" in res.stdout
     assert "deals/s, 2 workers)" in res.stdout
+    alone = runner.invoke(app, ["verify", str(out / "deals-00000.jsonl"), "-q"])  # brings its matches part
+    assert alone.exit_code == 0 and "verified 4 deals and 4 matches in 2 files: ok" in alone.stdout
     bad = runner.invoke(app, ["verify", str(out), "-w", "0"])
     assert bad.exit_code == 2 and "--workers must be a positive whole number" in bad.stderr
