@@ -86,7 +86,10 @@ def simulate(
         str | None, typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")
     ] = None,
     chunk_size: Annotated[
-        int | None, typer.Option(help="Matches per task (never changes the log) (default: up to 8).")
+        int | None,
+        typer.Option(
+            help="Matches per task (never changes the log; a kill loses about workers × this many) (default: up to 8)."
+        ),
     ] = None,
     part_size: Annotated[
         int | None, typer.Option(help="Matches per log part (default: 1000).", show_default=False)

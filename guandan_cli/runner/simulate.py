@@ -385,6 +385,11 @@ def simulate(
       per log part (fixed for a run).
     - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
       called with the increments after each task.
+
+    Each finished task is journaled (fsynced) at once, so a stopped run loses only the
+    matches in flight (docs/log-format.md, Durability). Ctrl-C raises
+    ``SimulationInterrupted`` (a ``KeyboardInterrupt``) saying how many matches are saved
+    and how to resume.
     """
     if backend == "local" and (workers is None or workers > 1):
         where = unguarded_main_call()
