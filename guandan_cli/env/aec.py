@@ -90,6 +90,8 @@ class _GuandanBase(AECEnv):
         self.deal: Deal | None = None
         self._legal_key: tuple | None = None
         self._legal_map: dict = {}
+        self._mask_key: tuple | None = None
+        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
         self._card_players: list | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -119,11 +121,16 @@ class _GuandanBase(AECEnv):
         return self._legal_map
 
     def action_mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        """``int8[N_ACTIONS]``: 1 at the legal indices of ``agent`` (all 0 unless it is to move)."""
         deal = self.deal
         if deal is not None and deal.phase != OVER and AGENTS[deal.to_move] == agent and self._live():
-            mask[list(self.legal_index_map())] = 1
-        return mask
+            legal = self.legal_index_map()
+            if self._mask_key != self._legal_key:
+                self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
+                self._mask[list(legal)] = 1
+                self._mask_key = self._legal_key
+            return self._mask.copy()
+        return np.zeros(N_ACTIONS, dtype=np.int8)
 
     def _live(self) -> bool:
         return not any(self.terminations.values()) and not any(self.truncations.values())

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -55,40 +56,74 @@ def _one_hot(index: int, size: int) -> np.ndarray:
 
 
 class _PlayRecord:
-    """What the play-phase events say, per seat: cards played, last move, the trick so far."""
+    """What a deal's public events say, per seat: cards played, last move, the current trick.
 
-    __slots__ = ("played", "last", "trick", "any_play_event")
+    Built from ``obs.events`` alone and brought up to date incrementally: observations of
+    one deal share their events' prefix, so only the events new since the last call are
+    read (``_record`` keeps a few deals' records, checked by event identity).
+    """
 
-    def __init__(self, obs: Observation) -> None:
-        played: list[list[int]] = [[], [], [], []]
-        last: list[tuple[int, ...] | None] = [None, None, None, None]  # () for a pass
-        trick_start = 0
-        events = obs.events
-        any_play = False
-        for i, ev in enumerate(events):
+    __slots__ = ("first", "n", "last_event", "played", "last", "trick", "trick_counts", "latest")
+
+    def __init__(self, first) -> None:
+        self.first = first
+        self.n = 0
+        self.last_event = None
+        self.played = np.zeros((4, 54), dtype=_F32)
+        self.last: list[tuple[int, ...] | None] = [None, None, None, None]  # () for a pass
+        self.trick: list[tuple[int, ...] | None] = [None, None, None, None]
+        self.trick_counts = np.zeros((4, 54), dtype=_F32)
+        self.latest = None  # the latest play or pass event
+
+    def update(self, events: tuple) -> None:
+        played, last, trick, trick_counts = self.played, self.last, self.trick, self.trick_counts
+        for ev in events[self.n :]:
             kind = ev.kind
             if kind == "play":
+                seat = ev.seat
                 cards = ev.combo[2]
-                played[ev.seat].extend(cards)
-                last[ev.seat] = cards
-                any_play = True
                 if ev.lead:
-                    trick_start = i
+                    trick[:] = [None, None, None, None]
+                    trick_counts[:] = 0.0
+                row = trick_counts[seat]
+                row[:] = 0.0
+                for f in cards:
+                    played[seat, f] += 1.0
+                    row[f] += 1.0
+                last[seat] = cards
+                trick[seat] = cards
+                self.latest = ev
             elif kind == "pass":
                 last[ev.seat] = ()
-                any_play = True
-        self.played = played
-        self.last = last
-        self.any_play_event = any_play
-        #: per seat, its latest move in the current trick: cards, () for a pass, None if none
-        trick: list[tuple[int, ...] | None] = [None, None, None, None]
-        if obs.top is not None:
-            for ev in events[trick_start:]:
-                if ev.kind == "play":
-                    trick[ev.seat] = ev.combo[2]
-                elif ev.kind == "pass":
-                    trick[ev.seat] = ()
-        self.trick = trick
+                trick[ev.seat] = ()
+                self.latest = ev
+        self.n = len(events)
+        self.last_event = events[-1] if events else None
+
+
+_RECORDS: dict[int, _PlayRecord] = {}
+_EMPTY_RECORD = _PlayRecord(None)
+
+
+def _record(obs: Observation) -> _PlayRecord:
+    """The up-to-date play record of the observation's deal (see ``_PlayRecord``)."""
+    events = obs.events
+    if not events:
+        return _EMPTY_RECORD
+    first = events[0]
+    rec = _RECORDS.get(id(first))
+    if (
+        rec is None
+        or rec.first is not first
+        or rec.n > len(events)
+        or (rec.n and events[rec.n - 1] is not rec.last_event)
+    ):
+        if len(_RECORDS) >= 16:
+            _RECORDS.pop(next(iter(_RECORDS)))
+        rec = _RECORDS[id(first)] = _PlayRecord(first)
+    if rec.n != len(events):
+        rec.update(events)
+    return rec
 
 
 @dataclass(frozen=True)
@@ -165,57 +200,75 @@ _TYPE_INDEX = {t: i for i, t in enumerate(COMBO_TYPES)}
 _TRIBUTE_KINDS = {"none": 0, "single": 1, "double": 2, "resisted": 3}
 
 
-def _trick_segment(move: tuple[int, ...] | None) -> np.ndarray:
-    seg = np.zeros(57, dtype=_F32)
-    if move is None:
-        seg[56] = 1.0
-    elif not move:
-        seg[55] = 1.0
-    else:
-        seg[:54] = _counts(move)
-        seg[54] = 1.0
-    return seg
+def _offsets(layout: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    out, off = {}, 0
+    for name, size in layout:
+        out[name] = off
+        off += size
+    return out
+
+
+_G = _offsets(GUANDAN_STATE_LAYOUT)
 
 
 def guandan_state(obs: Observation) -> np.ndarray:
     """The ``guandan`` state vector of a seat (layout ``GUANDAN_STATE_LAYOUT``)."""
     seat = obs.seat
-    rel = [(seat + k) & 3 for k in range(4)]  # self, next (下家), partner, previous (上家)
-    rec = _PlayRecord(obs)
-    hand = _counts(obs.hand)
-    wild = obs.level * 4 + 1
-    all_played = [f for p in rec.played for f in p]
-    unseen = 2.0 - hand - _counts(all_played)
-    parts = [hand, _one_hot(obs.hand.count(wild), 3), unseen]
-    parts += [_counts(rec.played[s]) for s in rel]
-    parts += [_trick_segment(rec.trick[s]) for s in rel]
+    rel = [
+        seat,
+        (seat + 1) & 3,
+        (seat + 2) & 3,
+        (seat + 3) & 3,
+    ]  # self, next (下家), partner, previous (上家)
+    rec = _record(obs)
+    out = np.zeros(GUANDAN_STATE_SIZE, dtype=_F32)
+    hand = obs.hand
+    counts = np.bincount(hand, minlength=54) if hand else np.zeros(54)
+    out[0:54] = counts
+    out[54 + min(hand.count(obs.level * 4 + 1), 2)] = 1.0
+    out[57:111] = 2.0 - counts - rec.played.sum(axis=0)
+    out[111:327] = rec.played[rel].ravel()
     top = obs.top
     if top is None:
-        parts += [np.zeros(54 + 10 + 15 + 4, dtype=_F32)]
+        for k in range(4):
+            out[327 + 57 * k + 56] = 1.0
     else:
-        parts += [
-            _counts(top[2]),
-            _one_hot(_TYPE_INDEX[top[0]], 10),
-            _one_hot(top[1], 15),
-            _one_hot((obs.top_owner - seat) & 3, 4),
-        ]
-    parts += [_one_hot(min(obs.card_counts[s], 28), 29) for s in rel]
-    place = np.zeros(16, dtype=_F32)
+        trick = rec.trick
+        for k, s in enumerate(rel):
+            o = 327 + 57 * k
+            move = trick[s]
+            if move is None:
+                out[o + 56] = 1.0
+            elif not move:
+                out[o + 55] = 1.0
+            else:
+                out[o : o + 54] = rec.trick_counts[s]
+                out[o + 54] = 1.0
+        o = _G["top_cards"]
+        for f in top[2]:
+            out[o + f] += 1.0
+        out[_G["top_type"] + _TYPE_INDEX[top[0]]] = 1.0
+        out[_G["top_key"] + top[1]] = 1.0
+        out[_G["top_owner"] + ((obs.top_owner - seat) & 3)] = 1.0
+    cc = obs.card_counts
+    o = _G["cards_left_self"]
     for k, s in enumerate(rel):
-        place[4 * k + (obs.finished.index(s) + 1 if s in obs.finished else 0)] = 1.0
-    parts.append(place)
+        out[o + 29 * k + min(cc[s], 28)] = 1.0
+    finished = obs.finished
+    o = _G["finish_place"]
+    for k, s in enumerate(rel):
+        out[o + 4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1.0
     team = seat & 1
     lt = obs.level_team
-    parts += [
-        _one_hot(obs.level, 13),
-        _one_hot(obs.levels[team], 14),
-        _one_hot(obs.levels[team ^ 1], 14),
-        _one_hot(2 if lt is None else (0 if lt == team else 1), 3),
-        _one_hot({TRIBUTE: 0, RETURN: 1}.get(obs.phase, 2), 3),
-        _one_hot((obs.return_to - seat) & 3 if obs.return_to >= 0 else -1, 4),
-        _one_hot(_TRIBUTE_KINDS.get(obs.tribute_kind, 0), 4),
-    ]
-    return np.concatenate(parts)
+    out[_G["deal_level"] + obs.level] = 1.0
+    out[_G["own_level"] + obs.levels[team]] = 1.0
+    out[_G["opp_level"] + obs.levels[team ^ 1]] = 1.0
+    out[_G["level_team"] + (2 if lt is None else (0 if lt == team else 1))] = 1.0
+    out[_G["phase"] + {TRIBUTE: 0, RETURN: 1}.get(obs.phase, 2)] = 1.0
+    if obs.return_to >= 0:
+        out[_G["return_to"] + ((obs.return_to - seat) & 3)] = 1.0
+    out[_G["tribute_kind"] + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1.0
+    return out
 
 
 def guandan_action(action: Combo | int, level: int) -> np.ndarray:
@@ -264,9 +317,10 @@ DANZERO_STATE_SIZE = sum(n for _, n in DANZERO_STATE_LAYOUT)
 
 
 def _dz_counts(faces: Sequence[int]) -> np.ndarray:
-    if not faces:
-        return np.zeros(54, dtype=_F32)
-    return np.bincount(_DZ[list(faces)], minlength=54).astype(_F32)
+    v = np.zeros(54, dtype=_F32)
+    for f in faces:
+        v[DANZERO_CARD[f]] += 1.0
+    return v
 
 
 def danzero_universal_flags(hand: np.ndarray, level: int) -> np.ndarray:
@@ -316,43 +370,53 @@ def danzero_universal_flags(hand: np.ndarray, level: int) -> np.ndarray:
     return res
 
 
+_D = _offsets(DANZERO_STATE_LAYOUT)
+
+
+@lru_cache(maxsize=4096)
+def _universal_cached(hand: tuple[int, ...], level: int) -> np.ndarray:
+    return danzero_universal_flags(_dz_counts(hand), level)
+
+
 def danzero_state(obs: Observation) -> np.ndarray:
     """The 513-value DanZero state of a seat (layout ``DANZERO_STATE_LAYOUT``)."""
     seat = obs.seat
     down, mate, up = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
-    rec = _PlayRecord(obs)
-    hand = _dz_counts(obs.hand)
-    all_played = [f for p in rec.played for f in p]
-    other = 2.0 - hand - _dz_counts(all_played)
-    minus = -np.ones(54, dtype=_F32)
+    rec = _record(obs)
+    out = np.empty(DANZERO_STATE_SIZE, dtype=_F32)
+    hand = obs.hand
+    counts = np.bincount(hand, minlength=54).astype(_F32) if hand else np.zeros(54, dtype=_F32)
+    dz_hand = counts[_DZ]  # DANZERO_CARD is its own inverse (it swaps ♠ and ♥)
+    out[0:54] = dz_hand
+    out[54:66] = _universal_cached(hand, obs.level) if (obs.level * 4 + 1) in hand else 0.0
+    played = rec.played[:, _DZ]
+    out[66:120] = 2.0 - dz_hand - played.sum(axis=0)
     # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
-    if not rec.any_play_event or up in obs.finished:
-        last = minus
+    latest = rec.latest
+    if latest is None or up in obs.finished:
+        out[120:174] = -1.0
+    elif latest.kind == "play":
+        out[120:174] = _dz_counts(latest.combo[2])
     else:
-        ev = next(e for e in reversed(obs.events) if e.kind in ("play", "pass"))
-        last = _dz_counts(ev.combo[2]) if ev.kind == "play" else np.zeros(54, dtype=_F32)
+        out[120:174] = 0.0
     mate_last = rec.last[mate]
-    last_mate = minus if mate_last is None or mate in obs.finished else _dz_counts(mate_last)
+    if mate_last is None or mate in obs.finished:
+        out[174:228] = -1.0
+    else:
+        out[174:228] = _dz_counts(mate_last)
+    out[228:282] = played[down]
+    out[282:336] = played[mate]
+    out[336:390] = played[up]
+    out[390:513] = 0.0
+    cc = obs.card_counts
+    out[390 + min(cc[down], 27)] = 1.0
+    out[418 + min(cc[mate], 27)] = 1.0
+    out[446 + min(cc[up], 27)] = 1.0
     team = seat & 1
-    counts = obs.card_counts
-    return np.concatenate(
-        (
-            hand,
-            danzero_universal_flags(hand, obs.level),
-            other,
-            last,
-            last_mate,
-            _dz_counts(rec.played[down]),
-            _dz_counts(rec.played[mate]),
-            _dz_counts(rec.played[up]),
-            _one_hot(min(counts[down], 27), 28),
-            _one_hot(min(counts[mate], 27), 28),
-            _one_hot(min(counts[up], 27), 28),
-            _one_hot(min(obs.levels[team], 12), 13),
-            _one_hot(min(obs.levels[team ^ 1], 12), 13),
-            _one_hot(obs.level, 13),
-        )
-    )
+    out[474 + min(obs.levels[team], 12)] = 1.0
+    out[487 + min(obs.levels[team ^ 1], 12)] = 1.0
+    out[500 + obs.level] = 1.0
+    return out
 
 
 def danzero_action(action: Combo | int, level: int) -> np.ndarray:
