@@ -61,6 +61,19 @@ def with_encoding(spec: str, encoding: str | None) -> str:
     return f"{spec}@{encoding}"
 
 
+def apply_encoding(specs: list[str], encoding: str | None) -> list[str]:
+    """The commands' ``--encoding NAME``: given to every ``onnx:`` spec that names none.
+
+    >>> apply_encoding(["onnx:m.onnx", "heuristic"], "danzero")
+    ['onnx:m.onnx@danzero', 'heuristic']
+    """
+    if encoding is None:
+        return specs
+    if not any(s.strip().startswith(PREFIX) for s in specs):
+        raise ValueError(f"--encoding {encoding!r} is for onnx: strategies, and none is given")
+    return [with_encoding(s.strip(), encoding) for s in specs]
+
+
 def _session(path: Path, spec: str):
     key = str(path.resolve())
     sess = _SESSIONS.get(key)

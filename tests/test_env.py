@@ -38,7 +38,7 @@ def _random_episode(env, seed, rng):
     """Play an AEC env to its end with uniformly random masked actions; return the steps."""
     env.reset(seed=seed)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _r, term, trunc, _info = env.last()
         if term or trunc:
             env.step(None)
