@@ -55,50 +55,104 @@ def _one_hot(index: int, size: int) -> np.ndarray:
     return v
 
 
+#: DanZero's card index of each of our faces (see the ``danzero`` section below)
+DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
+_NOT_YET = bytes(56) + b"\x01"  # a trick segment: no move yet
+_PASSED = bytes(55) + b"\x01\x00"
+_ZEROS54 = bytes(54)
+
+
+def _face_counts(faces: Sequence[int], order: Sequence[int] | None = None) -> bytearray:
+    b = bytearray(54)
+    if order is None:
+        for f in faces:
+            b[f] += 1
+    else:
+        for f in faces:
+            b[order[f]] += 1
+    return b
+
+
 class _PlayRecord:
     """What a deal's public events say, per seat: cards played, last move, the current trick.
 
     Built from ``obs.events`` alone and brought up to date incrementally: observations of
     one deal share their events' prefix, so only the events new since the last call are
-    read (``_record`` keeps a few deals' records, checked by event identity).
+    read (``_record`` keeps a few deals' records, checked by event identity). Counts are
+    kept as bytes (every value of both encodings is a small integer), in our face order
+    and in DanZero's.
     """
 
-    __slots__ = ("first", "n", "last_event", "played", "last", "trick", "trick_counts", "latest")
+    __slots__ = (
+        "first",
+        "n",
+        "last_event",
+        "played",
+        "left",
+        "played_dz",
+        "left_dz",
+        "last_dz",
+        "trick",
+        "latest",
+        "latest_dz",
+        "_cache",
+    )
 
     def __init__(self, first) -> None:
         self.first = first
         self.n = 0
         self.last_event = None
-        self.played = np.zeros((4, 54), dtype=_F32)
-        self.last: list[tuple[int, ...] | None] = [None, None, None, None]  # () for a pass
-        self.trick: list[tuple[int, ...] | None] = [None, None, None, None]
-        self.trick_counts = np.zeros((4, 54), dtype=_F32)
+        self.played = [bytearray(54) for _ in range(4)]
+        self.left = bytearray(b"\x02" * 54)  # 2 − every card played, per face
+        self.played_dz = [bytearray(54) for _ in range(4)]
+        self.left_dz = bytearray(b"\x02" * 54)
+        self.last_dz: list[bytes | None] = [None, None, None, None]  # a seat's last move; zeros for a pass
+        self.trick: list[bytes] = [_NOT_YET] * 4  # per seat: 54 counts + played/passed/not yet
         self.latest = None  # the latest play or pass event
+        self.latest_dz = _ZEROS54
+        self._cache: dict = {}  # derived bytes, until the next event
+
+    def derived(self, key, make):
+        """``make()`` once per key until the record changes."""
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return got
 
     def update(self, events: tuple) -> None:
-        played, last, trick, trick_counts = self.played, self.last, self.trick, self.trick_counts
+        played, left, played_dz, left_dz, trick = (
+            self.played,
+            self.left,
+            self.played_dz,
+            self.left_dz,
+            self.trick,
+        )
+        dz = DANZERO_CARD
         for ev in events[self.n :]:
             kind = ev.kind
             if kind == "play":
                 seat = ev.seat
                 cards = ev.combo[2]
                 if ev.lead:
-                    trick[:] = [None, None, None, None]
-                    trick_counts[:] = 0.0
-                row = trick_counts[seat]
-                row[:] = 0.0
+                    trick[:] = [_NOT_YET] * 4
+                p, pdz = played[seat], played_dz[seat]
                 for f in cards:
-                    played[seat, f] += 1.0
-                    row[f] += 1.0
-                last[seat] = cards
-                trick[seat] = cards
+                    p[f] += 1
+                    left[f] -= 1
+                    g = dz[f]
+                    pdz[g] += 1
+                    left_dz[g] -= 1
+                trick[seat] = bytes(_face_counts(cards)) + b"\x01\x00\x00"
+                self.latest_dz = self.last_dz[seat] = bytes(_face_counts(cards, dz))
                 self.latest = ev
             elif kind == "pass":
-                last[ev.seat] = ()
-                trick[ev.seat] = ()
+                trick[ev.seat] = _PASSED
+                self.last_dz[ev.seat] = _ZEROS54
+                self.latest_dz = _ZEROS54
                 self.latest = ev
         self.n = len(events)
         self.last_event = events[-1] if events else None
+        self._cache.clear()
 
 
 _RECORDS: dict[int, _PlayRecord] = {}
@@ -124,6 +178,11 @@ def _record(obs: Observation) -> _PlayRecord:
     if rec.n != len(events):
         rec.update(events)
     return rec
+
+
+def _as_array(buf: bytes) -> np.ndarray:
+    """Signed bytes → float32 (0xFF is DanZero's −1)."""
+    return np.frombuffer(buf, dtype=np.int8).astype(_F32)
 
 
 @dataclass(frozen=True)
@@ -211,64 +270,72 @@ def _offsets(layout: tuple[tuple[str, int], ...]) -> dict[str, int]:
 _G = _offsets(GUANDAN_STATE_LAYOUT)
 
 
+_TAIL = _G["cards_left_self"]  # the per-decision scalars, from here to the end
+_TAIL_SIZE = GUANDAN_STATE_SIZE - _TAIL
+_T_CARDS_LEFT = 0
+_T_FINISH = _G["finish_place"] - _TAIL
+_T_DEAL_LEVEL = _G["deal_level"] - _TAIL
+_T_OWN_LEVEL = _G["own_level"] - _TAIL
+_T_OPP_LEVEL = _G["opp_level"] - _TAIL
+_T_LEVEL_TEAM = _G["level_team"] - _TAIL
+_T_PHASE = _G["phase"] - _TAIL
+_T_RETURN_TO = _G["return_to"] - _TAIL
+_T_TRIBUTE_KIND = _G["tribute_kind"] - _TAIL
+_PHASE_INDEX = {TRIBUTE: 0, RETURN: 1}
+_NO_TRICK = _NOT_YET * 4
+_NO_TOP = bytes(54 + 10 + 15 + 4)
+
+
 def guandan_state(obs: Observation) -> np.ndarray:
     """The ``guandan`` state vector of a seat (layout ``GUANDAN_STATE_LAYOUT``)."""
     seat = obs.seat
-    rel = [
+    rel = (
         seat,
         (seat + 1) & 3,
         (seat + 2) & 3,
         (seat + 3) & 3,
-    ]  # self, next (下家), partner, previous (上家)
+    )  # self, next (下家), partner, previous (上家)
     rec = _record(obs)
-    out = np.zeros(GUANDAN_STATE_SIZE, dtype=_F32)
     hand = obs.hand
-    counts = np.bincount(hand, minlength=54) if hand else np.zeros(54)
-    out[0:54] = counts
-    out[54 + min(hand.count(obs.level * 4 + 1), 2)] = 1.0
-    out[57:111] = 2.0 - counts - rec.played.sum(axis=0)
-    out[111:327] = rec.played[rel].ravel()
+    counts = bytearray(54)
+    unseen = bytearray(rec.left)
+    for f in hand:
+        counts[f] += 1
+        unseen[f] -= 1
+    wilds = bytearray(3)
+    wilds[min(hand.count(obs.level * 4 + 1), 2)] = 1
+    played = rec.derived(seat, lambda: b"".join([rec.played[s] for s in rel]))
     top = obs.top
     if top is None:
-        for k in range(4):
-            out[327 + 57 * k + 56] = 1.0
+        trick = _NO_TRICK
+        top_part = _NO_TOP
     else:
-        trick = rec.trick
-        for k, s in enumerate(rel):
-            o = 327 + 57 * k
-            move = trick[s]
-            if move is None:
-                out[o + 56] = 1.0
-            elif not move:
-                out[o + 55] = 1.0
-            else:
-                out[o : o + 54] = rec.trick_counts[s]
-                out[o + 54] = 1.0
-        o = _G["top_cards"]
+        t = rec.trick
+        trick = b"".join([t[rel[0]], t[rel[1]], t[rel[2]], t[rel[3]]])
+        top_part = bytearray(83)
         for f in top[2]:
-            out[o + f] += 1.0
-        out[_G["top_type"] + _TYPE_INDEX[top[0]]] = 1.0
-        out[_G["top_key"] + top[1]] = 1.0
-        out[_G["top_owner"] + ((obs.top_owner - seat) & 3)] = 1.0
+            top_part[f] += 1
+        top_part[54 + _TYPE_INDEX[top[0]]] = 1
+        top_part[64 + top[1]] = 1
+        top_part[79 + ((obs.top_owner - seat) & 3)] = 1
+    tail = bytearray(_TAIL_SIZE)
     cc = obs.card_counts
-    o = _G["cards_left_self"]
-    for k, s in enumerate(rel):
-        out[o + 29 * k + min(cc[s], 28)] = 1.0
     finished = obs.finished
-    o = _G["finish_place"]
-    for k, s in enumerate(rel):
-        out[o + 4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1.0
+    for k in range(4):
+        s = rel[k]
+        tail[29 * k + min(cc[s], 28)] = 1
+        tail[_T_FINISH + 4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1
     team = seat & 1
     lt = obs.level_team
-    out[_G["deal_level"] + obs.level] = 1.0
-    out[_G["own_level"] + obs.levels[team]] = 1.0
-    out[_G["opp_level"] + obs.levels[team ^ 1]] = 1.0
-    out[_G["level_team"] + (2 if lt is None else (0 if lt == team else 1))] = 1.0
-    out[_G["phase"] + {TRIBUTE: 0, RETURN: 1}.get(obs.phase, 2)] = 1.0
+    tail[_T_DEAL_LEVEL + obs.level] = 1
+    tail[_T_OWN_LEVEL + obs.levels[team]] = 1
+    tail[_T_OPP_LEVEL + obs.levels[team ^ 1]] = 1
+    tail[_T_LEVEL_TEAM + (2 if lt is None else (0 if lt == team else 1))] = 1
+    tail[_T_PHASE + _PHASE_INDEX.get(obs.phase, 2)] = 1
     if obs.return_to >= 0:
-        out[_G["return_to"] + ((obs.return_to - seat) & 3)] = 1.0
-    out[_G["tribute_kind"] + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1.0
-    return out
+        tail[_T_RETURN_TO + ((obs.return_to - seat) & 3)] = 1
+    tail[_T_TRIBUTE_KIND + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1
+    return _as_array(b"".join([counts, wilds, unseen, played, trick, top_part, tail]))
 
 
 def guandan_action(action: Combo | int, level: int) -> np.ndarray:
@@ -292,8 +359,6 @@ def guandan_action(action: Combo | int, level: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- DanZero layout
 
-#: our face -> DanZero's card index (rank-major, suits in the order H S C D; jokers 52, 53)
-DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
 _DZ = np.array(DANZERO_CARD)
 
 DANZERO_STATE_LAYOUT: tuple[tuple[str, int], ...] = (
@@ -374,8 +439,12 @@ _D = _offsets(DANZERO_STATE_LAYOUT)
 
 
 @lru_cache(maxsize=4096)
-def _universal_cached(hand: tuple[int, ...], level: int) -> np.ndarray:
-    return danzero_universal_flags(_dz_counts(hand), level)
+def _universal_cached(hand: tuple[int, ...], level: int) -> bytes:
+    return bytes(danzero_universal_flags(_dz_counts(hand), level).astype(np.int8))
+
+
+_MINUS = b"\xff" * 54  # DanZero's [-1] marker: −1 in every place
+_NO_FLAGS = bytes(12)
 
 
 def danzero_state(obs: Observation) -> np.ndarray:
@@ -383,40 +452,31 @@ def danzero_state(obs: Observation) -> np.ndarray:
     seat = obs.seat
     down, mate, up = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
     rec = _record(obs)
-    out = np.empty(DANZERO_STATE_SIZE, dtype=_F32)
     hand = obs.hand
-    counts = np.bincount(hand, minlength=54).astype(_F32) if hand else np.zeros(54, dtype=_F32)
-    dz_hand = counts[_DZ]  # DANZERO_CARD is its own inverse (it swaps ♠ and ♥)
-    out[0:54] = dz_hand
-    out[54:66] = _universal_cached(hand, obs.level) if (obs.level * 4 + 1) in hand else 0.0
-    played = rec.played[:, _DZ]
-    out[66:120] = 2.0 - dz_hand - played.sum(axis=0)
+    dz = DANZERO_CARD
+    counts = bytearray(54)
+    other = bytearray(rec.left_dz)
+    for f in hand:
+        g = dz[f]
+        counts[g] += 1
+        other[g] -= 1
+    flags = _universal_cached(hand, obs.level) if (obs.level * 4 + 1) in hand else _NO_FLAGS
+    finished = obs.finished
     # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
-    latest = rec.latest
-    if latest is None or up in obs.finished:
-        out[120:174] = -1.0
-    elif latest.kind == "play":
-        out[120:174] = _dz_counts(latest.combo[2])
-    else:
-        out[120:174] = 0.0
-    mate_last = rec.last[mate]
-    if mate_last is None or mate in obs.finished:
-        out[174:228] = -1.0
-    else:
-        out[174:228] = _dz_counts(mate_last)
-    out[228:282] = played[down]
-    out[282:336] = played[mate]
-    out[336:390] = played[up]
-    out[390:513] = 0.0
+    last = _MINUS if rec.latest is None or up in finished else rec.latest_dz
+    mate_last = rec.last_dz[mate]
+    last_mate = _MINUS if mate_last is None or mate in finished else mate_last
+    tail = bytearray(123)
     cc = obs.card_counts
-    out[390 + min(cc[down], 27)] = 1.0
-    out[418 + min(cc[mate], 27)] = 1.0
-    out[446 + min(cc[up], 27)] = 1.0
     team = seat & 1
-    out[474 + min(obs.levels[team], 12)] = 1.0
-    out[487 + min(obs.levels[team ^ 1], 12)] = 1.0
-    out[500 + obs.level] = 1.0
-    return out
+    tail[min(cc[down], 27)] = 1
+    tail[28 + min(cc[mate], 27)] = 1
+    tail[56 + min(cc[up], 27)] = 1
+    tail[84 + min(obs.levels[team], 12)] = 1
+    tail[97 + min(obs.levels[team ^ 1], 12)] = 1
+    tail[110 + obs.level] = 1
+    p = rec.played_dz
+    return _as_array(b"".join([counts, flags, other, last, last_mate, p[down], p[mate], p[up], tail]))
 
 
 def danzero_action(action: Combo | int, level: int) -> np.ndarray:
