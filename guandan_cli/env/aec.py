@@ -19,7 +19,7 @@ makes tribute and return decisions automatic instead of steps.
 
 >>> env = GuandanDealEnv()
 >>> env.reset(seed=1)
->>> env.agent_selection in env.agents, env.last()[0]["action_mask"].sum() > 0
+>>> env.agent_selection in env.agents, bool(env.last()[0]["action_mask"].sum() > 0)
 (True, True)
 """
 
@@ -200,11 +200,12 @@ class _GuandanBase(AECEnv):
         if deal is None:
             return "(no deal yet: call reset)"
         last = deal.events[-1] if deal.events else None
-        shown = (
-            "start"
-            if last is None
-            else f"seat {last.seat} {last.kind} {action_text(last.combo or last.card)}"
-        )
+        if last is None:
+            shown = "start"
+        elif last.kind == "pass":
+            shown = f"seat {last.seat} pass"
+        else:
+            shown = f"seat {last.seat} {last.kind} {action_text(last.combo if last.combo is not None else last.card)}"
         return f"phase {deal.phase}, to move {deal.to_move}, last: {shown}, cards left {deal.card_counts()}"
 
     def close(self) -> None:

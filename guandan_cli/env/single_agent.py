@@ -10,7 +10,7 @@ or the episode ends. Observations are the AEC env's ``{"observation", "action_ma
 
 >>> env = GuandanSingleAgentEnv(seat=1, others=("random", "random", "random"))
 >>> obs, info = env.reset(seed=3)
->>> env.action_masks().sum() > 0
+>>> bool(env.action_masks().any())
 True
 """
 
