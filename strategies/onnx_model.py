@@ -121,10 +121,8 @@ def onnx_strategy_class(spec: str) -> type[Strategy]:
         raise OnnxSpecError(f"strategy {spec!r}: sidecar 'cards' is {cards!r}: expected 'rule' or 'model'")
     try:
         from guandan_cli.env.encoding import get_encoding  # noqa: PLC0415 - numpy only when used
-    except ImportError as exc:
-        raise OnnxSpecError(
-            f"strategy {spec!r} needs numpy: pip install -e '.[learn]' ({exc.name} missing)"
-        ) from None
+    except ImportError:
+        raise OnnxSpecError(f"strategy {spec!r} needs the 'learn' extra: pip install -e '.[learn]'") from None
     try:
         encoding = get_encoding(str(encoding_name))
     except ValueError as exc:

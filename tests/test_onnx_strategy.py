@@ -177,6 +177,10 @@ def test_bad_specs_fail_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(onnx_model, "_SESSIONS", {})
     with pytest.raises(UnknownStrategyError, match=r"needs onnxruntime: pip install -e '\.\[learn\]'"):
         load_strategy(f"onnx:{path}@guandan")
+    # without numpy (the encodings): one line naming the extra
+    monkeypatch.setitem(sys.modules, "guandan_cli.env.encoding", None)
+    with pytest.raises(UnknownStrategyError, match=r"needs the 'learn' extra: pip install -e '\.\[learn\]'$"):
+        load_strategy(f"onnx:{path}@guandan")
 
 
 def test_compare_command_runs_a_model_file(tmp_path):
