@@ -332,3 +332,13 @@ def test_fast_encoders_equal_the_from_scratch_reference():
             checked += 1
             env.step(int(rng.choice(list(env.legal_index_map()))))
     assert checked > 500
+
+
+def test_masks_follow_each_reset():
+    """Back-to-back resets never show the previous deal's legal actions."""
+    env = GuandanDealEnv()
+    for seed in range(30):
+        env.reset(seed=seed)
+        mask = env.observe(env.agent_selection)["action_mask"]
+        expect = sorted(action_index(a, env.deal.level) for a in env.deal.legal_actions())
+        assert list(np.flatnonzero(mask)) == expect

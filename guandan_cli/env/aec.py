@@ -114,8 +114,8 @@ class _GuandanBase(AECEnv):
     def legal_index_map(self) -> dict:
         """``{action index: engine action}`` for the seat to move (cached per decision)."""
         deal = self.deal
-        key = (id(deal), len(deal.actions), deal.phase)
-        if key != self._legal_key:
+        key = (deal, len(deal.actions), deal.phase)  # the deal itself: an id could be reused
+        if self._legal_key is None or key[0] is not self._legal_key[0] or key[1:] != self._legal_key[1:]:
             self._legal_map = legal_index_map(deal.legal_actions(), deal.level)
             self._legal_key = key
         return self._legal_map
@@ -125,7 +125,7 @@ class _GuandanBase(AECEnv):
         deal = self.deal
         if deal is not None and deal.phase != OVER and AGENTS[deal.to_move] == agent and self._live():
             legal = self.legal_index_map()
-            if self._mask_key != self._legal_key:
+            if self._mask_key is not self._legal_key:
                 self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
                 self._mask[list(legal)] = 1
                 self._mask_key = self._legal_key
