@@ -65,6 +65,13 @@ def load_strategy(spec: str | type) -> type:
     if isinstance(spec, type):
         return spec
     spec = spec.strip()
+    if spec.startswith("onnx:"):  # a model file: strategies/onnx_model.py
+        from .onnx_model import OnnxSpecError, onnx_strategy_class
+
+        try:
+            return onnx_strategy_class(spec)
+        except OnnxSpecError as exc:
+            raise UnknownStrategyError(str(exc)) from None
     if spec in BUILTINS:
         return _load_target(BUILTINS[spec], spec)
     plugins = _plugins()

@@ -31,11 +31,17 @@ def compare(
         bool, typer.Option(help="Use other seeds for the swapped seating (for contrast).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    encoding: Annotated[
+        str | None,
+        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+    ] = None,
 ) -> None:
     """Compare A with B over duplicate pairs: each seed played twice with the teams swapped."""
     from guandan_cli.comparison import compare as run_compare
+    from strategies.onnx_model import apply_encoding
 
     try:
+        a, b = apply_encoding([a, b], encoding)
         res = run_compare(
             a,
             b,
@@ -72,11 +78,17 @@ def tournament(
         Path | None, typer.Option(help="Write the win-rate matrix plot here (.png or .svg).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    encoding: Annotated[
+        str | None,
+        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+    ] = None,
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
+    from strategies.onnx_model import apply_encoding
 
     try:
+        strategies = apply_encoding(strategies, encoding)
         res = run_tournament(
             strategies,
             matches=matches,

@@ -94,12 +94,25 @@ def simulate(
     part_size: Annotated[
         int | None, typer.Option(help="Matches per log part (default: 1000).", show_default=False)
     ] = None,
+    encoding: Annotated[
+        str | None,
+        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+    ] = None,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.cli.errors import interrupted
+    from guandan_cli.cli.errors import fail, interrupted
     from guandan_cli.runner.simulate import SimulationError, SimulationInputError, SimulationInterrupted
     from guandan_cli.runner.simulate import simulate as run_simulation
+    from strategies.onnx_model import apply_encoding
 
+    try:
+        strategies = (
+            strategies
+            if encoding is None
+            else ",".join(apply_encoding((strategies or "").split(","), encoding))
+        )
+    except ValueError as exc:
+        fail(str(exc))
     try:
         run = run_simulation(
             matches,

@@ -1,0 +1,504 @@
+"""Fixed-size NumPy encodings of a seat's observation and of a candidate action.
+
+An ``Encoding`` turns an engine ``Observation`` (the seat's own hand and the public
+record, nothing else) into a ``state`` vector, and an engine action (a ``Combo``,
+``PASS``, or a tribute/return card) into an ``action`` vector. A model scoring a
+candidate reads ``concat(state, action)``. Two encodings are registered:
+
+- ``guandan``: this project's layout (825 + 81 values),
+  segment by segment in ``GUANDAN_STATE_LAYOUT`` and docs/env.md;
+- ``danzero``: the layout the public DanZero agents were trained with (513 + 54),
+  after their published feature code (see docs/env.md for its segments and where
+  this rebuild departs from their turn-sequence bookkeeping).
+
+Only the ``Observation`` is read, so an encoding cannot see another seat's cards.
+
+>>> import random
+>>> from guandan_cli.engine import deal_hands
+>>> from guandan_cli.engine.deal import Deal, DealSetup
+>>> from guandan_cli.engine.observation import observe
+>>> d = Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0))
+>>> enc = get_encoding("danzero")
+>>> enc.state(observe(d, 0)).shape, enc.action(d.legal_actions()[0], 0).shape
+((513,), (54,))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from guandan_cli.engine.cards import RANK_OF
+from guandan_cli.engine.combos import COMBO_TYPES, Combo
+from guandan_cli.engine.deal import RETURN, TRIBUTE
+from guandan_cli.engine.observation import Observation
+
+_F32 = np.float32
+
+# ----------------------------------------------------------------------------- shared helpers
+
+
+def _counts(faces: Sequence[int]) -> np.ndarray:
+    """Counts of each face 0..53."""
+    if not faces:
+        return np.zeros(54, dtype=_F32)
+    return np.bincount(faces, minlength=54).astype(_F32)
+
+
+def _one_hot(index: int, size: int) -> np.ndarray:
+    v = np.zeros(size, dtype=_F32)
+    if 0 <= index < size:
+        v[index] = 1.0
+    return v
+
+
+#: DanZero's card index of each of our faces (see the ``danzero`` section below)
+DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
+_NOT_YET = bytes(56) + b"\x01"  # a trick segment: no move yet
+_PASSED = bytes(55) + b"\x01\x00"
+_ZEROS54 = bytes(54)
+
+
+def _face_counts(faces: Sequence[int], order: Sequence[int] | None = None) -> bytearray:
+    b = bytearray(54)
+    if order is None:
+        for f in faces:
+            b[f] += 1
+    else:
+        for f in faces:
+            b[order[f]] += 1
+    return b
+
+
+class _PlayRecord:
+    """What a deal's public events say, per seat: cards played, last move, the current trick.
+
+    Built from ``obs.events`` alone and brought up to date incrementally: observations of
+    one deal share their events' prefix, so only the events new since the last call are
+    read (``_record`` keeps a few deals' records, checked by event identity). Counts are
+    kept as bytes (every value of both encodings is a small integer), in our face order
+    and in DanZero's.
+    """
+
+    __slots__ = (
+        "first",
+        "n",
+        "last_event",
+        "played",
+        "left",
+        "played_dz",
+        "left_dz",
+        "last_dz",
+        "trick",
+        "latest",
+        "latest_dz",
+        "_cache",
+    )
+
+    def __init__(self, first) -> None:
+        self.first = first
+        self.n = 0
+        self.last_event = None
+        self.played = [bytearray(54) for _ in range(4)]
+        self.left = bytearray(b"\x02" * 54)  # 2 − every card played, per face
+        self.played_dz = [bytearray(54) for _ in range(4)]
+        self.left_dz = bytearray(b"\x02" * 54)
+        self.last_dz: list[bytes | None] = [None, None, None, None]  # a seat's last move; zeros for a pass
+        self.trick: list[bytes] = [_NOT_YET] * 4  # per seat: 54 counts + played/passed/not yet
+        self.latest = None  # the latest play or pass event
+        self.latest_dz = _ZEROS54
+        self._cache: dict = {}  # derived bytes, until the next event
+
+    def derived(self, key, make):
+        """``make()`` once per key until the record changes."""
+        got = self._cache.get(key)
+        if got is None:
+            got = self._cache[key] = make()
+        return got
+
+    def update(self, events: tuple) -> None:
+        played, left, played_dz, left_dz, trick = (
+            self.played,
+            self.left,
+            self.played_dz,
+            self.left_dz,
+            self.trick,
+        )
+        dz = DANZERO_CARD
+        for ev in events[self.n :]:
+            kind = ev.kind
+            if kind == "play":
+                seat = ev.seat
+                cards = ev.combo[2]
+                if ev.lead:
+                    trick[:] = [_NOT_YET] * 4
+                p, pdz = played[seat], played_dz[seat]
+                for f in cards:
+                    p[f] += 1
+                    left[f] -= 1
+                    g = dz[f]
+                    pdz[g] += 1
+                    left_dz[g] -= 1
+                trick[seat] = bytes(_face_counts(cards)) + b"\x01\x00\x00"
+                self.latest_dz = self.last_dz[seat] = bytes(_face_counts(cards, dz))
+                self.latest = ev
+            elif kind == "pass":
+                trick[ev.seat] = _PASSED
+                self.last_dz[ev.seat] = _ZEROS54
+                self.latest_dz = _ZEROS54
+                self.latest = ev
+        self.n = len(events)
+        self.last_event = events[-1] if events else None
+        self._cache.clear()
+
+
+_RECORDS: dict[int, _PlayRecord] = {}
+_EMPTY_RECORD = _PlayRecord(None)
+
+
+def _record(obs: Observation) -> _PlayRecord:
+    """The up-to-date play record of the observation's deal (see ``_PlayRecord``)."""
+    events = obs.events
+    if not events:
+        return _EMPTY_RECORD
+    first = events[0]
+    rec = _RECORDS.get(id(first))
+    if (
+        rec is None
+        or rec.first is not first
+        or rec.n > len(events)
+        or (rec.n and events[rec.n - 1] is not rec.last_event)
+    ):
+        if len(_RECORDS) >= 16:
+            _RECORDS.pop(next(iter(_RECORDS)))
+        rec = _RECORDS[id(first)] = _PlayRecord(first)
+    if rec.n != len(events):
+        rec.update(events)
+    return rec
+
+
+def _as_array(buf: bytes) -> np.ndarray:
+    """Signed bytes → float32 (0xFF is DanZero's −1)."""
+    return np.frombuffer(buf, dtype=np.int8).astype(_F32)
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A named pair of encoders with fixed output sizes.
+
+    ``state(obs)`` → ``float32[state_size]``; ``action(a, level)`` →
+    ``float32[action_size]``; ``actions(list, level)`` stacks candidates;
+    ``decides_cards``: whether tribute/return cards have a meaningful action vector.
+    """
+
+    name: str
+    state_size: int
+    action_size: int
+    state: Callable[[Observation], np.ndarray]
+    action: Callable[[Combo | int, int], np.ndarray]
+    decides_cards: bool
+
+    def actions(self, actions: Sequence[Combo | int], level: int) -> np.ndarray:
+        if not actions:
+            return np.zeros((0, self.action_size), dtype=_F32)
+        return np.stack([self.action(a, level) for a in actions])
+
+    def batch(self, obs: Observation, actions: Sequence[Combo | int]) -> np.ndarray:
+        """``[len(actions), state_size + action_size]``: the state beside each candidate."""
+        state = self.state(obs)
+        acts = self.actions(actions, obs.level)
+        return np.hstack((np.broadcast_to(state, (len(acts), self.state_size)), acts)).astype(
+            _F32, copy=False
+        )
+
+
+# ----------------------------------------------------------------------------- guandan layout
+
+#: (segment name, size), in order: the state vector of the ``guandan`` encoding
+GUANDAN_STATE_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("hand", 54),
+    ("wilds_held", 3),
+    ("unseen", 54),
+    ("played_self", 54),
+    ("played_next", 54),
+    ("played_partner", 54),
+    ("played_prev", 54),
+    ("trick_self", 57),
+    ("trick_next", 57),
+    ("trick_partner", 57),
+    ("trick_prev", 57),
+    ("top_cards", 54),
+    ("top_type", 10),
+    ("top_key", 15),
+    ("top_owner", 4),
+    ("cards_left_self", 29),
+    ("cards_left_next", 29),
+    ("cards_left_partner", 29),
+    ("cards_left_prev", 29),
+    ("finish_place", 16),
+    ("deal_level", 13),
+    ("own_level", 14),
+    ("opp_level", 14),
+    ("level_team", 3),
+    ("phase", 3),
+    ("return_to", 4),
+    ("tribute_kind", 4),
+)
+#: (segment name, size), in order: the action vector of the ``guandan`` encoding
+GUANDAN_ACTION_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("cards", 54),
+    ("kind", 12),
+    ("key", 15),
+)
+GUANDAN_STATE_SIZE = sum(n for _, n in GUANDAN_STATE_LAYOUT)
+GUANDAN_ACTION_SIZE = sum(n for _, n in GUANDAN_ACTION_LAYOUT)
+_TYPE_INDEX = {t: i for i, t in enumerate(COMBO_TYPES)}
+_TRIBUTE_KINDS = {"none": 0, "single": 1, "double": 2, "resisted": 3}
+
+
+def _offsets(layout: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    out, off = {}, 0
+    for name, size in layout:
+        out[name] = off
+        off += size
+    return out
+
+
+_G = _offsets(GUANDAN_STATE_LAYOUT)
+
+
+_TAIL = _G["cards_left_self"]  # the per-decision scalars, from here to the end
+_TAIL_SIZE = GUANDAN_STATE_SIZE - _TAIL
+_T_CARDS_LEFT = 0
+_T_FINISH = _G["finish_place"] - _TAIL
+_T_DEAL_LEVEL = _G["deal_level"] - _TAIL
+_T_OWN_LEVEL = _G["own_level"] - _TAIL
+_T_OPP_LEVEL = _G["opp_level"] - _TAIL
+_T_LEVEL_TEAM = _G["level_team"] - _TAIL
+_T_PHASE = _G["phase"] - _TAIL
+_T_RETURN_TO = _G["return_to"] - _TAIL
+_T_TRIBUTE_KIND = _G["tribute_kind"] - _TAIL
+_PHASE_INDEX = {TRIBUTE: 0, RETURN: 1}
+_NO_TRICK = _NOT_YET * 4
+_NO_TOP = bytes(54 + 10 + 15 + 4)
+
+
+def guandan_state(obs: Observation) -> np.ndarray:
+    """The ``guandan`` state vector of a seat (layout ``GUANDAN_STATE_LAYOUT``)."""
+    seat = obs.seat
+    rel = (
+        seat,
+        (seat + 1) & 3,
+        (seat + 2) & 3,
+        (seat + 3) & 3,
+    )  # self, next (下家), partner, previous (上家)
+    rec = _record(obs)
+    hand = obs.hand
+    counts = bytearray(54)
+    unseen = bytearray(rec.left)
+    for f in hand:
+        counts[f] += 1
+        unseen[f] -= 1
+    wilds = bytearray(3)
+    wilds[min(hand.count(obs.level * 4 + 1), 2)] = 1
+    played = rec.derived(seat, lambda: b"".join([rec.played[s] for s in rel]))
+    top = obs.top
+    if top is None:
+        trick = _NO_TRICK
+        top_part = _NO_TOP
+    else:
+        t = rec.trick
+        trick = b"".join([t[rel[0]], t[rel[1]], t[rel[2]], t[rel[3]]])
+        top_part = bytearray(83)
+        for f in top[2]:
+            top_part[f] += 1
+        top_part[54 + _TYPE_INDEX[top[0]]] = 1
+        top_part[64 + top[1]] = 1
+        top_part[79 + ((obs.top_owner - seat) & 3)] = 1
+    tail = bytearray(_TAIL_SIZE)
+    cc = obs.card_counts
+    finished = obs.finished
+    for k in range(4):
+        s = rel[k]
+        tail[29 * k + min(cc[s], 28)] = 1
+        tail[_T_FINISH + 4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1
+    team = seat & 1
+    lt = obs.level_team
+    tail[_T_DEAL_LEVEL + obs.level] = 1
+    tail[_T_OWN_LEVEL + obs.levels[team]] = 1
+    tail[_T_OPP_LEVEL + obs.levels[team ^ 1]] = 1
+    tail[_T_LEVEL_TEAM + (2 if lt is None else (0 if lt == team else 1))] = 1
+    tail[_T_PHASE + _PHASE_INDEX.get(obs.phase, 2)] = 1
+    if obs.return_to >= 0:
+        tail[_T_RETURN_TO + ((obs.return_to - seat) & 3)] = 1
+    tail[_T_TRIBUTE_KIND + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1
+    return _as_array(b"".join([counts, wilds, unseen, played, trick, top_part, tail]))
+
+
+def guandan_action(action: Combo | int, level: int) -> np.ndarray:
+    """The ``guandan`` action vector: cards, kind (pass, 10 types, card), key rank."""
+    v = np.zeros(GUANDAN_ACTION_SIZE, dtype=_F32)
+    if type(action) is int:
+        v[action] = 1.0
+        v[54 + 11] = 1.0
+        v[66 + RANK_OF[action]] = 1.0
+        return v
+    t, r, cards = action
+    if t == "pass":
+        v[54] = 1.0
+        return v
+    for f in cards:
+        v[f] += 1.0
+    v[55 + _TYPE_INDEX[t]] = 1.0
+    v[66 + r] = 1.0
+    return v
+
+
+# ----------------------------------------------------------------------------- DanZero layout
+
+_DZ = np.array(DANZERO_CARD)
+
+DANZERO_STATE_LAYOUT: tuple[tuple[str, int], ...] = (
+    ("my_handcards", 54),
+    ("universal_card_flag", 12),
+    ("other_handcards", 54),
+    ("last_action", 54),
+    ("last_teammate_action", 54),
+    ("down_played_cards", 54),
+    ("teammate_played_cards", 54),
+    ("up_played_cards", 54),
+    ("down_num_cards_left", 28),
+    ("teammate_num_cards_left", 28),
+    ("up_num_cards_left", 28),
+    ("self_rank", 13),
+    ("oppo_rank", 13),
+    ("cur_rank", 13),
+)
+DANZERO_ACTION_LAYOUT: tuple[tuple[str, int], ...] = (("action_cards", 54),)
+DANZERO_STATE_SIZE = sum(n for _, n in DANZERO_STATE_LAYOUT)
+
+
+def _dz_counts(faces: Sequence[int]) -> np.ndarray:
+    v = np.zeros(54, dtype=_F32)
+    for f in faces:
+        v[DANZERO_CARD[f]] += 1.0
+    return v
+
+
+def danzero_universal_flags(hand: np.ndarray, level: int) -> np.ndarray:
+    """DanZero's 12 flags about the ♥ level cards (``hand``: DanZero-ordered counts).
+
+    Rebuilt rule by rule from their ``proc_universal`` (its quirks kept, since their
+    models were trained on them): all zero without a ♥ level card; [1] a suit with a
+    5-rank window (windows starting at 2..9) missing at most one card; [2:8] a
+    thermometer of the most suits held in one rank; [8] the run of held ranks ending
+    at A is 4 long or more; [9] adjacent ranks with 2 and ≥3 suits; [10] three
+    adjacent ranks fillable to pairs with one card; [11] adjacent ranks with 2 suits each.
+    """
+    res = np.zeros(12, dtype=_F32)
+    wild = level * 4  # ♥ is DanZero's suit 0
+    if hand[wild] == 0:
+        return res
+    res[0] = 1
+    held = [0 if i == wild else hand[i] for i in range(52)]
+    for s in range(4):
+        if any(sum(1 for j in range(start, start + 5) if held[s + 4 * j] == 0) <= 1 for start in range(8)):
+            res[1] = 1
+            break
+    num = [sum(1 for s in range(4) if held[s + 4 * j] != 0) for j in range(13)]
+    top = max(num)
+    res[max(2, 8 - top) if top >= 2 else 7 : 8] = 1
+    run = 0
+    for i in range(13):
+        if num[i] != 0:
+            run += 1
+            if i >= 1:
+                if (num[i] == 2 and num[i - 1] >= 3) or (num[i] >= 3 and num[i - 1] == 2):
+                    res[9] = 1
+                elif num[i] == 2 and num[i - 1] == 2:
+                    res[11] = 1
+            if i >= 2:
+                a, b, c = num[i - 2], num[i - 1], num[i]
+                if (
+                    (a == 1 and b >= 2 and c >= 2)
+                    or (a >= 2 and b == 1 and c >= 2)
+                    or (a >= 2 and b >= 2 and c == 1)
+                ):
+                    res[10] = 1
+        else:
+            run = 0
+    if run >= 4:
+        res[8] = 1
+    return res
+
+
+_D = _offsets(DANZERO_STATE_LAYOUT)
+
+
+@lru_cache(maxsize=4096)
+def _universal_cached(hand: tuple[int, ...], level: int) -> bytes:
+    return bytes(danzero_universal_flags(_dz_counts(hand), level).astype(np.int8))
+
+
+_MINUS = b"\xff" * 54  # DanZero's [-1] marker: −1 in every place
+_NO_FLAGS = bytes(12)
+
+
+def danzero_state(obs: Observation) -> np.ndarray:
+    """The 513-value DanZero state of a seat (layout ``DANZERO_STATE_LAYOUT``)."""
+    seat = obs.seat
+    down, mate, up = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
+    rec = _record(obs)
+    hand = obs.hand
+    dz = DANZERO_CARD
+    counts = bytearray(54)
+    other = bytearray(rec.left_dz)
+    for f in hand:
+        g = dz[f]
+        counts[g] += 1
+        other[g] -= 1
+    flags = _universal_cached(hand, obs.level) if (obs.level * 4 + 1) in hand else _NO_FLAGS
+    finished = obs.finished
+    # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
+    last = _MINUS if rec.latest is None or up in finished else rec.latest_dz
+    mate_last = rec.last_dz[mate]
+    last_mate = _MINUS if mate_last is None or mate in finished else mate_last
+    tail = bytearray(123)
+    cc = obs.card_counts
+    team = seat & 1
+    tail[min(cc[down], 27)] = 1
+    tail[28 + min(cc[mate], 27)] = 1
+    tail[56 + min(cc[up], 27)] = 1
+    tail[84 + min(obs.levels[team], 12)] = 1
+    tail[97 + min(obs.levels[team ^ 1], 12)] = 1
+    tail[110 + obs.level] = 1
+    p = rec.played_dz
+    return _as_array(b"".join([counts, flags, other, last, last_mate, p[down], p[mate], p[up], tail]))
+
+
+def danzero_action(action: Combo | int, level: int) -> np.ndarray:
+    """DanZero's 54-value action: the counts of the cards played (zeros for a pass)."""
+    if type(action) is int:
+        return _dz_counts((action,))
+    return _dz_counts(action[2])
+
+
+# ----------------------------------------------------------------------------- registry
+
+ENCODINGS: dict[str, Encoding] = {
+    "guandan": Encoding(
+        "guandan", GUANDAN_STATE_SIZE, GUANDAN_ACTION_SIZE, guandan_state, guandan_action, True
+    ),
+    "danzero": Encoding("danzero", DANZERO_STATE_SIZE, 54, danzero_state, danzero_action, False),
+}
+
+
+def get_encoding(name: str) -> Encoding:
+    """The encoding registered under ``name`` (a ``ValueError`` naming the choices otherwise)."""
+    try:
+        return ENCODINGS[name]
+    except KeyError:
+        raise ValueError(f"unknown encoding {name!r}: available are {', '.join(sorted(ENCODINGS))}") from None
