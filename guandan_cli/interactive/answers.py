@@ -94,7 +94,12 @@ def read_answer(text: str, obs: Observation) -> Answer:
         return Answer(REFUSED, message=str(exc))
     missing = Counter(cards) - Counter(obs.hand)
     if missing:
-        return Answer(REFUSED, message=f"you do not hold {format_cards(sorted(missing.elements()))}")
+        lacking = format_cards(sorted(missing.elements()))
+        shown = format_cards(cards)
+        return Answer(
+            REFUSED,
+            message=f"you do not hold {shown}" + (f" (missing {lacking})" if lacking != shown else ""),
+        )
     if obs.phase != PLAY:
         return _read_card(cards, obs, options)
     found = readings(cards, obs.level)
