@@ -202,7 +202,7 @@ def test_watch_step_shows_trick_declarations_and_levels(tmp_path):
     assert "playing level 2 (first deal) · team 0 (seats 0,2): 2 · team 1 (seats 1,3): 2" in out
     assert "trick 1" in out and "seat 3 greedy" in out
     assert "  seat 3  plate 2   S2 H2 D2 SA HA CA  (21 left)" in out  # a play with its declaration
-    assert "your hand (21):" in out and "(quit)" in out
+    assert "seat 0 (21): D3 D4 D5" in out and "(quit)" in out
     assert out.count("trick 1") >= 5  # one screen per Enter
 
 
@@ -261,6 +261,7 @@ def test_table_in_colour_through_a_recording_console():
         tribute_kind=deal.tribute_kind,
         hands={0: deal.hands[0]},
         style=Style(),
+        you=True,
     )
     console = Console(record=True, width=100, force_terminal=True)
     console.print(text)
@@ -270,3 +271,33 @@ def test_table_in_colour_through_a_recording_console():
         play_text(Combo.from_text("straight:7 H2 S3 S4 D5 S7"), 0, Style.plain())
         == "straight 7   H2=6 S3 S4 D5 S7"
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_watch_in_a_pty_shows_suits_in_colour_and_q_quits(tmp_path):
+    pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (dev extra)")
+    argv = [
+        "-c",
+        "from guandan_cli.cli.app import main; main()",
+        "watch",
+        "--seed",
+        "3",
+        "-s",
+        "heuristic,greedy",
+    ]
+    child = pexpect.spawn(
+        sys.executable, [*argv, "--step"], encoding="utf-8", timeout=30, dimensions=(40, 120)
+    )
+    child.expect("seat 3 leads")
+    screen = child.before
+    assert "\x1b[" in screen and "♠" in screen  # colour and suit symbols on a terminal
+    assert "playing level 2 (first deal)" in screen
+    child.send("\n")  # Enter: the next action
+    child.expect("seat 3 plays plate 2")
+    child.send("\n")
+    child.expect("seat 0 plays")
+    assert "trick 1" in child.before
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "(quit)" in child.before

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import fail
+from guandan_cli.cli.errors import fail, interrupted
 
 
 @app.command()
@@ -88,5 +88,4 @@ def watch(
     except Quit:
         screen.print("(quit)")
     except KeyboardInterrupt:
-        screen.print("(interrupted)")
-        raise typer.Exit(130) from None
+        interrupted()

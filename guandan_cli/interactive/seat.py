@@ -100,6 +100,7 @@ class Journal:
 
     def record(self, deal: int, phase: str, action: object) -> None:
         if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a" if self.resume else "w", encoding="utf-8")
         self._fh.write(json.dumps({"deal": deal, "phase": phase, "answer": action_text(action)}) + "\n")
         self._fh.flush()
@@ -316,6 +317,7 @@ class TerminalSeat:
             bottom=self.seat,
             style=self.style,
             footer=[lead] if lead else [],
+            you=True,
         )
 
 

@@ -282,6 +282,7 @@ def render_table(
     bottom: int = 0,
     style: Style = Style(),
     footer: Sequence[str] = (),
+    you: bool = False,
 ) -> str:
     """The table at one moment: header and level line, the four seats around the table with
     card counts (``bottom`` nearest the reader, play going round to the right), tribute and
@@ -314,7 +315,7 @@ def render_table(
         lines += plays[-8:] if len(plays) <= 8 else ["  …"] + plays[-7:]
     for s in sorted(hands, key=lambda s: (s != bottom, s)):
         cards = sort_by_power(hands[s], level)
-        who = "your hand" if len(hands) == 1 else f"seat {s}"
+        who = "your hand" if you and s == bottom else f"seat {s}"
         lines.append(f"{who} ({len(cards)}): {cards_text(cards, style, level, mark_wild=True)}")
     lines += list(footer)
     return "\n".join(lines)
