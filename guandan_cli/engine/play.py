@@ -2,10 +2,11 @@
 
 A player answers ``choose_tribute(obs)``, ``choose_return(obs)`` and
 ``choose_play(obs)`` with one of ``obs.legal_actions`` (or, for plays, any other
-action that ``Deal.verify`` accepts). A player with an ``observe_action(obs)`` method
-is also shown its own observation after every action of any seat (how a person at a
-terminal follows the table; players without the method cost nothing). A player that raises or answers illegally
+action that ``Deal.verify`` accepts). A player that raises or answers illegally
 is reported as a ``StrategyError`` naming seat, strategy, match seed and deal.
+A player with an ``observe_action(obs)`` method is also shown its own observation
+after every action of any seat (how a person at a terminal follows the table);
+players without it cost nothing.
 
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
