@@ -301,3 +301,37 @@ def test_watch_in_a_pty_shows_suits_in_colour_and_q_quits(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "(quit)" in child.before
+
+
+def test_wild_marks_name_a_card_that_makes_the_same_declaration():
+    """Oracle: put a natural card of the named rank (and suit) in each wild's place; the
+    cards then read as the same type and key without any wild."""
+    import random
+
+    from guandan_cli.engine import all_plays, deal_hands
+    from guandan_cli.engine.cards import RANK_INDEX, SUITS
+    from guandan_cli.engine.combos import readings
+    from guandan_cli.view.table import wild_meanings
+
+    rng = random.Random(15)
+    checked = 0
+    for _ in range(30):
+        level = rng.randrange(13)
+        wild = level * 4 + 1
+        hand = [f for f in deal_hands(rng)[0] if f != wild][:14] + [wild, wild]
+        for combo in all_plays(sorted(hand), level):
+            meanings = wild_meanings(combo, level)
+            if not meanings:
+                continue
+            assert len(meanings) == combo.cards.count(wild), combo
+            faces = [f for f in combo.cards if f != wild]
+            for m in meanings:
+                suit = SUITS.index(m[0]) if len(m) == 2 and m[0] in SUITS and m != "SB" else 0
+                rank = RANK_INDEX[m[-1] if len(m) == 2 and m != "SB" else m]
+                faces.append(rank * 4 + suit)
+            if wild in faces:
+                continue  # a wild standing for itself (the ♥ level card)
+            got = {(c.type, c.rank) for c in readings(faces, level)}
+            assert (combo.type, combo.rank) in got, (combo.text(), meanings)
+            checked += 1
+    assert checked > 200
