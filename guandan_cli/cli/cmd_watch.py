@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import fail, interrupted
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
 
 
 @app.command()
@@ -41,8 +41,11 @@ def watch(
     passes, 接风, tribute and return, the finish and the level change. q quits."""
     import sys
 
+    from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.engine.play import StrategyError
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty
     from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
+    from guandan_cli.logs.reader import LogReadError
     from guandan_cli.runner.simulate import SimulationInputError, check_strategies, parse_strategies
     from guandan_cli.view.table import Style
 
@@ -87,5 +90,8 @@ def watch(
                     pacer.wait()
     except Quit:
         screen.print("(quit)")
+    except (StrategyError, IllegalActionError, LogReadError) as exc:
+        where = f"; check the log with: guandan verify {run}" if run is not None else ""
+        fail(f"{exc}{where}", FAILURE)
     except KeyboardInterrupt:
         interrupted()
