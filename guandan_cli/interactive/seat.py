@@ -154,9 +154,11 @@ class TerminalSeat:
         self.deal_index = deal_index
         self.seen = 0
         self.log = TrickLog(obs.level, self.style)
-        if self.levels is not None and tuple(obs.levels) != self.levels:
-            before = " · ".join(f"team {t} {level_token(self.levels[t])}" for t in (0, 1))
-            self._say(f"levels were {before}")
+        if self.levels is not None:
+            moves = " · ".join(
+                f"team {t} {level_token(self.levels[t])} → {level_token(obs.levels[t])}" for t in (0, 1)
+            )
+            self._say(f"levels after deal {deal_index - 1}: {moves}")
         self.levels = tuple(obs.levels)
         self._say("")
         self._say(f"══ deal {deal_index}{self.match_label} ══")
