@@ -36,7 +36,15 @@ def spawn(args: list[str], cwd: Path, plain: bool = True) -> pexpect.spawn:
     ]
     if plain:
         argv.append("--plain")
-    child = pexpect.spawn(argv[0], argv[1:], cwd=str(cwd), encoding="utf-8", timeout=60, dimensions=(50, 200))
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        cwd=str(cwd),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=60,
+        dimensions=(50, 200),
+    )
     return child
 
 
