@@ -286,7 +286,12 @@ def test_watch_in_a_pty_shows_suits_in_colour_and_q_quits(tmp_path):
         "heuristic,greedy",
     ]
     child = pexpect.spawn(
-        sys.executable, [*argv, "--step"], encoding="utf-8", timeout=30, dimensions=(40, 120)
+        sys.executable,
+        [*argv, "--step"],
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=30,
+        dimensions=(40, 120),
     )
     child.expect("seat 3 leads")
     screen = child.before
