@@ -22,6 +22,7 @@ BUILTINS = {
     "random": "strategies.random_bot:RandomStrategy",
     "greedy": "strategies.greedy:GreedyStrategy",
     "heuristic": "strategies.heuristic:HeuristicStrategy",
+    "human": "strategies.human:HumanStrategy",
 }
 
 

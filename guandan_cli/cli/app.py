@@ -37,10 +37,12 @@ def _register() -> None:
         cmd_analyze,
         cmd_bench,
         cmd_compare,  # noqa: F401
+        cmd_play,
         cmd_plays,
         cmd_replay,
         cmd_simulate,
         cmd_verify,
+        cmd_watch,
     )
 
 

@@ -4,6 +4,9 @@ A player answers ``choose_tribute(obs)``, ``choose_return(obs)`` and
 ``choose_play(obs)`` with one of ``obs.legal_actions`` (or, for plays, any other
 action that ``Deal.verify`` accepts). A player that raises or answers illegally
 is reported as a ``StrategyError`` naming seat, strategy, match seed and deal.
+A player with an ``observe_action(obs)`` method is also shown its own observation
+after every action of any seat (how a person at a terminal follows the table);
+players without it cost nothing.
 
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
@@ -57,6 +60,9 @@ def play_deal(
     deal: Deal, players: Sequence[object], match_seed: int | None = None, deal_index: int | None = None
 ) -> Deal:
     """Play ``deal`` to its end, asking each seat's player in turn."""
+    watchers = [
+        (s, w) for s, p in enumerate(players) if (w := getattr(p, "observe_action", None)) is not None
+    ]
     while deal.phase != "over":
         seat = deal.to_move
         player = players[seat]
@@ -78,6 +84,8 @@ def play_deal(
         canonical = _find_legal(action, obs.legal_actions)
         if canonical is not None:
             deal.apply_unchecked(canonical)
+            if watchers:
+                _tell(watchers, deal, players, match_seed, deal_index)
             continue
         try:
             deal.apply(action)
@@ -93,7 +101,20 @@ def play_deal(
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"bad action {action_text(action)}: {exc}"
             ) from exc
+        if watchers:
+            _tell(watchers, deal, players, match_seed, deal_index)
     return deal
+
+
+def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, deal_index) -> None:
+    """Show each watching player its observation after an action (a failure is the player's)."""
+    for seat, watch in watchers:
+        try:
+            watch(observe(deal, seat))
+        except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+            raise StrategyError(
+                seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
+            ) from exc
 
 
 def _find_legal(action: object, legal: tuple) -> object | None:

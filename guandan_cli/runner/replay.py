@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from guandan_cli.engine.cards import format_card, format_cards
-from guandan_cli.engine.deal import PLAY, replay
+from guandan_cli.engine.cards import format_cards
+from guandan_cli.engine.deal import replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import iter_records, part_files
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
-
-PLACES = ("上游 1st", "二游 2nd", "三游 3rd", "下游 4th")
+from guandan_cli.view.table import Style, TrickLog, deal_end_lines, tribute_lines
 
 
 class DealNotFound(LookupError):
@@ -53,13 +52,8 @@ def find_deal(run: str | os.PathLike, match: int, deal: int) -> tuple[Path, int,
     raise DealNotFound(f"match {match} has no deal {deal} (its deals are 0..{last})")
 
 
-def _play_text(combo, symbols: bool) -> str:
-    key = "10" if symbols and combo.key == "T" else combo.key
-    return f"{combo.type.replace('_', ' ')} {key:<2}  {format_cards(combo.cards, symbols)}"
-
-
 def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: dict | None = None) -> str:
-    """The text of one deal (see the module docstring)."""
+    """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`."""
     options = options or {}
     rules = get_ruleset(
         rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
@@ -67,9 +61,7 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     setup = record_setup(rec, prev, rules)
     deal = replay(setup, record_actions(rec))
     strategies = rec["strategies"]
-
-    def card(c: int) -> str:
-        return format_card(c, symbols)
+    style = Style(symbols=symbols, colour=False)
 
     out = [
         f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} (seed {rec['deal_seed']})  "
@@ -87,58 +79,24 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
         h = setup.hands[seat]
         out.append(f"  seat {seat} (team {seat & 1}, {strategies[seat]}):  {format_cards(h, symbols)}")
     out.append("")
-    kind = deal.tribute_kind
-    if kind == "none":
-        out.append("tribute: none (first deal of the match)")
-    elif kind == "resisted":
-        seats = " and ".join(f"seat {s}" for s in deal.resisted_by)
-        out.append(f"tribute: resisted (抗贡) by {seats}, holding both big jokers")
-    else:
-        pays = "; ".join(f"seat {p} pays {card(c)} to seat {r}" for p, r, c in deal.tributes)
-        rets = "; ".join(f"seat {g} returns {card(c)} to seat {r}" for g, r, c in deal.returns)
-        out.append(f"tribute: {kind} — {pays}")
-        out.append(f"return:  {rets}")
+    out += tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
     out.append(f"seat {deal.leader} leads")
 
-    counts = [27, 27, 27, 27]
-    out_order: list[int] = []
-    trick = 0
-    owner = -1
+    log = TrickLog(setup.level, style, marks=False)
     for ev in deal.events:
-        if ev.kind not in (PLAY, "pass"):
-            continue
-        if ev.kind == PLAY and ev.lead:
-            if trick:
-                out.append(f"  → seat {owner} takes the trick")
-            trick += 1
-            note = ""
-            if trick > 1 and owner in out_order and ev.seat != owner:
-                note = f"  (接风: seat {ev.seat} leads for its partner)"
-            out.append("")
-            out.append(f"trick {trick}{note}")
-        if ev.kind == "pass":
-            out.append(f"  seat {ev.seat}  pass")
-            continue
-        counts[ev.seat] -= ev.combo.size
-        owner = ev.seat
-        tail = ""
-        if counts[ev.seat] == 0:
-            out_order.append(ev.seat)
-            tail = f"   ← out, {PLACES[len(out_order) - 1]}"
-        out.append(f"  seat {ev.seat}  {_play_text(ev.combo, symbols)}  ({counts[ev.seat]} left){tail}")
+        log.feed(ev)
+    out += log.lines
     out.append("")
-    order = rec["finish_order"]
-    out.append("finish: " + ", ".join(f"{PLACES[i]} seat {s}" for i, s in enumerate(order)))
-    team = rec["winner_team"]
-    dd = "  (double-down: 双下)" if rec["double_down"] else ""
-    out.append(f"team {team} goes up {rec['upgrade']}{dd}")
-    la = rec["levels_after"]
-    out.append(f"levels after: team 0 {la[0]}, team 1 {la[1]}")
-    if rec["match_over"]:
-        if rec["capped"]:
-            out.append("the match ends here: capped by max_deals (no winner)")
-        else:
-            out.append(f"the match ends here: team {rec['match_winner']} wins")
+    out += deal_end_lines(
+        rec["finish_order"],
+        rec["double_down"],
+        rec["winner_team"],
+        rec["upgrade"],
+        rec["levels_after"],
+        rec["match_over"],
+        rec["capped"],
+        rec["match_winner"],
+    )
     return "\n".join(out)
 
 

@@ -1,0 +1,116 @@
+"""`guandan play`: take a seat yourself against bots; the match is written as a run directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
+
+
+@app.command()
+def play(
+    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
+    strategies: Annotated[
+        str, typer.Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
+    ] = "heuristic",
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Match seed (default: a fresh one, printed).")
+    ] = None,
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
+    max_deals: Annotated[
+        int | None, typer.Option("--max-deals", help="End the match after this many deals.")
+    ] = None,
+    a_fail_limit: Annotated[
+        int | None, typer.Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
+    ] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in --out.")] = False,
+    delay: Annotated[float, typer.Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+    ] = False,
+) -> None:
+    """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
+    ? for a suggestion, h for the menu. Ctrl-C (or q) saves every answer; --resume continues."""
+    import secrets
+    import sys
+
+    from guandan_cli.interactive.play import (
+        GameSpec,
+        PlayInputError,
+        check_new_game,
+        play_game,
+        seat_strategies,
+        stored_game,
+    )
+    from guandan_cli.interactive.seat import InputEnded
+    from guandan_cli.interactive.terminal import Screen, is_tty
+    from guandan_cli.runner.simulate import SimulationError, SimulationInputError, check_strategies
+
+    if delay < 0:
+        fail(f"--delay must be 0 or more seconds, got {delay}")
+    try:
+        if resume:
+            if out is None:
+                fail("--resume needs --out, the directory of the game to continue")
+            game = stored_game(out)
+        else:
+            four = seat_strategies(seat, strategies)
+            check_strategies([s for s in four if s != "human"])
+            if seed is None:
+                seed = secrets.randbelow(1_000_000)
+            out = out or Path("runs") / f"play-s{seed}-seat{seat}"
+            check_new_game(out)
+            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit)
+            from guandan_cli.engine.rules import get_ruleset
+
+            get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
+    except (PlayInputError, SimulationInputError, ValueError) as exc:
+        fail(exc)
+
+    colour = not plain and is_tty(sys.stdout)
+    from guandan_cli.view.table import Style
+
+    style = Style(symbols=colour, colour=colour)
+    screen = Screen(colour)
+    screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
+    try:
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
+    except (PlayInputError, SimulationInputError) as exc:
+        fail(exc)
+    except SimulationError as exc:
+        fail(exc, FAILURE)
+    except KeyboardInterrupt as exc:
+        why = "input ended" if isinstance(exc, InputEnded) and str(exc) == "end of input" else "stopped"
+        interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
+    _summary(run.path if hasattr(run, "path") else game.out, screen, style)
+
+
+def _summary(out: Path, screen, style) -> None:
+    """The last deal's end and where the log is."""
+    from guandan_cli.logs.reader import iter_records, part_files
+    from guandan_cli.view.table import deal_end_lines
+
+    last = None
+    for f in part_files(out, "deals"):
+        for _line, rec in iter_records(f, "deals"):
+            last = rec
+    if last is not None:
+        for line in deal_end_lines(
+            last["finish_order"],
+            last["double_down"],
+            last["winner_team"],
+            last["upgrade"],
+            last["levels_after"],
+            last["match_over"],
+            last["capped"],
+            last["match_winner"],
+        ):
+            screen.print(line)
+    screen.print(f"the match is written to {out}: guandan verify {out}; guandan replay {out} --deal N")

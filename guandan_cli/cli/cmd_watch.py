@@ -1,0 +1,97 @@
+"""`guandan watch`: a match shown trick by trick, played now by bots or replayed from a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
+
+
+@app.command()
+def watch(
+    run: Annotated[
+        Path | None, typer.Argument(help="A run directory to watch a logged match from (else bots play now).")
+    ] = None,
+    match: Annotated[int, typer.Option("--match", "-m", help="Match index in RUN.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the match played now (match 0 of that run).")
+    ] = 0,
+    strategies: Annotated[
+        str, typer.Option("--strategies", "-s", help="Bots: 1 name, 2 (seats 0/2, 1/3) or 4.")
+    ] = "heuristic",
+    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
+    max_deals: Annotated[
+        int | None, typer.Option("--max-deals", help="End the match after this many deals.")
+    ] = None,
+    delay: Annotated[
+        float, typer.Option("--delay", help="Seconds between actions (a key skips ahead).")
+    ] = 1.0,
+    step: Annotated[bool, typer.Option("--step", help="Wait for Enter between actions.")] = False,
+    seat: Annotated[int, typer.Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0,
+    open_hands: Annotated[bool, typer.Option("--open", help="Show all four hands face up.")] = False,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+    ] = False,
+) -> None:
+    """Watch one match action by action: the table, each play and its declaration (wilds marked),
+    passes, 接风, tribute and return, the finish and the level change. q quits."""
+    import sys
+
+    from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.engine.play import StrategyError
+    from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty
+    from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
+    from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.runner.simulate import SimulationInputError, check_strategies, parse_strategies
+    from guandan_cli.view.table import Style
+
+    if not 0 <= seat <= 3:
+        fail(f"--seat must be 0, 1, 2 or 3, got {seat}")
+    if delay < 0:
+        fail(f"--delay must be 0 or more seconds, got {delay}")
+    if match < 0:
+        fail(f"--match must be 0 or more, got {match}")
+    if max_deals is not None and max_deals < 1:
+        fail(f"--max-deals must be a positive whole number, got {max_deals}")
+    try:
+        if run is not None:
+            deals = logged_deals(run, match)
+            first = next(deals)  # checks the run and the match before anything is shown
+            import itertools
+
+            deals = itertools.chain([first], deals)
+        else:
+            four = parse_strategies(strategies)
+            if "human" in four:
+                raise SimulationInputError("watch shows bots; to play a seat yourself use `guandan play`")
+            check_strategies(four)
+            from guandan_cli.engine.rules import get_ruleset
+
+            get_ruleset(ruleset, max_deals=max_deals)
+            deals = live_deals(seed, four, ruleset, max_deals)
+    except (WatchInputError, SimulationInputError, ValueError) as exc:
+        fail(exc)
+    except StopIteration:
+        fail(f"--match {match}: no deals in {run}")
+
+    tty = is_tty(sys.stdout)
+    colour = not plain and tty
+    style = Style(symbols=colour, colour=colour)
+    screen = Screen(colour, clear=tty)
+    try:
+        with Pacer(step, delay) as pacer:
+            for shown in deals:
+                for text in frames(shown, style, seat=seat, open_hands=open_hands):
+                    screen.frame(text)
+                    pacer.wait()
+    except Quit:
+        screen.print("(quit)")
+    except (StrategyError, IllegalActionError, LogReadError) as exc:
+        where = f"; check the log with: guandan verify {run}" if run is not None else ""
+        fail(f"{exc}{where}", FAILURE)
+    except KeyboardInterrupt:
+        interrupted()

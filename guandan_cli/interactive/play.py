@@ -1,0 +1,174 @@
+"""``guandan play``: one match with a person at one seat, written as a normal run directory.
+
+The runner's ``simulate`` plays the match (one match, one in-process worker); the seat
+named ``human`` asks the person through a :class:`~guandan_cli.interactive.seat.TerminalSeat`.
+So the log is written by the same code as every simulated run and ``verify``, ``replay``
+and ``analyze`` read it.
+
+Resuming (``resume=True``): the runner keeps finished matches (here: a finished game is
+never replayed) and the unfinished match is played again from its seed; the person's
+saved answers (``human.jsonl``) are replayed in order, so the bots, seeded as before,
+make the same moves and the game continues at the first unanswered question — the same
+deal and trick where it stopped.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from guandan_cli.interactive.seat import JOURNAL, Journal, JournalMismatch, TerminalSeat
+from guandan_cli.interactive.terminal import Screen
+from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.view.table import Style
+
+HUMAN = "human"
+
+
+class PlayInputError(ValueError):
+    """Bad input to ``play`` (one line)."""
+
+
+@dataclass
+class GameSpec:
+    """The game to play or continue."""
+
+    out: Path
+    seat: int
+    strategies: tuple[str, str, str, str]
+    seed: int
+    ruleset: str
+    max_deals: int | None = None
+    a_fail_limit: int | None = None
+
+
+def seat_strategies(seat: int, bots: str) -> tuple[str, str, str, str]:
+    """Four seat names: ``human`` at ``seat``; ``bots`` is one name (all three) or ``partner,opponents``.
+
+    >>> seat_strategies(1, "heuristic,greedy")
+    ('greedy', 'human', 'greedy', 'heuristic')
+    """
+    if not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise PlayInputError(f"--seat must be 0, 1, 2 or 3, got {seat!r}")
+    names = [s.strip() for s in bots.split(",")]
+    if any(not s for s in names) or len(names) not in (1, 2):
+        raise PlayInputError(
+            f"--strategies takes 1 name (all three bots) or 2 (partner,opponents), got {bots!r}"
+        )
+    if HUMAN in names:
+        raise PlayInputError("--strategies names the bots; the person's seat is --seat")
+    partner, opponent = names[0], names[-1]
+    out = ["", "", "", ""]
+    for s in range(4):
+        out[s] = HUMAN if s == seat else partner if s == seat ^ 2 else opponent
+    return (out[0], out[1], out[2], out[3])
+
+
+def stored_game(out: Path) -> GameSpec:
+    """The game stored in ``out`` (for ``--resume``)."""
+    try:
+        manifest = read_manifest(out) if out.is_dir() else None
+    except ValueError as exc:
+        raise PlayInputError(str(exc)) from None
+    if manifest is None:
+        raise PlayInputError(f"nothing to resume: no game in {out}")
+    config = manifest["config"]
+    strategies = tuple(config["strategies"])
+    if strategies.count(HUMAN) != 1:
+        raise PlayInputError(f"{out} holds a run of bots, not a game with one human seat")
+    if manifest.get("state") == "complete":
+        raise PlayInputError(f"the game in {out} is finished; replay it with: guandan replay {out}")
+    return GameSpec(
+        out=out,
+        seat=strategies.index(HUMAN),
+        strategies=strategies,  # type: ignore[arg-type]
+        seed=config["seed"],
+        ruleset=config["ruleset"],
+        max_deals=config.get("max_deals"),
+        a_fail_limit=config.get("a_fail_limit"),
+    )
+
+
+def check_new_game(out: Path) -> None:
+    """A new game needs an empty or new ``out``."""
+    try:
+        manifest = read_manifest(out) if out.is_dir() else None
+    except ValueError as exc:
+        raise PlayInputError(f"{exc}; choose another --out") from None
+    if out.exists() and not out.is_dir():
+        raise PlayInputError(f"output {out} exists and is not a directory")
+    if manifest is not None:
+        if manifest.get("state") == "complete":
+            raise PlayInputError(f"{out} holds a finished game; choose another --out")
+        raise PlayInputError(
+            f"{out} holds an unfinished game; add --resume to continue it, or choose another --out"
+        )
+    if out.is_dir() and any(out.iterdir()):
+        raise PlayInputError(
+            f"output {out} exists, is not empty and is not a guandan run; choose another --out"
+        )
+
+
+def command_of(game: GameSpec) -> str:
+    bots = game.strategies[game.seat ^ 2] + "," + game.strategies[(game.seat + 1) % 4]
+    args = ["guandan", "play", "--seat", str(game.seat), "--strategies", bots, "--seed", str(game.seed)]
+    args += ["--ruleset", game.ruleset, "--out", str(game.out)]
+    if game.max_deals is not None:
+        args += ["--max-deals", str(game.max_deals)]
+    if game.a_fail_limit is not None:
+        args += ["--a-fail-limit", str(game.a_fail_limit)]
+    return shlex.join(args)
+
+
+def play_game(
+    game: GameSpec,
+    *,
+    resume: bool,
+    screen: Screen,
+    style: Style,
+    delay: float = 0.5,
+    ask: Callable[[str], str] | None = None,
+):
+    """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
+    from guandan_cli.runner.simulate import simulate
+    from strategies.human import use_input_source
+
+    try:
+        journal = Journal(game.out / JOURNAL, resume)
+    except JournalMismatch as exc:
+        raise PlayInputError(str(exc)) from None
+    names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
+    if resume:
+        screen.print(f"resuming {game.out}: {journal.kept} saved answers to replay")
+    seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay)
+    use_input_source(lambda s: seat)
+    try:
+        return simulate(
+            matches=1,
+            seed=game.seed,
+            strategies=list(game.strategies),
+            ruleset=game.ruleset,
+            max_deals=game.max_deals,
+            a_fail_limit=game.a_fail_limit,
+            out=game.out,
+            workers=1,
+            resume=resume,
+            progress=False,
+            command=command_of(game),
+        )
+    finally:
+        use_input_source(None)
+        journal.close()
+
+
+__all__ = [
+    "HUMAN",
+    "GameSpec",
+    "PlayInputError",
+    "check_new_game",
+    "play_game",
+    "seat_strategies",
+    "stored_game",
+]

@@ -1,0 +1,326 @@
+"""A person at the terminal as the input source of a ``human`` seat (``guandan play``).
+
+``TerminalSeat`` shows the table (its own hand sorted by power, wilds highlighted, the
+levels, the current trick), prints every action as it happens and asks for each
+decision until the answer is legal (a refusal is one line naming the rule; nothing is
+applied before a legal answer). Accepted answers are appended to a :class:`Journal`
+(``human.jsonl`` in the run directory, flushed and synced one by one): ``--resume``
+replays them, so the match, which the seeded bots play identically, continues at the
+very question where it stopped, mid-deal included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from guandan_cli.engine.cards import parse_card
+from guandan_cli.engine.combos import COMBO_TYPES, Combo
+from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE, action_text
+from guandan_cli.engine.match import level_token
+from guandan_cli.engine.observation import Observation
+from guandan_cli.interactive.answers import (
+    ACTION,
+    HELP_LINE,
+    HINT,
+    MENU,
+    QUIT,
+    REFUSED,
+    WHICH,
+    menu,
+    read_answer,
+)
+from guandan_cli.interactive.terminal import Screen
+from guandan_cli.view.table import (
+    PLACES,
+    Style,
+    TrickLog,
+    card_text,
+    level_line,
+    play_cards_text,
+    play_text,
+    render_table,
+    transfers_of,
+    tribute_lines,
+)
+
+JOURNAL = "human.jsonl"
+MENU_SHOWN_UP_TO = 30
+
+
+class InputEnded(KeyboardInterrupt):
+    """Stdin ended (or the person typed q): the match stops as on Ctrl-C, answers kept."""
+
+
+class JournalMismatch(RuntimeError):
+    """A saved answer that does not fit the question asked on resume."""
+
+
+class Journal:
+    """The human seat's accepted answers, one JSON line each: ``{"deal", "phase", "answer"}``."""
+
+    def __init__(self, path: Path, resume: bool) -> None:
+        self.path = path
+        self.pending: list[dict] = []
+        if resume and path.exists():
+            lines = path.read_text(encoding="utf-8").splitlines()
+            for n, line in enumerate(lines, 1):
+                try:
+                    self.pending.append(json.loads(line))
+                except json.JSONDecodeError:
+                    if n == len(lines):
+                        break  # a line cut by a crash: that answer was never applied
+                    raise JournalMismatch(f"{path}:{n}: not a JSON line") from None
+            # rewritten whole, so a cut last line is dropped before new answers follow
+            path.write_text("".join(json.dumps(e) + "\n" for e in self.pending), encoding="utf-8")
+        self.resume = resume
+        self.kept = len(self.pending)
+        self.replayed = 0
+        self._fh = None  # opened at the first new answer (the runner creates the directory)
+
+    def next_saved(self, deal: int, phase: str) -> object | None:
+        """The next saved answer as an action (``None`` when none is left)."""
+        if not self.pending:
+            return None
+        entry = self.pending.pop(0)
+        self.replayed += 1
+        if entry.get("deal") != deal or entry.get("phase") != phase:
+            raise JournalMismatch(
+                f"{self.path}: saved answer {self.replayed} is for deal {entry.get('deal')} "
+                f"({entry.get('phase')}), but deal {deal} asks for a {phase}"
+            )
+        text = entry["answer"]
+        if phase == PLAY:
+            return PASS if text == "pass" else Combo.from_text(text)
+        return parse_card(text)
+
+    def record(self, deal: int, phase: str, action: object) -> None:
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "a" if self.resume else "w", encoding="utf-8")
+        self._fh.write(json.dumps({"deal": deal, "phase": phase, "answer": action_text(action)}) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+class TerminalSeat:
+    """The input source of the human seat: see the module docstring."""
+
+    def __init__(
+        self,
+        seat: int,
+        names: Sequence[str],
+        screen: Screen,
+        style: Style,
+        journal: Journal,
+        ask: Callable[[str], str] | None = None,
+        delay: float = 0.5,
+        match_label: str = "",
+    ) -> None:
+        self.seat = seat
+        self.names = list(names)
+        self.screen = screen
+        self.style = style
+        self.journal = journal
+        self.ask = ask or input
+        self.delay = delay
+        self.match_label = match_label
+        self.deal_index = -1
+        self.seen = 0
+        self.log = TrickLog(0, style)
+        self.levels: tuple[int, int] | None = None
+        self._hint = None
+
+    @property
+    def replaying(self) -> bool:
+        return bool(self.journal.pending)
+
+    def _say(self, text: str) -> None:
+        if not self.replaying:
+            self.screen.print(text)
+
+    # ------------------------------------------------------------ following the table
+
+    def start_deal(self, deal_index: int, obs: Observation) -> None:
+        self.deal_index = deal_index
+        self.seen = 0
+        self.log = TrickLog(obs.level, self.style)
+        if self.levels is not None:
+            moves = " · ".join(
+                f"team {t} {level_token(self.levels[t])} → {level_token(obs.levels[t])}" for t in (0, 1)
+            )
+            self._say(f"levels after deal {deal_index - 1}: {moves}")
+        self.levels = tuple(obs.levels)
+        self._say("")
+        self._say(f"══ deal {deal_index}{self.match_label} ══")
+        self._say(level_line(obs.level, obs.levels, obs.level_team))
+        partner, team = obs.partner, obs.team
+        self._say(
+            f"you are seat {self.seat} (team {team}); partner seat {partner} ({self.names[partner]}); "
+            f"opponents seats {(self.seat + 1) % 4} and {(self.seat + 3) % 4}"
+        )
+        if obs.tribute_kind in ("none", "resisted"):
+            for line in tribute_lines(obs.tribute_kind, (), (), (), self.style):
+                self._say(line)
+            self._say(f"seat {obs.to_move} leads")
+
+    def observe_action(self, obs: Observation) -> None:
+        new = obs.events[self.seen :]
+        self.seen = len(obs.events)
+        for ev in new:
+            if ev.kind in (TRIBUTE, RETURN):
+                continue
+            for line in self.log.feed(ev):
+                self._say(line)
+        if any(e.kind == TRIBUTE for e in new) or any(e.kind == RETURN for e in new):
+            tributes, returns = transfers_of(obs.events)
+            lines = tribute_lines(obs.tribute_kind, (), tributes, returns, self.style)
+            self._say(lines[-1] if any(e.kind == RETURN for e in new) else lines[0])
+            if any(e.kind == RETURN for e in new):
+                self._say(f"seat {obs.to_move} leads")
+        if obs.phase == OVER:
+            out = ", ".join(f"{PLACES[i]} seat {s}" for i, s in enumerate(obs.finished))
+            self._say(f"deal {self.deal_index} over: {out}")
+        elif new and new[-1].seat != self.seat and self.delay > 0 and not self.replaying:
+            time.sleep(self.delay)
+
+    # ------------------------------------------------------------ questions
+
+    def choose(self, obs: Observation) -> object:
+        saved = self.journal.next_saved(self.deal_index, obs.phase)
+        if saved is not None:
+            if not self.replaying:
+                self.screen.print(f"(resumed: {self.journal.replayed} saved answers replayed)")
+            return saved
+        self.screen.print(self._table(obs))
+        options = menu(obs)
+        if obs.phase != PLAY or len(options) <= MENU_SHOWN_UP_TO:
+            self._show_menu(obs, options)
+        else:
+            self.screen.print(f"{len(options)} plays: h lists them by number")
+        question = self._question(obs)
+        while True:
+            text = self._read(question)
+            ans = read_answer(text, obs)
+            if ans.kind == ACTION:
+                return self._accept(obs, ans.action)
+            if ans.kind == WHICH:
+                picked = self._which(obs, ans.choices)
+                if picked is not None:
+                    return self._accept(obs, picked)
+                continue
+            if ans.kind == REFUSED:
+                self.screen.print(f"✗ {ans.message}" if self.style.symbols else f"x {ans.message}")
+            elif ans.kind == HINT:
+                self.screen.print(f"suggestion: {self._action_text(obs, self._suggest(obs))}")
+            elif ans.kind == MENU:
+                self._show_menu(obs, options)
+                self.screen.print(HELP_LINE)
+            elif ans.kind == QUIT:
+                raise InputEnded("q")
+
+    def _read(self, question: str) -> str:
+        try:
+            return self.ask(question)
+        except EOFError:
+            raise InputEnded("end of input") from None
+
+    def _accept(self, obs: Observation, action: object) -> object:
+        self.journal.record(self.deal_index, obs.phase, action)
+        return action
+
+    def _which(self, obs: Observation, choices: list[Combo]) -> Combo | None:
+        self.screen.print("these cards can be declared as:")
+        for i, c in enumerate(choices, 1):
+            self.screen.print(f"  {i}) {play_text(c, obs.level, self.style)}")
+        while True:
+            text = self._read(f"which declaration? 1..{len(choices)} (empty: back) > ").strip()
+            if not text:
+                return None
+            if text.isdigit() and 1 <= int(text) <= len(choices):
+                return choices[int(text) - 1]
+            self.screen.print(f"x choose a number 1..{len(choices)}, or nothing to go back")
+
+    def _suggest(self, obs: Observation) -> object:
+        if self._hint is None:
+            from strategies.heuristic import HeuristicStrategy
+
+            self._hint = HeuristicStrategy(self.seat, random.Random(self.seat))
+        if obs.phase == TRIBUTE:
+            return self._hint.choose_tribute(obs)
+        if obs.phase == RETURN:
+            return self._hint.choose_return(obs)
+        return self._hint.choose_play(obs)
+
+    # ------------------------------------------------------------ text
+
+    def _action_text(self, obs: Observation, action: object) -> str:
+        if isinstance(action, Combo):
+            return "pass" if action[0] == "pass" else play_text(action, obs.level, self.style)
+        return card_text(action, self.style)  # type: ignore[arg-type]
+
+    def _question(self, obs: Observation) -> str:
+        if obs.phase == TRIBUTE:
+            return "your tribute card (a card or a number) > "
+        if obs.phase == RETURN:
+            return f"your return card to seat {obs.return_to} (a card or a number) > "
+        return (
+            "your play (cards, number, p, ?, h) > "
+            if obs.top is not None
+            else "you lead (cards, number, ?, h) > "
+        )
+
+    def _show_menu(self, obs: Observation, options: list) -> None:
+        if obs.phase != PLAY:
+            what = "tribute" if obs.phase == TRIBUTE else f"return to seat {obs.return_to}"
+            items = "  ".join(f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1))
+            self.screen.print(f"allowed {what}: {items}")
+            return
+        groups: dict[str, list[str]] = {}
+        for i, c in enumerate(options, 1):
+            key = c.key if c.type in ("single", "pair", "triple", "bomb", "full_house") else c.key
+            label = play_cards_text(c, obs.level, self.style)
+            if c.type not in ("single", "pair", "triple", "bomb", "joker_bomb"):
+                label = f"{key}: {label}"
+            groups.setdefault(c.type, []).append(f"{i}) {label}")
+        for t in COMBO_TYPES:
+            if t in groups:
+                self.screen.print(f"{t.replace('_', ' ')}: " + "   ".join(groups[t]))
+        if obs.top is not None:
+            self.screen.print("p) pass")
+
+    def _table(self, obs: Observation) -> str:
+        lead = ""
+        if obs.phase == PLAY and obs.top is None:
+            lead = "you lead a new trick"
+        elif obs.phase == PLAY:
+            lead = f"top play: seat {obs.top_owner} {play_text(obs.top, obs.level, self.style)}"
+        return render_table(
+            title=f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
+            level=obs.level,
+            levels=obs.levels,
+            level_team=obs.level_team,
+            names=self.names,
+            counts=obs.card_counts,
+            finished=obs.finished,
+            events=obs.events,
+            to_move=obs.to_move,
+            tribute_kind=obs.tribute_kind,
+            hands={self.seat: obs.hand},
+            bottom=self.seat,
+            style=self.style,
+            footer=[lead] if lead else [],
+            you=True,
+        )
+
+
+__all__ = ["JOURNAL", "InputEnded", "Journal", "JournalMismatch", "TerminalSeat"]

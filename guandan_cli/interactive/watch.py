@@ -1,0 +1,186 @@
+"""``guandan watch``: a match shown action by action, played now by bots or read from a log.
+
+Both sources give the same :class:`ShownDeal` (setup, actions, names, the deal's end), and
+:func:`frames` turns one into screens by applying its actions to a fresh ``Deal`` one at a
+time: the table after every visible action, then the finish and the level change.
+
+A live match ``--seed S`` is match 0 of ``guandan simulate --seed S`` with the same
+strategies, so a watched match can be found again in a run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup
+from guandan_cli.engine.match import Match, level_token
+from guandan_cli.engine.play import iter_match
+from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.reader import iter_records, part_files
+from guandan_cli.runner.records import record_actions, record_setup
+from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.runner.tasks import match_seed
+from guandan_cli.view.table import (
+    Style,
+    TrickLog,
+    deal_end_lines,
+    play_text,
+    render_table,
+)
+
+
+class WatchInputError(ValueError):
+    """A run or match that cannot be watched (one line)."""
+
+
+@dataclass
+class ShownDeal:
+    """One deal to show: where it is, how it starts, what was done and how it ended."""
+
+    match_index: int
+    match_seed: int
+    deal_index: int
+    setup: DealSetup
+    actions: list
+    names: Sequence[str]
+    end: list[str]
+
+
+def live_deals(
+    seed: int, strategies: Sequence[str], ruleset: str, max_deals: int | None = None
+) -> Iterator[ShownDeal]:
+    """Play match 0 of a run with root ``seed`` deal by deal (the bots play each deal whole)."""
+    from strategies.registry import make_players
+
+    mseed = match_seed(seed, 0)
+    match = Match(mseed, get_ruleset(ruleset, max_deals=max_deals))
+    players = make_players(list(strategies), mseed)
+    for pd in iter_match(match, players):
+        u, r = pd.update, pd.deal.result
+        end = deal_end_lines(
+            r.finish_order,
+            r.double_down,
+            r.winner_team,
+            r.upgrade,
+            [level_token(x) for x in u.levels_after],
+            u.match_over,
+            u.capped,
+            u.winner,
+        )
+        yield ShownDeal(0, mseed, pd.index, pd.setup, list(pd.deal.actions), list(strategies), end)
+
+
+def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
+    """The deals of match ``match`` of a run directory, in order."""
+    run = Path(run)
+    if not run.exists():
+        raise WatchInputError(f"no run directory {run}")
+    try:
+        manifest = read_manifest(run) if run.is_dir() else None
+    except ValueError as exc:
+        raise WatchInputError(str(exc)) from None
+    files = part_files(run, "deals")
+    if not files:
+        raise WatchInputError(f"{run} holds no deals log (is it a guandan run directory?)")
+    options = (manifest or {}).get("config", {})
+    if manifest is not None:
+        total = options.get("matches")
+        if total is not None and not 0 <= match < total:
+            raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
+    prev = None
+    found = False
+    for f in files:
+        for _line, rec in iter_records(f, "deals"):
+            if rec["match"] != match:
+                if found:
+                    return
+                continue
+            found = True
+            rules = get_ruleset(
+                rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
+            )
+            end = deal_end_lines(
+                rec["finish_order"],
+                rec["double_down"],
+                rec["winner_team"],
+                rec["upgrade"],
+                rec["levels_after"],
+                rec["match_over"],
+                rec["capped"],
+                rec["match_winner"],
+            )
+            yield ShownDeal(
+                match,
+                rec["match_seed"],
+                rec["deal"],
+                record_setup(rec, prev, rules),
+                record_actions(rec),
+                rec["strategies"],
+                end,
+            )
+            prev = rec
+    if not found:
+        raise WatchInputError(f"--match {match}: no deals of match {match} in {run}")
+
+
+def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = False) -> Iterator[str]:
+    """The screens of one deal: the start, one per visible action, the end."""
+    deal = Deal(shown.setup)
+    title = (
+        f"match {shown.match_index} (seed {shown.match_seed}) · deal {shown.deal_index} · "
+        f"ruleset {shown.setup.rules.name}"
+    )
+    names = list(shown.names)
+
+    def screen(note: str, extra: Sequence[str] = ()) -> str:
+        hands = {s: deal.hands[s] for s in range(4)} if open_hands else {seat: deal.hands[seat]}
+        return render_table(
+            title=title,
+            level=deal.level,
+            levels=shown.setup.levels,
+            level_team=shown.setup.level_team,
+            names=names,
+            counts=deal.card_counts(),
+            finished=deal.finished,
+            events=deal.events,
+            to_move=deal.to_move,
+            tribute_kind=deal.tribute_kind,
+            resisted_by=deal.resisted_by,
+            hands={s: h for s, h in hands.items() if h},
+            bottom=seat,
+            style=style,
+            footer=[note, *extra],
+        )
+
+    start = "dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads"
+    yield screen(start)
+    log = TrickLog(deal.level, style)
+    for who, action in shown.actions:
+        before = len(deal.events)
+        deal.apply(action)
+        new = deal.events[before:]
+        if not new:
+            continue  # a tribute or return card is hidden until all are chosen
+        for ev in new:
+            log.feed(ev)
+        last = new[-1]
+        if last.kind == PLAY:
+            note = f"seat {who} plays {play_text(last.combo, deal.level, style)}"
+        elif last.kind == "pass":
+            note = f"seat {who} passes"
+        else:
+            note = (
+                f"tribute and return done; seat {deal.leader} leads" if deal.phase == PLAY else "tribute paid"
+            )
+        if deal.phase == PLAY and deal.top is None and last.kind == "pass":
+            note += f" · the trick is over; seat {deal.to_move} leads"
+        if deal.phase == OVER:
+            break
+        yield screen(note)
+    yield screen(f"deal {shown.deal_index} over", ["", *shown.end])
+
+
+__all__ = ["ShownDeal", "WatchInputError", "frames", "live_deals", "logged_deals"]

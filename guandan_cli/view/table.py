@@ -1,0 +1,339 @@
+"""Cards, plays, tricks and the table as text a person reads (rich markup when in colour).
+
+``Style`` says whether suits are symbols (♠♥♣♦) and whether colour markup is added.
+With ``Style.plain()`` the text is pure ASCII-friendly letters and holds no markup.
+
+>>> from guandan_cli.engine.combos import Combo
+>>> c = Combo.from_text("straight:7 S3 H2 D5 C6 S7")
+>>> play_text(c, level=0, style=Style.plain())
+'straight 7   H2=4 S3 D5 C6 S7'
+>>> wild_meanings(Combo.from_text("full_house:9 S9 H9 H2 SK DK"), 0)
+['9']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from guandan_cli.engine.cards import (
+    FACE_NAMES,
+    FACE_SYMBOLS,
+    RANK_OF,
+    RANK_TOKENS,
+    SUIT_OF,
+    SUIT_SYMBOLS,
+    SUITS,
+)
+from guandan_cli.engine.combos import (
+    FULL_HOUSE,
+    PLATE,
+    POWER,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    TUBE,
+    Combo,
+)
+from guandan_cli.engine.deal import PLAY, RETURN, TRIBUTE, Event
+from guandan_cli.engine.match import level_token
+
+PLACES = ("上游 1st", "二游 2nd", "三游 3rd", "下游 4th")
+_WINDOW = {STRAIGHT: (5, 1), STRAIGHT_FLUSH: (5, 1), TUBE: (3, 2), PLATE: (2, 3)}
+
+
+@dataclass(frozen=True)
+class Style:
+    """How cards look: suit ``symbols`` (else letters) and ``colour`` markup (red ♥♦, wilds)."""
+
+    symbols: bool = True
+    colour: bool = True
+
+    @classmethod
+    def plain(cls) -> Style:
+        return cls(symbols=False, colour=False)
+
+
+def _rank_text(rank: int, style: Style) -> str:
+    tok = RANK_TOKENS[rank]
+    return "10" if style.symbols and tok == "T" else tok
+
+
+def card_text(face: int, style: Style, level: int | None = None, mark_wild: bool = False) -> str:
+    """One card; with ``level`` given the wild (♥ level card) is highlighted (``*`` when plain)."""
+    text = (FACE_SYMBOLS if style.symbols else FACE_NAMES)[face]
+    wild = level is not None and face == level * 4 + 1
+    if not style.colour:
+        return text + "*" if wild and mark_wild else text
+    if wild:
+        return f"[bold black on yellow]{text}[/]"
+    if level is not None and RANK_OF[face] == level:
+        return f"[bold {'red' if SUIT_OF[face] in (1, 3) else 'cyan'}]{text}[/]"
+    if SUIT_OF[face] in (1, 3) or face == 53:
+        return f"[red]{text}[/]"
+    return text
+
+
+def cards_text(cards: Iterable[int], style: Style, level: int | None = None, mark_wild: bool = False) -> str:
+    return " ".join(card_text(f, style, level, mark_wild) for f in cards)
+
+
+def sort_by_power(cards: Iterable[int], level: int) -> list[int]:
+    """Cards from the lowest to the highest at ``level`` (the level rank above A, then the jokers).
+
+    >>> from guandan_cli.engine.cards import format_cards, parse_cards
+    >>> format_cards(sort_by_power(parse_cards("SA H5 S5 HR S3"), 3))
+    'S3 SA S5 H5 HR'
+    """
+    pw = POWER[level]
+    return sorted(cards, key=lambda f: (pw[RANK_OF[f]], SUIT_OF[f], f))
+
+
+def wild_meanings(combo: Combo, level: int) -> list[str]:
+    """What each wild card of ``combo`` stands for (rank tokens, with the suit in a straight flush).
+
+    Empty when the play holds no wild or only wilds standing for themselves.
+    """
+    wild = level * 4 + 1
+    w = combo.cards.count(wild)
+    if w == 0 or combo.type == "single":
+        return []
+    natural = [f for f in combo.cards if f != wild]
+    counts: dict[int, int] = {}
+    for f in natural:
+        counts[RANK_OF[f]] = counts.get(RANK_OF[f], 0) + 1
+    ranks: list[int] = []
+    if combo.type in _WINDOW:
+        length, each = _WINDOW[combo.type]
+        start = combo.rank - length + 1
+        for i in range(length):
+            r = (start + i) % 13
+            ranks += [r] * max(0, each - counts.get(r, 0))
+    elif combo.type == FULL_HOUSE:
+        ranks = [combo.rank] * (3 - counts.get(combo.rank, 0))
+        rest = [r for r in counts if r != combo.rank]
+        pair = rest[0] if rest else level
+        ranks += [pair] * (w - len(ranks))
+    else:  # pair, triple, bomb: every wild is the key rank
+        ranks = [combo.rank] * w
+    ranks = ranks[:w]
+    if combo.type != STRAIGHT_FLUSH and all(r == level for r in ranks):
+        return []
+    if combo.type == STRAIGHT_FLUSH and natural:
+        suit = SUIT_OF[natural[0]]
+        return [SUITS[suit] + RANK_TOKENS[r] for r in ranks]
+    return [RANK_TOKENS[r] for r in ranks]
+
+
+def play_text(combo: Combo, level: int, style: Style, marks: bool = True) -> str:
+    """``type key  cards``; with ``marks`` each wild shows what it stands for (``H2=K``)."""
+    key = _rank_text(combo.rank, style)
+    return f"{combo.type.replace('_', ' ')} {key:<2}  {play_cards_text(combo, level, style, marks)}"
+
+
+def play_cards_text(combo: Combo, level: int, style: Style, marks: bool = True) -> str:
+    """The cards of a play; with ``marks`` each wild shows what it stands for (``H2=K``)."""
+    meanings = wild_meanings(combo, level) if marks else []
+    wild = level * 4 + 1
+    parts = []
+    for f in combo.cards:
+        text = card_text(f, style, level if marks else None)
+        if f == wild and meanings:
+            means = meanings.pop(0)
+            if style.symbols:
+                means = means.replace("T", "10")
+                if len(means) > 1 and means[0] in SUITS and combo.type == STRAIGHT_FLUSH:
+                    means = SUIT_SYMBOLS[SUITS.index(means[0])] + means[1:]
+            text += f"={means}"
+        parts.append(text)
+    return " ".join(parts)
+
+
+class TrickLog:
+    """The play phase as lines, fed one public event at a time (``replay``'s layout).
+
+    ``lines`` holds everything so far; ``current`` the lines of the trick in progress;
+    ``counts`` the cards left per seat; ``out`` the seats out, in order.
+    """
+
+    def __init__(
+        self, level: int, style: Style, counts: Sequence[int] = (27, 27, 27, 27), marks: bool = True
+    ) -> None:
+        self.level = level
+        self.style = style
+        self.marks = marks
+        self.counts = list(counts)
+        self.out: list[int] = []
+        self.trick = 0
+        self.owner = -1
+        self.lines: list[str] = []
+        self.current: list[str] = []
+
+    def feed(self, ev: Event) -> list[str]:
+        """Add one event; returns the lines it produced (none for tribute and return)."""
+        if ev.kind not in (PLAY, "pass"):
+            return []
+        new: list[str] = []
+        if ev.kind == PLAY and ev.lead:
+            if self.trick:
+                new.append(f"  → seat {self.owner} takes the trick")
+            self.trick += 1
+            note = ""
+            if self.trick > 1 and self.owner in self.out and ev.seat != self.owner:
+                note = f"  (接风: seat {ev.seat} leads for its partner)"
+            new += ["", f"trick {self.trick}{note}"]
+            self.current = []
+        if ev.kind == "pass":
+            line = f"  seat {ev.seat}  pass"
+        else:
+            self.counts[ev.seat] -= ev.combo.size
+            self.owner = ev.seat
+            tail = ""
+            if self.counts[ev.seat] == 0:
+                self.out.append(ev.seat)
+                tail = f"   ← out, {PLACES[len(self.out) - 1]}"
+            shown = play_text(ev.combo, self.level, self.style, self.marks)
+            line = f"  seat {ev.seat}  {shown}  ({self.counts[ev.seat]} left){tail}"
+        new.append(line)
+        self.current += [x for x in new if x and not x.startswith("  → ")]
+        self.lines += new
+        return new
+
+
+def tribute_lines(
+    kind: str,
+    resisted_by: Sequence[int],
+    tributes: Sequence[tuple[int, int, int]],
+    returns: Sequence[tuple[int, int, int]],
+    style: Style,
+) -> list[str]:
+    """Tribute (进贡) and return (还贡) of a deal, as ``replay`` prints them."""
+    if kind == "none":
+        return ["tribute: none (first deal of the match)"]
+    if kind == "resisted" and not resisted_by:
+        return ["tribute: resisted (抗贡): the paying side holds both big jokers"]
+    if kind == "resisted":
+        seats = " and ".join(f"seat {s}" for s in resisted_by)
+        return [f"tribute: resisted (抗贡) by {seats}, holding both big jokers"]
+    out = []
+    if tributes:
+        pays = "; ".join(f"seat {p} pays {card_text(c, style)} to seat {r}" for p, r, c in tributes)
+        out.append(f"tribute: {kind} — {pays}")
+    else:
+        out.append(f"tribute: {kind} — being chosen")
+    if returns:
+        rets = "; ".join(f"seat {g} returns {card_text(c, style)} to seat {r}" for g, r, c in returns)
+        out.append(f"return:  {rets}")
+    return out
+
+
+def transfers_of(events: Iterable[Event]) -> tuple[list, list]:
+    """``(tributes, returns)`` as (giver, receiver, card) from a deal's public events."""
+    tributes = [(e.seat, e.to, e.card) for e in events if e.kind == TRIBUTE]
+    returns = [(e.seat, e.to, e.card) for e in events if e.kind == RETURN]
+    return tributes, returns
+
+
+def level_line(level: int, levels: Sequence[int], level_team: int | None) -> str:
+    """``playing level 5 (team 0's) · team 0 (seats 0,2): 5 · team 1 (seats 1,3): 3``."""
+    who = "first deal" if level_team is None else f"team {level_team}'s"
+    return (
+        f"playing level {level_token(level)} ({who}) · team 0 (seats 0,2): {level_token(levels[0])}"
+        f" · team 1 (seats 1,3): {level_token(levels[1])}"
+    )
+
+
+def deal_end_lines(
+    finish_order: Sequence[int],
+    double_down: bool,
+    winner_team: int,
+    upgrade: int,
+    levels_after: Sequence[str],
+    match_over: bool,
+    capped: bool,
+    match_winner: int | None,
+) -> list[str]:
+    """Finish order, the upgrade, the levels after and the match's end (level tokens as text)."""
+    out = ["finish: " + ", ".join(f"{PLACES[i]} seat {s}" for i, s in enumerate(finish_order))]
+    dd = "  (double-down: 双下)" if double_down else ""
+    out.append(f"team {winner_team} goes up {upgrade}{dd}")
+    out.append(f"levels after: team 0 {levels_after[0]}, team 1 {levels_after[1]}")
+    if match_over:
+        if capped:
+            out.append("the match ends here: capped by max_deals (no winner)")
+        else:
+            out.append(f"the match ends here: team {match_winner} wins")
+    return out
+
+
+def render_table(
+    *,
+    title: str,
+    level: int,
+    levels: Sequence[int],
+    level_team: int | None,
+    names: Sequence[str],
+    counts: Sequence[int],
+    finished: Sequence[int],
+    events: Sequence[Event],
+    to_move: int,
+    tribute_kind: str,
+    resisted_by: Sequence[int] = (),
+    hands: dict[int, Sequence[int]] | None = None,
+    bottom: int = 0,
+    style: Style = Style(),
+    footer: Sequence[str] = (),
+    you: bool = False,
+) -> str:
+    """The table at one moment: header and level line, the four seats around the table with
+    card counts (``bottom`` nearest the reader, play going round to the right), tribute and
+    return, the current trick with declarations and wild marks, and the hands shown."""
+    hands = hands or {}
+    log = TrickLog(level, style, counts=(27, 27, 27, 27))
+    for ev in events:
+        log.feed(ev)
+    tributes, returns = transfers_of(events)
+
+    def seat_label(s: int) -> str:
+        mark = ">" if s == to_move else " "
+        state = f"{counts[s]:>2} cards"
+        if s in finished:
+            state = f"out {PLACES[finished.index(s)].split()[0]}"
+        return f"{mark} seat {s} {names[s]} · {state}"
+
+    width = 72
+    top, left, right = (bottom + 2) % 4, (bottom + 3) % 4, (bottom + 1) % 4
+    lines = [title, level_line(level, levels, level_team), ""]
+    lines.append(seat_label(top).center(width).rstrip())
+    lft, rgt = seat_label(left), seat_label(right)
+    lines.append(lft + " " * max(2, width - len(lft) - len(rgt)) + rgt)
+    lines.append(seat_label(bottom).center(width).rstrip())
+    lines.append("")
+    lines += tribute_lines(tribute_kind, resisted_by, tributes, returns, style)
+    if log.current:
+        head, *plays = log.current
+        lines.append(head)
+        lines += plays[-8:] if len(plays) <= 8 else ["  …"] + plays[-7:]
+    for s in sorted(hands, key=lambda s: (s != bottom, s)):
+        cards = sort_by_power(hands[s], level)
+        who = "your hand" if you and s == bottom else f"seat {s}"
+        lines.append(f"{who} ({len(cards)}): {cards_text(cards, style, level, mark_wild=True)}")
+    lines += list(footer)
+    return "\n".join(lines)
+
+
+__all__ = [
+    "PLACES",
+    "Style",
+    "TrickLog",
+    "card_text",
+    "cards_text",
+    "deal_end_lines",
+    "level_line",
+    "play_cards_text",
+    "play_text",
+    "render_table",
+    "sort_by_power",
+    "transfers_of",
+    "tribute_lines",
+    "wild_meanings",
+]

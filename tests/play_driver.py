@@ -1,0 +1,81 @@
+"""Drive `guandan play` in a pseudo-terminal (pexpect) like a person: read the question, answer.
+
+The person follows the heuristic's suggestion (`?`), typed back as card tokens, so the
+match goes on like a real one (tribute and return included).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pexpect
+
+PROMPTS = [
+    r"you lead \(cards, number, \?, h\) > ",
+    r"your play \(cards, number, p, \?, h\) > ",
+    r"your tribute card \(a card or a number\) > ",
+    r"your return card to seat \d \(a card or a number\) > ",
+    r"which declaration\? 1\.\.\d \(empty: back\) > ",
+    pexpect.EOF,
+]
+LEAD, FOLLOW, TRIBUTE, RETURN, WHICH, END = range(6)
+SUGGESTION = re.compile(r"suggestion: ([^\r\n]*)")
+
+
+def spawn(args: list[str], cwd: Path, plain: bool = True) -> pexpect.spawn:
+    argv = [
+        sys.executable,
+        "-c",
+        "from guandan_cli.cli.app import main; main()",
+        "play",
+        *args,
+        "--delay",
+        "0",
+    ]
+    if plain:
+        argv.append("--plain")
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        cwd=str(cwd),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=60,
+        dimensions=(50, 200),
+    )
+    return child
+
+
+def suggestion_tokens(text: str) -> str:
+    """``pair 7   S7 H2=7`` -> ``S7 H2``; ``pass`` -> ``p``; a card stays a card."""
+    text = text.strip()
+    if text == "pass":
+        return "p"
+    cards = text.split("  ")[-1].split()  # "type key  cards": the cards follow two spaces
+    return " ".join(c.split("=")[0] for c in cards)
+
+
+def answer_with_hint(child: pexpect.spawn) -> str:
+    """Ask for the suggestion and type it back; returns what was typed."""
+    child.sendline("?")
+    child.expect(SUGGESTION)
+    typed = suggestion_tokens(child.match.group(1))
+    child.expect(PROMPTS[:5])
+    child.sendline(typed)
+    return typed
+
+
+__all__ = [
+    "END",
+    "FOLLOW",
+    "LEAD",
+    "PROMPTS",
+    "RETURN",
+    "SUGGESTION",
+    "TRIBUTE",
+    "WHICH",
+    "answer_with_hint",
+    "spawn",
+]

@@ -1,0 +1,342 @@
+"""`guandan play` and `guandan watch`: answers, refusals, declarations, resume, the screen."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+from guandan_cli.engine.cards import parse_cards
+from guandan_cli.engine.combos import Combo
+from guandan_cli.engine.deal import PASS, Deal, DealSetup
+from guandan_cli.engine.observation import observe
+from guandan_cli.interactive.answers import ACTION, REFUSED, WHICH, read_answer
+
+runner = CliRunner()
+
+
+def one_line_error(result) -> str:
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith("guandan: error: "), result.output
+    return lines[0]
+
+
+# ------------------------------------------------------------------ answers (no state changes)
+
+
+def test_answers_refused_with_the_rule_and_nothing_changes():
+    hands = [parse_cards(h) for h in ("S7 D7 C7 H2 H2 S3 S4 S5 S6 D9", "S8 S8", "S9", "ST")]
+    deal = Deal(DealSetup(hands=hands, first_leader=0))
+    before = deal.snapshot()
+    obs = observe(deal, 0)
+    cases = {
+        "ZZ": "bad card token 'ZZ'",
+        "SA": "you do not hold SA",
+        "S3 S7": "is not a combination (§4)",
+        "p": "leader cannot pass (§7)",
+        "99": "no number 99 in the menu",
+        "": "empty answer",
+    }
+    for text, rule in cases.items():
+        ans = read_answer(text, obs)
+        assert ans.kind == REFUSED and rule in ans.message, (text, ans.message)
+    assert deal.snapshot() == before
+    # following a pair of 8s: a pair of 7s does not beat it; pass is allowed
+    follow = Deal(DealSetup(hands=[hands[1], hands[0], hands[2], hands[3]], first_leader=0))
+    follow.apply(Combo.from_text("pair:8 S8 S8"))
+    state = follow.snapshot()
+    ans = read_answer("S7 D7", observe(follow, 1))
+    assert ans.kind == REFUSED and "does not beat the top play pair 8 (§5" in ans.message
+    assert read_answer("p", observe(follow, 1)).action == PASS
+    ans = read_answer("H2 S7 D7 C7", observe(follow, 1))
+    assert ans.kind == ACTION and ans.action.type == "bomb"  # the only reading that beats a pair
+    assert follow.snapshot() == state
+
+
+def test_ambiguous_card_sets_ask_which_declaration():
+    hands = [parse_cards(h) for h in ("S7 D7 C7 H2 H2 S3 S4 S5 S6 D9", "S8", "S9", "ST")]
+    obs = observe(Deal(DealSetup(hands=hands, first_leader=0)), 0)
+    ans = read_answer("S7 D7 C7 H2 H2", obs)
+    assert ans.kind == WHICH and [c.type for c in ans.choices] == ["full_house", "bomb"]
+    ans = read_answer("S3 S4 S5 S6 S7", obs)
+    assert ans.kind == WHICH and {c.type for c in ans.choices} == {"straight", "straight_flush"}
+    assert read_answer("S3 S4 S5 S6 D9", obs).kind == REFUSED
+
+
+# ------------------------------------------------------------------ play through plain stdin
+
+
+def _script(pairs: range) -> str:
+    """Always the first menu play, else pass: a dull but legal person."""
+    return "".join("1\np\n" for _ in pairs)
+
+
+PLAY_ARGS = ["play", "--seed", "5", "--seat", "0", "--max-deals", "2", "--delay", "0", "--plain"]
+
+
+def test_play_from_stdin_interrupt_resume_gives_the_same_log(tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(whole)], input=_script(range(300)))
+    assert res.exit_code == 0, res.output
+    assert "allowed tribute:" in res.output and "seat 0 pays" in res.output  # the person paid tribute
+    assert "return:  seat" in res.output
+    assert "x no number 1 in the menu" in res.output or "x you lead" in res.output  # refusals, asked again
+    manifest = json.loads((whole / "manifest.json").read_text())
+    assert manifest["config"]["strategies"] == ["human", "heuristic", "heuristic", "heuristic"]
+    assert manifest["state"] == "complete"
+    ver = runner.invoke(app, ["verify", str(whole)])
+    assert ver.exit_code == 0 and ": ok" in ver.stdout
+    deal0 = json.loads((whole / "deals-00000.jsonl").read_text().splitlines()[0])
+    assert deal0["strategies"][0] == "human"
+
+    # the input ends in deal 1's tribute question: answers kept, the game continues there
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(cut)], input=_script(range(15)))
+    assert res.exit_code == 130 and "--resume --out" in res.output
+    saved = (cut / "human.jsonl").read_text().splitlines()
+    assert json.loads((cut / "manifest.json").read_text())["state"] == "interrupted"
+    assert {json.loads(x)["deal"] for x in saved} == {0}
+    again = one_line_error(runner.invoke(app, [*PLAY_ARGS, "--out", str(cut)], input=""))
+    assert "unfinished game; add --resume" in again
+    res = runner.invoke(
+        app, ["play", "--resume", "--out", str(cut), "--delay", "0"], input=_script(range(15, 300))
+    )
+    assert res.exit_code == 0, res.output
+    assert f"{len(saved)} saved answers replayed" in res.output
+    assert (cut / "human.jsonl").read_text().splitlines()[: len(saved)] == saved
+    assert (cut / "deals-00000.jsonl").read_bytes() == (whole / "deals-00000.jsonl").read_bytes()
+    assert (cut / "matches-00000.jsonl").read_bytes() == (whole / "matches-00000.jsonl").read_bytes()
+    assert "is finished" in one_line_error(runner.invoke(app, ["play", "--resume", "--out", str(cut)]))
+
+
+def test_play_bad_input_is_one_line(tmp_path):
+    out = str(tmp_path / "g")
+    assert "unknown strategy 'nobot'" in one_line_error(
+        runner.invoke(app, ["play", "-s", "nobot", "--out", out])
+    )
+    assert "--seat must be 0, 1, 2 or 3" in one_line_error(
+        runner.invoke(app, ["play", "--seat", "4", "--out", out])
+    )
+    assert "nothing to resume" in one_line_error(runner.invoke(app, ["play", "--resume", "--out", out]))
+    assert "--resume needs --out" in one_line_error(runner.invoke(app, ["play", "--resume"]))
+    assert "ruleset" in one_line_error(runner.invoke(app, ["play", "--ruleset", "nope", "--out", out]))
+
+
+def test_simulate_with_a_human_seat_and_no_person_fails_in_one_line(tmp_path):
+    res = runner.invoke(
+        app, ["simulate", "-n", "1", "-s", "human", "--workers", "1", "--out", str(tmp_path / "r")]
+    )
+    assert res.exit_code == 1 and "guandan play" in res.output
+
+
+# ------------------------------------------------------------------ play in a pseudo-terminal
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_play_in_a_pty_refusals_declaration_ctrl_c_and_resume(tmp_path):
+    pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (dev extra)")
+    from play_driver import END, PROMPTS, RETURN, TRIBUTE, WHICH, answer_with_hint, spawn
+
+    game = tmp_path / "g"
+    child = spawn(["--seed", "2", "--seat", "0", "--max-deals", "2", "--out", str(game)], tmp_path)
+    first = child.expect(PROMPTS)
+    assert first in (0, 1)
+    hands_shown = child.before.count("your hand (")
+    child.sendline("ZZ")
+    child.expect(r"x bad card token 'ZZ'[^\r\n]*")
+    child.expect(PROMPTS[first])  # the same question again
+    child.sendline("S3 S3 S3 S3 S3 S3")
+    child.expect(r"x you do not hold[^\r\n]*")
+    child.expect(PROMPTS[first])
+    assert child.before.count("your hand (") == 0 and hands_shown == 1  # no state change, no new table
+    kinds = []
+    for _ in range(8):
+        i = child.expect(PROMPTS) if kinds else first
+        kinds.append(i)
+        if i == WHICH:
+            child.sendline("2")
+            continue
+        answer_with_hint(child)
+    child.expect(PROMPTS[:5])
+    child.sendintr()  # Ctrl-C at a question
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "every answer is saved" in child.before
+    saved = (game / "human.jsonl").read_text().splitlines()
+    assert len(saved) >= 8
+
+    child = spawn(["--resume", "--out", str(game)], tmp_path)
+    child.expect(f"resuming {game}: {len(saved)} saved answers to replay")
+    while True:
+        i = child.expect(PROMPTS)
+        kinds.append(i)
+        if i == END:
+            break
+        if i == WHICH:
+            child.sendline("2")
+            continue
+        answer_with_hint(child)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert RETURN in kinds and WHICH in kinds  # the person returned a card and picked a declaration
+    assert TRIBUTE not in kinds or RETURN in kinds
+    assert (game / "human.jsonl").read_text().splitlines()[: len(saved)] == saved
+    ver = runner.invoke(app, ["verify", str(game)])
+    assert ver.exit_code == 0 and ": ok" in ver.stdout
+    assert END in kinds
+
+
+# ------------------------------------------------------------------ watch
+
+
+def test_watch_step_shows_trick_declarations_and_levels(tmp_path):
+    res = runner.invoke(
+        app, ["watch", "--seed", "3", "-s", "heuristic,greedy", "--step"], input="\n" * 30 + "q\n"
+    )
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "playing level 2 (first deal) · team 0 (seats 0,2): 2 · team 1 (seats 1,3): 2" in out
+    assert "trick 1" in out and "seat 3 greedy" in out
+    assert "  seat 3  plate 2   S2 H2 D2 SA HA CA  (21 left)" in out  # a play with its declaration
+    assert "seat 0 (21): D3 D4 D5" in out and "(quit)" in out
+    assert out.count("trick 1") >= 5  # one screen per Enter
+
+
+def test_watch_a_logged_match_and_the_deal_end(tmp_path):
+    run = tmp_path / "r"
+    sim = runner.invoke(
+        app,
+        [
+            "simulate",
+            "-n",
+            "2",
+            "--seed",
+            "1",
+            "-s",
+            "greedy",
+            "--max-deals",
+            "2",
+            "--workers",
+            "1",
+            "-q",
+            "--out",
+            str(run),
+        ],
+    )
+    assert sim.exit_code == 0, sim.output
+    res = runner.invoke(app, ["watch", str(run), "--match", "1", "--delay", "0", "--open"])
+    assert res.exit_code == 0, res.output
+    assert "match 1 (seed" in res.output and "deal 1 over" in res.output
+    assert "goes up" in res.output and "levels after: team 0" in res.output
+    assert "tribute: " in res.output and "seat 3 (" in res.output  # --open: every hand shown
+    assert "the match ends here: capped by max_deals" in res.output
+    assert "--match 5 is not in" in one_line_error(runner.invoke(app, ["watch", str(run), "--match", "5"]))
+    assert "no run directory" in one_line_error(runner.invoke(app, ["watch", str(tmp_path / "none")]))
+    assert "unknown strategy 'nobot'" in one_line_error(runner.invoke(app, ["watch", "-s", "nobot"]))
+    assert "--seat must be" in one_line_error(runner.invoke(app, ["watch", "--seat", "7"]))
+
+
+def test_table_in_colour_through_a_recording_console():
+    from rich.console import Console
+
+    from guandan_cli.view.table import Style, play_text, render_table
+
+    hands = [parse_cards(h) for h in ("S7 D7 C7 H2 H2 S3", "S8 S8 H9", "S9", "ST")]
+    deal = Deal(DealSetup(hands=hands, first_leader=1))
+    deal.apply(Combo.from_text("pair:8 S8 S8"))
+    text = render_table(
+        title="t",
+        level=0,
+        levels=(0, 0),
+        level_team=None,
+        names=["a", "b", "c", "d"],
+        counts=deal.card_counts(),
+        finished=deal.finished,
+        events=deal.events,
+        to_move=deal.to_move,
+        tribute_kind=deal.tribute_kind,
+        hands={0: deal.hands[0]},
+        style=Style(),
+        you=True,
+    )
+    console = Console(record=True, width=100, force_terminal=True)
+    console.print(text)
+    screen = console.export_text()
+    assert "♠8 ♠8" in screen and "your hand (6): ♠3 ♠7 ♣7 ♦7 ♥2 ♥2" in screen
+    assert (
+        play_text(Combo.from_text("straight:7 H2 S3 S4 D5 S7"), 0, Style.plain())
+        == "straight 7   H2=6 S3 S4 D5 S7"
+    )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_watch_in_a_pty_shows_suits_in_colour_and_q_quits(tmp_path):
+    pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (dev extra)")
+    argv = [
+        "-c",
+        "from guandan_cli.cli.app import main; main()",
+        "watch",
+        "--seed",
+        "3",
+        "-s",
+        "heuristic,greedy",
+    ]
+    child = pexpect.spawn(
+        sys.executable,
+        [*argv, "--step"],
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=30,
+        dimensions=(40, 120),
+    )
+    child.expect("seat 3 leads")
+    screen = child.before
+    assert "\x1b[" in screen and "♠" in screen  # colour and suit symbols on a terminal
+    assert "playing level 2 (first deal)" in screen
+    child.send("\n")  # Enter: the next action
+    child.expect("seat 3 plays plate 2")
+    child.send("\n")
+    child.expect("seat 0 plays")
+    assert "trick 1" in child.before
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "(quit)" in child.before
+
+
+def test_wild_marks_name_a_card_that_makes_the_same_declaration():
+    """Oracle: put a natural card of the named rank (and suit) in each wild's place; the
+    cards then read as the same type and key without any wild."""
+    import random
+
+    from guandan_cli.engine import all_plays, deal_hands
+    from guandan_cli.engine.cards import RANK_INDEX, SUITS
+    from guandan_cli.engine.combos import readings
+    from guandan_cli.view.table import wild_meanings
+
+    rng = random.Random(15)
+    checked = 0
+    for _ in range(30):
+        level = rng.randrange(13)
+        wild = level * 4 + 1
+        hand = [f for f in deal_hands(rng)[0] if f != wild][:14] + [wild, wild]
+        for combo in all_plays(sorted(hand), level):
+            meanings = wild_meanings(combo, level)
+            if not meanings:
+                continue
+            assert len(meanings) == combo.cards.count(wild), combo
+            faces = [f for f in combo.cards if f != wild]
+            for m in meanings:
+                suit = SUITS.index(m[0]) if len(m) == 2 and m[0] in SUITS and m != "SB" else 0
+                rank = RANK_INDEX[m[-1] if len(m) == 2 and m != "SB" else m]
+                faces.append(rank * 4 + suit)
+            if wild in faces:
+                continue  # a wild standing for itself (the ♥ level card)
+            got = {(c.type, c.rank) for c in readings(faces, level)}
+            assert (combo.type, combo.rank) in got, (combo.text(), meanings)
+            checked += 1
+    assert checked > 200
