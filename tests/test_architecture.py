@@ -39,6 +39,14 @@ FORBIDDEN = {
         "guandan_cli.cli",
     ),
     "guandan_cli/reports": ("typer", "guandan_cli.runner", "guandan_cli.cli", "guandan_cli.comparison"),
+    # the competition protocol sits above the engine and the runner, below the CLI
+    "guandan_cli/protocol": (
+        "matplotlib",
+        "polars",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
     "guandan_cli/runner": (
         "typer",
         "matplotlib",
