@@ -39,6 +39,7 @@ def _register() -> None:
         cmd_compare,  # noqa: F401
         cmd_plays,
         cmd_replay,
+        cmd_serve,
         cmd_simulate,
         cmd_verify,
     )
