@@ -1,0 +1,227 @@
+"""`guandan serve` / `guandan connect` end to end on 127.0.0.1 and ephemeral ports."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "websockets", reason="the protocol extra is not installed: pip install 'guandan[protocol]'"
+)
+
+from typer.testing import CliRunner  # noqa: E402
+
+from guandan_cli.cli.app import app  # noqa: E402
+from guandan_cli.protocol.client import run_client  # noqa: E402
+from guandan_cli.protocol.server import SEATS_FILE, parse_seats, serve  # noqa: E402
+from guandan_cli.runner.simulate import simulate  # noqa: E402
+from strategies.registry import load_strategy  # noqa: E402
+from tests.protocol_clients import MISBEHAVIOURS, random_client  # noqa: E402
+
+#: fields that name the seats' connections (and the run id derived from them)
+CONNECTION_FIELDS = ("run_id", "strategies")
+
+
+class Server:
+    """``serve`` in a thread; ``url(name)`` once it listens."""
+
+    def __init__(self, **kwargs) -> None:
+        self.lines: list[str] = []
+        self.port: int | None = None
+        self.listening = threading.Event()
+        self.result = None
+        self.error: BaseException | None = None
+        kwargs.setdefault("timeout", 10)
+        kwargs.setdefault("reconnect_wait", 10)
+        kwargs.setdefault("connect_wait", 20)
+        self.kwargs = kwargs
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+        assert self.listening.wait(10)
+
+    def _run(self) -> None:
+        try:
+            self.result = serve(
+                host="127.0.0.1", port=0, say=self.lines.append, on_listening=self._bound, **self.kwargs
+            )
+        except BaseException as exc:  # noqa: BLE001 - the test reads it
+            self.error = exc
+            self.listening.set()
+
+    def _bound(self, port: int) -> None:
+        self.port = port
+        self.listening.set()
+
+    def url(self, name: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/game/{name}"
+
+    def join(self):
+        self.thread.join(60)
+        assert not self.thread.is_alive()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def _in_thread(coro_fn, *args, **kwargs) -> tuple[threading.Thread, dict]:
+    box: dict = {}
+
+    def run():
+        try:
+            box["result"] = asyncio.run(coro_fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001
+            box["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    return t, box
+
+
+def _connect(server: Server, name: str, strategy: str = "heuristic"):
+    # one at a time, so seats go in the order the test names them
+    seated = len([line for line in server.lines if "connected" in line])
+    t, box = _in_thread(
+        run_client, server.url(name), load_strategy(strategy), retry_for=5, say=lambda s: None
+    )
+    for _ in range(200):
+        if len([line for line in server.lines if "connected" in line]) > seated:
+            break
+        threading.Event().wait(0.02)
+    return t, box
+
+
+def _deals(run_dir: Path) -> list[dict]:
+    rows = [json.loads(line) for p in sorted(glob.glob(str(run_dir / "deals-*.jsonl"))) for line in open(p)]
+    return [{k: v for k, v in r.items() if k not in CONNECTION_FIELDS} for r in rows]
+
+
+def _round_trip(tmp_path: Path, seats: str, local_equivalent: str, seed: int) -> None:
+    server = Server(strategies=seats, matches=2, seed=seed, max_deals=3, out=tmp_path / "served")
+    clients = [_connect(server, f"bot{i}") for i in range(parse_seats(seats).count("remote"))]
+    result = server.join()
+    for t, box in clients:
+        t.join(20)
+        assert "error" not in box, box
+        assert box["result"]["stage"] == "gameResult"
+    assert result.stopped is None and result.run.state == "complete"
+    simulate(2, seed=seed, strategies=local_equivalent, max_deals=3, out=tmp_path / "sim", workers=1)
+    served, simulated = _deals(tmp_path / "served"), _deals(tmp_path / "sim")
+    assert len(served) >= 2 and served == simulated
+    # the run directory is an ordinary one
+    res = CliRunner().invoke(app, ["verify", str(tmp_path / "served")])
+    assert res.exit_code == 0, res.output
+    manifest = json.loads((tmp_path / "served" / "manifest.json").read_text())
+    names = [manifest["strategies"][str(s)] for s in range(4)]
+    assert [n.rsplit(":", 1)[-1] for n in names if "remote" in n] == [f"bot{i}" for i in range(len(clients))]
+    times = [json.loads(line) for line in open(tmp_path / "served" / SEATS_FILE)]
+    assert [t["match_index"] for t in times] == [0, 1]
+    assert all(t["timeout"] == 10 and t["error"] is None for t in times)
+    assert all(s["decisions"] > 0 and s["seconds"] >= 0 for t in times for s in t["seats"])
+
+
+def test_four_remote_heuristic_clients_give_the_deals_of_simulate(tmp_path):
+    _round_trip(tmp_path, "remote", "heuristic", seed=21)
+
+
+def test_mixed_local_and_remote_seats_give_the_deals_of_simulate(tmp_path):
+    _round_trip(tmp_path, "greedy,remote,greedy,remote", "greedy,heuristic", seed=8)
+
+
+def test_reference_client_plays_full_matches(tmp_path):
+    server = Server(strategies="heuristic,remote", matches=2, seed=3, max_deals=4, out=tmp_path / "run")
+    logs: list[list] = [[], []]
+    threads = []
+    for i in range(2):
+        seated = len(server.lines)
+        threads.append(_in_thread(random_client, server.url(f"ref{i}"), seed=i, log=logs[i]))
+        while len(server.lines) == seated:
+            threading.Event().wait(0.02)
+    result = server.join()
+    for t, box in threads:
+        t.join(20)
+        assert box.get("result", {}).get("stage") == "gameResult", box
+    assert result.run.state == "complete" and result.run.counts["errors"] == 0
+    for log in logs:
+        stages = [(kind, stage) for kind, stage, _m in log]
+        assert stages[0] == ("notify", "beginning")
+        assert stages[-2:] == [("notify", "gameOver"), ("notify", "gameResult")]
+        assert stages.count(("notify", "gameOver")) == 2
+        assert ("notify", "episodeOver") in stages and ("act", "play") in stages
+        for _k, stage, msg in log:
+            if stage == "play" and msg["type"] == "notify":
+                assert set(msg) == {"type", "stage", "curPos", "curAction", "greaterPos", "greaterAction"}
+            if msg["type"] == "act" and msg["curPos"] == -1 and msg["stage"] == "play":
+                assert ["PASS", "PASS", "PASS"] not in msg["actionList"]
+            elif msg["type"] == "act" and msg["stage"] == "play":
+                assert msg["actionList"][0] == ["PASS", "PASS", "PASS"]
+
+
+@pytest.mark.parametrize("misbehaviour", MISBEHAVIOURS)
+def test_a_misbehaving_client_errors_one_match_and_the_run_goes_on(tmp_path, misbehaviour):
+    server = Server(
+        strategies="heuristic,remote", matches=2, seed=4, max_deals=2, out=tmp_path / "run", timeout=1
+    )
+    seated = len(server.lines)
+    bad = _in_thread(random_client, server.url("bad"), misbehave=misbehaviour)
+    while len(server.lines) == seated:
+        threading.Event().wait(0.02)
+    good = _in_thread(random_client, server.url("good"), seed=1)
+    result = server.join()
+    for t, _box in (bad, good):
+        t.join(20)
+    assert result.run.state == "complete"
+    errors = [line for line in server.lines if "recorded as errored" in line]
+    assert len(errors) == 1 and "seat 1 (bad)" in errors[0], server.lines
+    expected = {
+        "bad_index": "actIndex",
+        "non_json": "non-JSON",
+        "unasked": "when no action was asked",
+        "timeout": "no answer within 1 s",
+        "disconnect": "disconnected",
+    }[misbehaviour]
+    assert expected in errors[0]
+    matches = [
+        json.loads(line)
+        for p in sorted(glob.glob(str(tmp_path / "run" / "matches-*.jsonl")))
+        for line in open(p)
+    ]
+    assert [m["error"] is not None for m in matches] == [True, False]
+    assert "seat 1 (bad)" in matches[0]["error"]
+    res = CliRunner().invoke(app, ["verify", str(tmp_path / "run")])
+    assert res.exit_code == 0, res.output
+
+
+def test_nobody_reconnects_the_run_stops_resumable_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    server = Server(
+        strategies="heuristic,remote", matches=3, seed=6, max_deals=2, out=out, reconnect_wait=0.5
+    )
+    seated = len(server.lines)
+    bad = _in_thread(random_client, server.url("bad"), misbehave="bad_index", come_back=False)
+    while len(server.lines) == seated:
+        threading.Event().wait(0.02)
+    good = _in_thread(random_client, server.url("good"), seed=1, retry_for=1)
+    result = server.join()
+    bad[0].join(20)
+    assert result.stopped is not None and "seat 1 (bad) did not reconnect" in result.stopped
+    assert result.run.state == "interrupted" and result.run.counts["matches"] == 1
+    assert result.run.counts["errors"] == 1
+    good[0].join(20)
+    # the same clients, in the same order, resume the run
+    server = Server(strategies="heuristic,remote", matches=3, seed=6, max_deals=2, out=out)
+    seated = len(server.lines)
+    again = [_in_thread(random_client, server.url("bad"), seed=2)]
+    while len(server.lines) == seated:
+        threading.Event().wait(0.02)
+    again.append(_in_thread(random_client, server.url("good"), seed=3))
+    result = server.join()
+    for t, box in again:
+        t.join(20)
+        assert box.get("result", {}).get("stage") == "gameResult", box
+    assert result.stopped is None and result.run.state == "complete"
+    assert result.run.counts["matches"] == 3 and result.run.counts["errors"] == 1
