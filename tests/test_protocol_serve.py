@@ -100,8 +100,12 @@ def _deals(run_dir: Path) -> list[dict]:
     return [{k: v for k, v in r.items() if k not in CONNECTION_FIELDS} for r in rows]
 
 
-def _round_trip(tmp_path: Path, seats: str, local_equivalent: str, seed: int) -> None:
-    server = Server(strategies=seats, matches=2, seed=seed, max_deals=3, out=tmp_path / "served")
+def _round_trip(
+    tmp_path: Path, seats: str, local_equivalent: str, seed: int, ruleset: str = "cgr2022"
+) -> None:
+    server = Server(
+        strategies=seats, matches=2, seed=seed, max_deals=3, out=tmp_path / "served", ruleset=ruleset
+    )
     clients = [_connect(server, f"bot{i}") for i in range(parse_seats(seats).count("remote"))]
     result = server.join()
     for t, box in clients:
@@ -109,7 +113,15 @@ def _round_trip(tmp_path: Path, seats: str, local_equivalent: str, seed: int) ->
         assert "error" not in box, box
         assert box["result"]["stage"] == "gameResult"
     assert result.stopped is None and result.run.state == "complete"
-    simulate(2, seed=seed, strategies=local_equivalent, max_deals=3, out=tmp_path / "sim", workers=1)
+    simulate(
+        2,
+        seed=seed,
+        strategies=local_equivalent,
+        ruleset=ruleset,
+        max_deals=3,
+        out=tmp_path / "sim",
+        workers=1,
+    )
     served, simulated = _deals(tmp_path / "served"), _deals(tmp_path / "sim")
     assert len(served) >= 2 and served == simulated
     # the run directory is an ordinary one
@@ -129,7 +141,7 @@ def test_four_remote_heuristic_clients_give_the_deals_of_simulate(tmp_path):
 
 
 def test_mixed_local_and_remote_seats_give_the_deals_of_simulate(tmp_path):
-    _round_trip(tmp_path, "greedy,remote,greedy,remote", "greedy,heuristic", seed=8)
+    _round_trip(tmp_path, "greedy,remote,greedy,remote", "greedy,heuristic", seed=8, ruleset="jiangsu2017")
 
 
 def test_reference_client_plays_full_matches(tmp_path):

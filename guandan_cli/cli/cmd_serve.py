@@ -76,7 +76,7 @@ def serve(
     if listing not in ("ruleset", "platform"):
         fail(f"unknown --listing {listing!r}: expected ruleset or platform")
     _need_websockets()
-    from guandan_cli.protocol.server import ServeError
+    from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
     from guandan_cli.runner.simulate import SimulationError, SimulationInputError
 
@@ -99,6 +99,8 @@ def serve(
             say=_say,
             command=command,
         )
+    except ServeFailure as exc:
+        fail(exc, FAILURE)
     except (ServeError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:

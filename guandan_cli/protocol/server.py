@@ -31,7 +31,11 @@ PATH_PATTERN = re.compile(r"/game/(.+)")
 
 
 class ServeError(RuntimeError):
-    """The server could not run (port taken, nobody connected in time)."""
+    """Bad input found before serving (a bad seat spec or ruleset, an unusable port or output)."""
+
+
+class ServeFailure(ServeError):
+    """The server started but could not play (nobody connected in time)."""
 
 
 @dataclass
@@ -158,23 +162,22 @@ def serve(
     for the first clients (``None``: forever). ``on_listening(port)`` is called once the
     socket is bound (port 0 picks a free one).
     """
+    from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import Run
     from guandan_cli.runner.simulate import simulate
-
-    seats = parse_seats(strategies)
-    remote_seats = [s for s, name in enumerate(seats) if name == REMOTE]
-    if not remote_seats:
-        raise ServeError(
-            "no seat is 'remote': mark the seats clients play, e.g. --strategies heuristic,remote"
-        )
-    from guandan_cli.engine.rules import get_ruleset
     from strategies.registry import load_strategy
 
+    seats = parse_seats(strategies)
     for s in dict.fromkeys(x for x in seats if x != REMOTE):
         try:
             load_strategy(s)
         except Exception as exc:  # noqa: BLE001 - named in one line
             raise ServeError(str(exc)) from None
+    remote_seats = [s for s, name in enumerate(seats) if name == REMOTE]
+    if not remote_seats:
+        raise ServeError(
+            "no seat is 'remote': mark the seats clients play, e.g. --strategies heuristic,remote"
+        )
     try:
         get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
     except ValueError as exc:
@@ -194,7 +197,7 @@ def serve(
     try:
         if not hub.wait_all(connect_wait):
             taken = sum(c is not None for c in hub.conns.values())
-            raise ServeError(
+            raise ServeFailure(
                 f"{taken} of {len(remote_seats)} remote seats were taken within {connect_wait:g} s"
             )
         names = {s: hub.names[s] for s in remote_seats}
@@ -278,4 +281,4 @@ def _write_seat_times(out: Path, hub: Hub, specs: list[str], names: dict[int, st
         fh.write(json.dumps(line) + "\n")
 
 
-__all__ = ["REMOTE", "SEATS_FILE", "ServeError", "ServeResult", "parse_seats", "serve"]
+__all__ = ["REMOTE", "SEATS_FILE", "ServeError", "ServeFailure", "ServeResult", "parse_seats", "serve"]
