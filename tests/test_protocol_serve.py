@@ -237,3 +237,68 @@ def test_nobody_reconnects_the_run_stops_resumable_and_resumes(tmp_path):
         assert box.get("result", {}).get("stage") == "gameResult", box
     assert result.stopped is None and result.run.state == "complete"
     assert result.run.counts["matches"] == 3 and result.run.counts["errors"] == 1
+
+
+def test_connect_stops_with_one_line_when_the_server_goes_away(tmp_path):
+    from websockets.asyncio.server import serve as ws_serve
+
+    from guandan_cli.protocol.client import ClientError
+
+    async def scenario():
+        async def handler(ws):
+            await ws.send(
+                json.dumps({"type": "notify", "stage": "beginning", "handCards": ["S3"], "myPos": 0})
+            )
+            await ws.close()
+
+        server = await ws_serve(handler, "127.0.0.1", 0)
+        port = next(iter(server.sockets)).getsockname()[1]
+        task = asyncio.ensure_future(
+            run_client(
+                f"ws://127.0.0.1:{port}/game/me", load_strategy("random"), retry_for=0.5, say=said.append
+            )
+        )
+        await asyncio.sleep(0.2)
+        server.close()
+        await server.wait_closed()
+        with pytest.raises(ClientError, match=f"server at ws://127.0.0.1:{port}/game/me"):
+            await task
+
+    said: list[str] = []
+    asyncio.run(scenario())
+    assert any("reconnecting" in line for line in said)
+
+
+def test_a_play_the_server_does_not_list_maps_to_the_same_cards():
+    from guandan_cli.engine.cards import parse_cards
+    from guandan_cli.engine.combos import Combo
+    from guandan_cli.protocol.client import SeatState
+    from guandan_cli.protocol.translate import action_list, to_move
+
+    said: list[str] = []
+    state = SeatState(load_strategy("random"), say=said.append)
+    hand = parse_cards("S3 S4 S5 S6 H2")
+    listed = [to_move(c) for c in action_list(hand, 0, None, wild_straight_flush=False)]
+    wild_sf = Combo.from_text("straight_flush:7 S3 S4 S5 S6 H2")
+    i = state._index_of_play(wild_sf, listed, 0)
+    assert listed[i][0] == "Straight" and sorted(listed[i][2]) == sorted(to_move(wild_sf)[2])
+    assert len(said) == 1 and "does not list" in said[0]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["serve", "-s", "heuristic,bogus"], "unknown strategy 'bogus'"),
+        (["serve", "-s", "heuristic"], "no seat is 'remote'"),
+        (["serve", "--ruleset", "nope"], "unknown ruleset 'nope'"),
+        (["serve", "--matches", "0"], "--matches must be positive"),
+        (["serve", "--listing", "x"], "unknown --listing"),
+        (["connect", "http://example"], "bad server address"),
+        (["connect", "ws://127.0.0.1:1/game/x", "-s", "nope"], "unknown strategy 'nope'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guandan: error: ") and message in lines[0]

@@ -23,7 +23,7 @@ from guandan_cli.engine.legal import legal_plays
 from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.seeding import derive_seed
 
-from .translate import MoveError, card_face, from_move, level_of_token
+from .translate import MoveError, card_face, from_move, level_of_token, to_move
 
 STAGE_PHASE = {"play": PLAY, "tribute": TRIBUTE, "back": RETURN}
 
@@ -199,6 +199,11 @@ class SeatState:
             ) from exc
 
     def _index_of_play(self, choice, listed: list, level: int) -> int:
+        wanted = to_move(choice)
+        wanted[2] = sorted(wanted[2])
+        for i, move in enumerate(listed):  # the cheap exact match first: same tokens, same cards
+            if move[0] == wanted[0] and move[1] == wanted[1] and sorted(move[2]) == wanted[2]:
+                return i
         parsed = []
         for i, move in enumerate(listed):
             try:
