@@ -302,3 +302,61 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     assert res.exit_code == 2
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("guandan: error: ") and message in lines[0]
+
+
+def test_the_connect_command_round_trip(tmp_path):
+    import subprocess
+    import sys
+
+    server = Server(strategies="heuristic,remote", matches=1, seed=12, max_deals=2, out=tmp_path / "served")
+    procs = []
+    for name in ("alice", "bob"):
+        seated = len(server.lines)
+        cmd = [
+            sys.executable,
+            "-c",
+            "from guandan_cli.cli.app import main; main()",
+            "connect",
+            server.url(name),
+        ]
+        procs.append(subprocess.Popen([*cmd, "--strategy", "heuristic"], stdout=subprocess.PIPE, text=True))
+        for _ in range(500):
+            if len(server.lines) > seated:
+                break
+            threading.Event().wait(0.02)
+    result = server.join()
+    outputs = [p.communicate(timeout=30)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert all("series over" in out for out in outputs)
+    assert result.run.state == "complete"
+    simulate(1, seed=12, strategies="heuristic", max_deals=2, out=tmp_path / "sim", workers=1)
+    assert _deals(tmp_path / "served") == _deals(tmp_path / "sim")
+    manifest = json.loads((tmp_path / "served" / "manifest.json").read_text())
+    assert manifest["strategies"]["1"].endswith(":alice") and manifest["strategies"]["3"].endswith(":bob")
+
+
+def test_serve_refuses_a_complete_run_before_listening(tmp_path):
+    simulate(1, seed=1, strategies="random", max_deals=1, out=tmp_path / "done", workers=1)
+    res = CliRunner().invoke(
+        app, ["serve", "-s", "heuristic,remote", "-o", str(tmp_path / "done"), "--port", "0"]
+    )
+    assert res.exit_code == 2 and "holds a complete run" in res.output
+    assert "listening" not in res.output
+
+
+def test_the_strategy_is_offered_only_what_the_server_lists():
+    from guandan_cli.engine.cards import parse_cards
+    from guandan_cli.engine.legal import legal_plays
+    from guandan_cli.protocol.client import SeatState
+    from guandan_cli.protocol.translate import action_list, completed_by_wild, to_move
+
+    state = SeatState(load_strategy("random"))
+    hand = parse_cards("S3 S4 S5 S6 H2 D9 D9")
+    ours = legal_plays(hand, 0)
+    assert any(completed_by_wild(c, 0) for c in ours)
+    listed = [to_move(c) for c in action_list(hand, 0, None, wild_straight_flush=False)]
+    offered = state._listed_only(ours, listed, 0)
+    assert not any(completed_by_wild(c, 0) for c in offered)
+    assert all(to_move(c) in listed for c in offered)
+    full = [to_move(c) for c in action_list(hand, 0, None)]
+    assert state._listed_only(ours, full, 0) == list(ours)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shlex
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -29,6 +27,7 @@ def _say(text: str) -> None:
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     strategies: Annotated[
         str,
         typer.Option(
@@ -76,11 +75,12 @@ def serve(
     if listing not in ("ruleset", "platform"):
         fail(f"unknown --listing {listing!r}: expected ruleset or platform")
     _need_websockets()
+    from guandan_cli.cli.cmd_simulate import _command_line
     from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
     from guandan_cli.runner.simulate import SimulationError, SimulationInputError
 
-    command = shlex.join(["guandan", "serve", *sys.argv[2:]]) if len(sys.argv) > 1 else None
+    command = _command_line(ctx)
     try:
         res = run_server(
             strategies=strategies,

@@ -171,7 +171,8 @@ class SeatState:
             following = bool(listed) and listed[0][0] == "PASS"
             if following:
                 top, top_owner = from_move(msg["greaterAction"], level), int(msg["greaterPos"])
-            legal = tuple(legal_plays(hand, level, top)) + ((PASS,) if following else ())
+            legal = tuple(self._listed_only(legal_plays(hand, level, top), listed, level))
+            legal += (PASS,) if following else ()
         else:
             legal = tuple(sorted({card_face(m[2][0]) for m in listed}))
             if phase == RETURN:
@@ -197,6 +198,25 @@ class SeatState:
             raise ClientError(
                 f"strategy {self.strategy_cls.__name__} failed in {method}: {type(exc).__name__}: {exc}"
             ) from exc
+
+    def _listed_only(self, plays: list, listed: list, level: int) -> list:
+        """The engine's plays that the server lists; an unlisted one is replaced by a listed play
+        of the same type, rank and size, or dropped (e.g. a wild straight flush under the
+        platform's listing), so the strategy chooses among what the server accepts."""
+        keys = {(m[0], m[1], tuple(sorted(m[2]))) for m in listed if m[0] != "PASS"}
+        out = []
+        for c in plays:
+            m = to_move(c)
+            if (m[0], m[1], tuple(sorted(m[2]))) in keys:
+                out.append(c)
+                continue
+            for move in listed:
+                if move[0] == m[0] and move[1] == m[1] and len(move[2]) == len(m[2]):
+                    alt = from_move(move, level)
+                    if alt not in out:
+                        out.append(alt)
+                    break
+        return out
 
     def _index_of_play(self, choice, listed: list, level: int) -> int:
         wanted = to_move(choice)

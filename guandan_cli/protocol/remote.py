@@ -174,13 +174,20 @@ _CLASSES: dict[str, type] = {}
 HUB: Hub | None = None
 
 
+def register(name: str) -> str:
+    """Make ``remote:NAME`` loadable in this process (a class per connection name); its spec."""
+    if not NAME_PATTERN.fullmatch(name):
+        raise ValueError(f"bad connection name {name!r}: letters, digits, _ . - (at most 64)")
+    if name not in _CLASSES:
+        _CLASSES[name] = type(f"RemoteSeat[{name}]", (RemoteSeat,), {"name": f"remote:{name}"})
+    return spec_for(name)
+
+
 def __getattr__(name: str) -> type:
-    """``remote:NAME`` names a class per connection name (so specs name the connection)."""
-    if name.startswith("_") or not NAME_PATTERN.fullmatch(name):
-        raise AttributeError(name)
+    """The class of a registered connection name (so specs name the connection)."""
     cls = _CLASSES.get(name)
     if cls is None:
-        cls = _CLASSES[name] = type(f"RemoteSeat[{name}]", (RemoteSeat,), {"name": f"remote:{name}"})
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return cls
 
 
@@ -366,4 +373,13 @@ def _shown(frame: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-__all__ = ["CLOSED", "Connection", "Hub", "RemoteSeat", "RemoteSeatError", "SeatsGone", "spec_for"]
+__all__ = [
+    "CLOSED",
+    "Connection",
+    "Hub",
+    "RemoteSeat",
+    "RemoteSeatError",
+    "SeatsGone",
+    "register",
+    "spec_for",
+]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import remote
-from .remote import CLOSED, NAME_PATTERN, Connection, Hub, SeatsGone, spec_for
+from .remote import CLOSED, NAME_PATTERN, Connection, Hub, SeatsGone
 
 REMOTE = "remote"
 SEATS_FILE = "serve-seats.jsonl"
@@ -187,6 +187,13 @@ def serve(
         raise ServeError(
             f"output {out} exists and is not an empty directory or a guandan run; choose another --out"
         )
+    if (out / "manifest.json").is_file():
+        try:
+            state = Run(out).state
+        except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
+            raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
+        if state == "complete":
+            raise ServeError(f"output {out} holds a complete run; choose another --out")
     hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
     ws_thread = _WebSocketThread(hub, host, port)
     bound = ws_thread.start()
@@ -201,7 +208,7 @@ def serve(
                 f"{taken} of {len(remote_seats)} remote seats were taken within {connect_wait:g} s"
             )
         names = {s: hub.names[s] for s in remote_seats}
-        specs = [spec_for(names[s]) if s in names else seats[s] for s in range(4)]
+        specs = [remote.register(names[s]) if s in names else seats[s] for s in range(4)]
         try:
             hub.match_index = Run(out).counts.get("matches", 0) if (out / "manifest.json").is_file() else 0
         except Exception:  # noqa: BLE001 - not a run yet: simulate says why
