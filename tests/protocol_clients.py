@@ -65,3 +65,34 @@ async def random_client(
             return None
         await asyncio.sleep(0.1)
     return None
+
+
+class _Recording:
+    """Mixin: record every decision's observation per seat (class-level, in this process)."""
+
+    seen: dict = {}
+
+    def choose_play(self, obs):
+        self.seen.setdefault(type(self).__name__, []).append(obs)
+        return super().choose_play(obs)
+
+    def choose_tribute(self, obs):
+        self.seen.setdefault(type(self).__name__, []).append(obs)
+        return super().choose_tribute(obs)
+
+    def choose_return(self, obs):
+        self.seen.setdefault(type(self).__name__, []).append(obs)
+        return super().choose_return(obs)
+
+
+def _recording(name: str):
+    from strategies.heuristic import HeuristicStrategy
+
+    return type(name, (_Recording, HeuristicStrategy), {})
+
+
+#: the same bot under two names, so each seat's record is its own
+RecordingHeuristicA = _recording("RecordingHeuristicA")
+RecordingHeuristicB = _recording("RecordingHeuristicB")
+RecordingHeuristicC = _recording("RecordingHeuristicC")
+RecordingHeuristicD = _recording("RecordingHeuristicD")

@@ -360,3 +360,32 @@ def test_the_strategy_is_offered_only_what_the_server_lists():
     assert all(to_move(c) in listed for c in offered)
     full = [to_move(c) for c in action_list(hand, 0, None)]
     assert state._listed_only(ours, full, 0) == list(ours)
+
+
+def test_connect_rebuilds_exactly_the_observation_a_local_seat_gets(tmp_path):
+    from tests import protocol_clients as pc
+
+    names = [f"RecordingHeuristic{x}" for x in "ABCD"]
+    pc._Recording.seen = {}
+    simulate(
+        1, seed=31, strategies=[getattr(pc, n) for n in names], max_deals=4, out=tmp_path / "sim", workers=1
+    )
+    local = pc._Recording.seen
+    pc._Recording.seen = {}
+    server = Server(strategies="remote", matches=1, seed=31, max_deals=4, out=tmp_path / "served")
+    clients = []
+    for n in names:
+        seated = len(server.lines)
+        clients.append(_in_thread(run_client, server.url(n), getattr(pc, n), retry_for=5, say=lambda s: None))
+        while len(server.lines) == seated:
+            threading.Event().wait(0.02)
+    server.join()
+    for t, _box in clients:
+        t.join(20)
+    remote = pc._Recording.seen
+    for n in names:
+        assert len(local[n]) > 20
+        assert (
+            remote[n] == local[n]
+        )  # every decision: hand, events, counts, top, legal actions, tribute kind…
+    assert {o.phase for n in names for o in local[n]} == {"play", "tribute", "return"}
