@@ -51,7 +51,7 @@ async def random_client(
                         await ws.send("this is not JSON")
                     elif pending == "timeout":
                         pending = None
-                        await asyncio.sleep(3)
+                        await asyncio.sleep(1.5)  # the tests give the server a 1 s timeout
                         await ws.send(json.dumps({"actIndex": 0}))  # too late
                     elif pending == "disconnect":
                         pending = None

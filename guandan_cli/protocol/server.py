@@ -215,8 +215,11 @@ def serve(
             hub.match_index = 0
         remote.HUB = hub
 
-        def match_done(_matches: int, _deals: int) -> None:
+        def match_done(_matches: int, deals: int) -> None:
             _write_seat_times(out, hub, specs, names)
+            say(
+                f"match {hub.match_index + 1}/{matches} done ({deals} deals{', errored' if hub.error else ''})"
+            )
             for _s, conn in hub.connected():
                 conn.send(
                     {
