@@ -305,6 +305,11 @@ async def run_client(
             if retry_for > 0:
                 say(f"server {last_error}; reconnecting for up to {retry_for:g} s")
         if now >= deadline:
+            if state.player is not None:
+                raise ClientError(
+                    f"server at {url} went away before the series ended and did not come back "
+                    f"within {retry_for:g} s (last try: the server {last_error})"
+                )
             raise ClientError(f"server at {url} {last_error}")
         await asyncio.sleep(min(0.2, max(0.0, deadline - now)))
 
