@@ -137,7 +137,7 @@ def _round_trip(
 
 
 def test_four_remote_heuristic_clients_give_the_deals_of_simulate(tmp_path):
-    _round_trip(tmp_path, "remote", "heuristic", seed=21)
+    _round_trip(tmp_path, "remote", "heuristic", seed=1)  # seed 1: deal 2 has its tribute resisted
 
 
 def test_mixed_local_and_remote_seats_give_the_deals_of_simulate(tmp_path):
@@ -368,11 +368,11 @@ def test_connect_rebuilds_exactly_the_observation_a_local_seat_gets(tmp_path):
     names = [f"RecordingHeuristic{x}" for x in "ABCD"]
     pc._Recording.seen = {}
     simulate(
-        1, seed=31, strategies=[getattr(pc, n) for n in names], max_deals=4, out=tmp_path / "sim", workers=1
+        1, seed=1, strategies=[getattr(pc, n) for n in names], max_deals=3, out=tmp_path / "sim", workers=1
     )
     local = pc._Recording.seen
     pc._Recording.seen = {}
-    server = Server(strategies="remote", matches=1, seed=31, max_deals=4, out=tmp_path / "served")
+    server = Server(strategies="remote", matches=1, seed=1, max_deals=3, out=tmp_path / "served")
     clients = []
     for n in names:
         seated = len(server.lines)
@@ -389,3 +389,5 @@ def test_connect_rebuilds_exactly_the_observation_a_local_seat_gets(tmp_path):
             remote[n] == local[n]
         )  # every decision: hand, events, counts, top, legal actions, tribute kind…
     assert {o.phase for n in names for o in local[n]} == {"play", "tribute", "return"}
+    # seed 1: deal 1 has a tribute, deal 2 a resisted one (the anti-tribute message)
+    assert {o.tribute_kind for n in names for o in local[n]} >= {"none", "resisted"}
