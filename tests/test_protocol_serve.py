@@ -164,6 +164,22 @@ def test_reference_client_plays_full_matches(tmp_path):
         assert stages[-2:] == [("notify", "gameOver"), ("notify", "gameResult")]
         assert stages.count(("notify", "gameOver")) == 2
         assert ("notify", "episodeOver") in stages and ("act", "play") in stages
+        fields = {
+            ("notify", "beginning"): {"handCards", "myPos"},
+            ("notify", "episodeOver"): {"order", "curRank", "restCards"},
+            ("notify", "gameOver"): {"curTimes", "settingTimes"},
+            ("notify", "gameResult"): {"victoryNum", "draws"},
+            ("notify", "tribute"): {"result"},
+            ("notify", "back"): {"result"},
+        }
+        act_fields = {"handCards", "publicInfo", "selfRank", "oppoRank", "curRank", "curPos", "curAction"}
+        act_fields |= {"greaterPos", "greaterAction", "actionList", "indexRange"}
+        for kind, stage, msg in log:
+            expected = act_fields if kind == "act" else fields.get((kind, stage))
+            if expected is not None:
+                assert set(msg) == expected | {"type", "stage"}, msg
+            if kind == "act":
+                assert [set(p) for p in msg["publicInfo"]] == [{"rest", "playArea"}] * 4
         for _k, stage, msg in log:
             if stage == "play" and msg["type"] == "notify":
                 assert set(msg) == {"type", "stage", "curPos", "curAction", "greaterPos", "greaterAction"}
