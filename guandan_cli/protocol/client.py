@@ -46,6 +46,7 @@ class SeatState:
         self.seat = -1
         self.dealt: tuple[int, ...] = ()
         self.raw: list[tuple] = []
+        self._combos: dict = {}  # parsed plays of this deal, by (type, rank, cards, level)
         self.resisted = False
         self.previous_order: list[int] | None = None
         self.level_team: int | None = None
@@ -105,6 +106,7 @@ class SeatState:
         self.deal_index += 1
         self.dealt = tuple(sorted(card_face(c) for c in msg["handCards"]))
         self.raw = []
+        self._combos = {}
         self.resisted = False
         self.started = False
 
@@ -130,7 +132,11 @@ class SeatState:
                 counts[to] += 1
                 events.append(Event(kind, giver, card=face, to=to))
             elif entry[0] == "play":
-                seat, combo = entry[1], from_move(entry[2], level)
+                seat, move = entry[1], entry[2]
+                key = (move[0], move[1], tuple(move[2]), level)
+                combo = self._combos.get(key)
+                if combo is None:
+                    combo = self._combos[key] = from_move(move, level)
                 events.append(Event(PLAY, seat, combo, lead=top is None))
                 counts[seat] -= len(combo.cards)
                 top, owner, passes = combo, seat, 0
