@@ -71,6 +71,14 @@ FORBIDDEN = {
         "strategies",
     ),
     "guandan_cli/interactive": ("typer", "polars", "matplotlib", "guandan_cli.reports", "guandan_cli.cli"),
+    # the competition protocol sits above the engine and the runner, below the CLI
+    "guandan_cli/protocol": (
+        "matplotlib",
+        "polars",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
     "guandan_cli/runner": (
         "typer",
         "matplotlib",

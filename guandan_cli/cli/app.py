@@ -40,6 +40,7 @@ def _register() -> None:
         cmd_play,
         cmd_plays,
         cmd_replay,
+        cmd_serve,
         cmd_simulate,
         cmd_verify,
         cmd_watch,

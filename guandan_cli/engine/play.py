@@ -8,6 +8,12 @@ A player with an ``observe_action(obs)`` method is also shown its own observatio
 after every action of any seat (how a person at a terminal follows the table);
 players without it cost nothing.
 
+Optional hook: a player with ``on_public_events(seat, events, end)`` is told after every
+action, with the seat that acted, the public events it revealed (maybe none: a first
+double-tribute card stays hidden) and, once the deal is over, ``end``: a ``DealEnd``
+with the result and the hands left (shown at the end of a deal), else ``None``. The
+competition server's remote seats use it to send the platform's notifications.
+
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
 >>> m = Match(seed=3)
@@ -20,8 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from .deal import PLAY, RETURN, TRIBUTE, Deal, DealSetup, IllegalActionError, action_text
+from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
 from .observation import observe
 
@@ -52,6 +59,13 @@ class PlayedDeal:
     update: MatchUpdate
 
 
+class DealEnd(NamedTuple):
+    """How a deal ended, as told to ``on_public_events``: the result and the hands left."""
+
+    result: DealResult
+    hands: tuple[tuple[int, ...], ...]
+
+
 def _name(player: object) -> str:
     return getattr(player, "name", type(player).__name__)
 
@@ -63,6 +77,8 @@ def play_deal(
     watchers = [
         (s, w) for s, p in enumerate(players) if (w := getattr(p, "observe_action", None)) is not None
     ]
+    listeners = [(s, p) for s, p in enumerate(players) if hasattr(p, "on_public_events")]
+    seen = len(deal.events)
     while deal.phase != "over":
         seat = deal.to_move
         player = players[seat]
@@ -86,6 +102,8 @@ def play_deal(
             deal.apply_unchecked(canonical)
             if watchers:
                 _tell(watchers, deal, players, match_seed, deal_index)
+            if listeners:
+                seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
             continue
         try:
             deal.apply(action)
@@ -103,6 +121,8 @@ def play_deal(
             ) from exc
         if watchers:
             _tell(watchers, deal, players, match_seed, deal_index)
+        if listeners:
+            seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
     return deal
 
 
@@ -115,6 +135,21 @@ def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, dea
             raise StrategyError(
                 seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
+
+
+def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal_index) -> int:
+    """Call each watcher's ``on_public_events`` with the events since ``seen``; the new count."""
+    events = tuple(deal.events[seen:])
+    end = DealEnd(deal.result, tuple(map(tuple, deal.hands))) if deal.phase == "over" else None
+    if events or end is not None:
+        for s, p in watchers:
+            try:
+                p.on_public_events(seat, events, end)
+            except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+                raise StrategyError(
+                    s, _name(p), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
+                ) from exc
+    return len(deal.events)
 
 
 def _find_legal(action: object, legal: tuple) -> object | None:

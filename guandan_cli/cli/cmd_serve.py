@@ -1,0 +1,152 @@
+"""`guandan serve` and `guandan connect`: the NJUPT competition protocol (see docs/protocol.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
+
+EXTRA_HINT = "the competition protocol needs websockets: pip install 'guandan[protocol]'"
+
+
+def _need_websockets() -> None:
+    try:
+        import websockets  # noqa: F401
+    except ImportError:
+        fail(EXTRA_HINT)
+
+
+def _say(text: str) -> None:
+    typer.echo(f"guandan serve: {text}", err=True)
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    strategies: Annotated[
+        str,
+        typer.Option(
+            "--strategies",
+            "-s",
+            help="Seats 0-3 like simulate's --strategies; 'remote' marks the seats clients play "
+            "(taken in connection order).",
+        ),
+    ] = "remote",
+    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 1,
+    seed: Annotated[int, typer.Option(help="Root seed (the same deals as simulate with it).")] = 0,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory to write.")] = Path("runs/serve"),
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option(help="Port (23456 is what competition clients use; 0: any free).")
+    ] = 23456,
+    ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
+    max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
+    a_fail_limit: Annotated[
+        int | None, typer.Option(help="Failures at one's own A before the level goes back to 2.")
+    ] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds a client may take per decision.")] = 30.0,
+    reconnect_wait: Annotated[
+        float, typer.Option(help="Seconds an empty remote seat is kept before the run stops (resumable).")
+    ] = 60.0,
+    connect_wait: Annotated[
+        float | None, typer.Option(help="Seconds to wait for the first clients (default: forever).")
+    ] = None,
+    listing: Annotated[
+        str,
+        typer.Option(
+            help="ruleset: list every play the ruleset allows; platform: like the NJUPT platform, "
+            "no straight flush completed by a wild card."
+        ),
+    ] = "ruleset",
+) -> None:
+    """Run a competition server: remote clients (NJUPT platform protocol) play against our bots."""
+    for name, value in (("--matches", matches), ("--timeout", timeout), ("--reconnect-wait", reconnect_wait)):
+        if value <= 0:
+            fail(f"{name} must be positive, got {value}")
+    if max_deals is not None and max_deals < 1 or a_fail_limit is not None and a_fail_limit < 1:
+        fail("--max-deals and --a-fail-limit must be positive numbers of deals")
+    if not 0 <= port <= 65535:
+        fail(f"--port must be 0..65535, got {port}")
+    if listing not in ("ruleset", "platform"):
+        fail(f"unknown --listing {listing!r}: expected ruleset or platform")
+    _need_websockets()
+    from guandan_cli.cli.cmd_simulate import _command_line
+    from guandan_cli.protocol.server import ServeError, ServeFailure
+    from guandan_cli.protocol.server import serve as run_server
+    from guandan_cli.runner.simulate import SimulationError, SimulationInputError
+
+    command = _command_line(ctx)
+    try:
+        res = run_server(
+            strategies=strategies,
+            matches=matches,
+            seed=seed,
+            out=out,
+            host=host,
+            port=port,
+            ruleset=ruleset,
+            max_deals=max_deals,
+            a_fail_limit=a_fail_limit,
+            timeout=timeout,
+            reconnect_wait=reconnect_wait,
+            connect_wait=connect_wait,
+            wild_straight_flush=listing == "ruleset",
+            say=_say,
+            command=command,
+        )
+    except ServeFailure as exc:
+        fail(exc, FAILURE)
+    except (ServeError, SimulationInputError) as exc:
+        fail(exc)
+    except SimulationError as exc:
+        fail(exc, FAILURE)
+    except KeyboardInterrupt:
+        interrupted("rerun the same command, with the same clients, to continue the run")
+    if res.stopped is not None:
+        fail(f"{res.stopped}; the run in {out} stopped and is resumable: rerun the same command", FAILURE)
+    typer.echo(res.run.summary())
+
+
+@app.command()
+def connect(
+    url: Annotated[str, typer.Argument(help="Server address, ws://HOST:PORT/game/NAME.")],
+    strategy: Annotated[
+        str, typer.Option("--strategy", "-s", help="Built-in name, plugin, module:Class or file.py:Class.")
+    ] = "heuristic",
+    seed: Annotated[int, typer.Option(help="Seed of the strategy's random generator.")] = 0,
+    retry_for: Annotated[
+        float, typer.Option(help="Seconds to keep reconnecting when the server goes away.")
+    ] = 10.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors.")] = False,
+) -> None:
+    """Play one seat on a competition server (NJUPT platform protocol) with one of our strategies."""
+    if not url.startswith(("ws://", "wss://")):
+        fail(f"bad server address {url!r}: expected ws://HOST:PORT/game/NAME")
+    if retry_for < 0:
+        fail(f"--retry-for must be 0 or more, got {retry_for}")
+    _need_websockets()
+    from guandan_cli.protocol.client import ClientError, run_client
+    from strategies.registry import load_strategy
+
+    try:
+        cls = load_strategy(strategy)
+    except Exception as exc:  # noqa: BLE001 - a bad spec, one line
+        fail(exc)
+
+    def say(text: str) -> None:
+        if not quiet or text.startswith("warning"):
+            typer.echo(f"guandan connect: {text}", err=True)
+
+    try:
+        result = asyncio.run(run_client(url, cls, seed=seed, retry_for=retry_for, say=say))
+    except ClientError as exc:
+        fail(exc, FAILURE)
+    except KeyboardInterrupt:
+        interrupted()
+    if not quiet:
+        typer.echo(f"series over: my team won {result.get('victoryNum')}, draws {result.get('draws')}")

@@ -1,0 +1,294 @@
+"""``guandan serve``: a competition server speaking the NJUPT platform's protocol (2020 dialect).
+
+Clients connect to ``ws://HOST:PORT/game/NAME`` and take the ``remote`` seats in connection
+order; local strategies play the other seats. Once every remote seat is taken, the usual
+runner plays the matches in this process (one worker, one match per task and per log
+part), so the run directory is an ordinary one (``analyze``, ``replay``, ``verify``). The
+WebSocket server runs in a background thread with its own asyncio loop; remote seats
+(``remote.RemoteSeat``) talk to it through thread-safe queues.
+
+Besides the run's own files the directory gets ``serve-seats.jsonl``: per match the
+decision timeout, each seat's connection (or strategy), its decisions and the seconds
+it took, and the error that ended the match if any.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import remote
+from .remote import CLOSED, NAME_PATTERN, Connection, Hub, SeatsGone
+
+REMOTE = "remote"
+SEATS_FILE = "serve-seats.jsonl"
+PATH_PATTERN = re.compile(r"/game/(.+)")
+
+
+class ServeError(RuntimeError):
+    """Bad input found before serving (a bad seat spec or ruleset, an unusable port or output)."""
+
+
+class ServeFailure(ServeError):
+    """The server started but could not play (nobody connected in time)."""
+
+
+@dataclass
+class ServeResult:
+    """What a finished (or stopped) serve did."""
+
+    run: object  # guandan_cli.runner.Run
+    names: dict[int, str]
+    stopped: str | None = None  # why the run stopped early (resumable), or None
+
+
+class _WebSocketThread:
+    """The asyncio WebSocket server in a daemon thread; ``port`` once started."""
+
+    def __init__(self, hub: Hub, host: str, port: int) -> None:
+        self.hub = hub
+        self.host = host
+        self.port = port
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._stop: asyncio.Future | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._main, name="guandan-serve-ws", daemon=True)
+
+    def start(self) -> int:
+        self.thread.start()
+        self._ready.wait()
+        if self.error is not None:
+            raise ServeError(f"cannot listen on {self.host}:{self.port}: {self.error}")
+        return self.port
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self._serve())
+        except BaseException as exc:  # noqa: BLE001 - reported by start()
+            self.error = exc
+            self._ready.set()
+
+    async def _serve(self) -> None:
+        from websockets.asyncio.server import serve
+
+        self._stop = self.loop.create_future()
+        async with serve(self._handle, self.host, self.port, ping_interval=None, max_size=2**22) as server:
+            self.port = next(iter(server.sockets)).getsockname()[1]
+            self._ready.set()
+            await self._stop
+
+    async def _handle(self, ws) -> None:
+        m = PATH_PATTERN.fullmatch(ws.request.path)
+        if m is None or not NAME_PATTERN.fullmatch(m.group(1)):
+            await ws.close(1008, "connect to /game/NAME (NAME: letters, digits, _ . -)")
+            return
+        outbox: asyncio.Queue = asyncio.Queue()
+        conn = Connection(m.group(1), lambda text: self.loop.call_soon_threadsafe(outbox.put_nowait, text))
+        seat = self.hub.attach(conn)
+        if seat is None:
+            await ws.close(1013, f"no free seat for {conn.name}")
+            return
+        self.hub.say(f"seat {seat}: {conn.name} connected")
+        writer = asyncio.ensure_future(self._write(ws, outbox))
+        try:
+            async for frame in ws:
+                conn.inbox.put(frame)
+        except Exception:  # noqa: BLE001 - a broken connection is a disconnect
+            pass
+        finally:
+            conn.inbox.put(CLOSED)
+            self.hub.detach(conn)
+            if not writer.done():
+                outbox.put_nowait(None)
+                try:
+                    await asyncio.wait_for(writer, 2)
+                except Exception:  # noqa: BLE001
+                    writer.cancel()
+
+    async def _write(self, ws, outbox: asyncio.Queue) -> None:
+        while True:
+            text = await outbox.get()
+            if text is None:
+                await ws.close()
+                return
+            try:
+                await ws.send(text)
+            except Exception:  # noqa: BLE001 - the reader sees the disconnect
+                return
+
+    def stop(self) -> None:
+        if self._stop is not None and not self._stop.done():
+            self.loop.call_soon_threadsafe(self._stop.set_result, None)
+        self.thread.join(timeout=5)
+
+
+def parse_seats(spec: str | Sequence[str]) -> list[str]:
+    """Four seat specs (``a``, ``a,b`` or ``a,b,c,d`` like ``--strategies``), ``remote`` marking remote seats."""
+    from guandan_cli.runner.simulate import parse_strategies
+
+    return list(parse_strategies(spec))
+
+
+def serve(
+    *,
+    strategies: str | Sequence[str],
+    matches: int,
+    seed: int,
+    out: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 23456,
+    ruleset: str = "cgr2022",
+    max_deals: int | None = None,
+    a_fail_limit: int | None = None,
+    timeout: float = 30.0,
+    reconnect_wait: float = 60.0,
+    connect_wait: float | None = None,
+    wild_straight_flush: bool = True,
+    say: Callable[[str], None] = print,
+    on_listening: Callable[[int], None] | None = None,
+    command: str | None = None,
+) -> ServeResult:
+    """Serve ``matches`` matches to remote clients; see the module docstring.
+
+    ``timeout``: seconds a client may take per decision; ``reconnect_wait``: seconds an empty
+    remote seat is kept before the run stops (resumable); ``connect_wait``: seconds to wait
+    for the first clients (``None``: forever). ``on_listening(port)`` is called once the
+    socket is bound (port 0 picks a free one).
+    """
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.runner.rundir import Run
+    from guandan_cli.runner.simulate import simulate
+    from strategies.registry import load_strategy
+
+    seats = parse_seats(strategies)
+    for s in dict.fromkeys(x for x in seats if x != REMOTE):
+        try:
+            load_strategy(s)
+        except Exception as exc:  # noqa: BLE001 - named in one line
+            raise ServeError(str(exc)) from None
+    remote_seats = [s for s, name in enumerate(seats) if name == REMOTE]
+    if not remote_seats:
+        raise ServeError(
+            "no seat is 'remote': mark the seats clients play, e.g. --strategies heuristic,remote"
+        )
+    try:
+        get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
+    except ValueError as exc:
+        raise ServeError(str(exc)) from None
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+        raise ServeError(
+            f"output {out} exists and is not an empty directory or a guandan run; choose another --out"
+        )
+    if (out / "manifest.json").is_file():
+        try:
+            state = Run(out).state
+        except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
+            raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
+        if state == "complete":
+            raise ServeError(f"output {out} holds a complete run; choose another --out")
+    hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
+    ws_thread = _WebSocketThread(hub, host, port)
+    bound = ws_thread.start()
+    if on_listening is not None:
+        on_listening(bound)
+    say(f"listening on ws://{host}:{bound}/game/NAME for {len(remote_seats)} client(s): seats {remote_seats}")
+    stopped = None
+    try:
+        if not hub.wait_all(connect_wait):
+            taken = sum(c is not None for c in hub.conns.values())
+            raise ServeFailure(
+                f"{taken} of {len(remote_seats)} remote seats were taken within {connect_wait:g} s"
+            )
+        names = {s: hub.names[s] for s in remote_seats}
+        specs = [remote.register(names[s]) if s in names else seats[s] for s in range(4)]
+        try:
+            hub.match_index = Run(out).counts.get("matches", 0) if (out / "manifest.json").is_file() else 0
+        except Exception:  # noqa: BLE001 - not a run yet: simulate says why
+            hub.match_index = 0
+        remote.HUB = hub
+
+        def match_done(_matches: int, deals: int) -> None:
+            _write_seat_times(out, hub, specs, names)
+            say(
+                f"match {hub.match_index + 1}/{matches} done ({deals} deals{', errored' if hub.error else ''})"
+            )
+            for _s, conn in hub.connected():
+                conn.send(
+                    {
+                        "type": "notify",
+                        "stage": "gameOver",
+                        "curTimes": hub.match_index + 1,
+                        "settingTimes": matches,
+                    }
+                )
+            hub.match_index += 1
+
+        try:
+            run = simulate(
+                matches,
+                seed=seed,
+                strategies=specs,
+                ruleset=ruleset,
+                max_deals=max_deals,
+                a_fail_limit=a_fail_limit,
+                out=out,
+                workers=1,
+                on_error="record",
+                chunk_size=1,
+                part_size=1,
+                progress=match_done,
+                command=command,
+            )
+        except SeatsGone as exc:
+            stopped = str(exc)
+            run = Run(out)
+        if stopped is None:
+            wins = run.counts["wins"]
+            for s, conn in hub.connected():
+                conn.send(
+                    {
+                        "type": "notify",
+                        "stage": "gameResult",
+                        "victoryNum": wins[s & 1],
+                        "draws": run.counts["matches"] - sum(wins),
+                    }
+                )
+        return ServeResult(run, names, stopped)
+    finally:
+        remote.HUB = None
+        with hub.cond:
+            hub.stopping = True
+        for _s, conn in hub.connected():
+            conn.close()
+        ws_thread.stop()
+
+
+def _write_seat_times(out: Path, hub: Hub, specs: list[str], names: dict[int, str]) -> None:
+    line = {
+        "match_index": hub.match_index,
+        "timeout": hub.timeout,
+        "seats": [
+            {
+                "seat": s,
+                "connection": names.get(s),
+                "strategy": specs[s],
+                "decisions": hub.decisions[s],
+                "seconds": round(hub.seconds[s], 4),
+            }
+            for s in range(4)
+        ],
+        "error": hub.error,
+    }
+    with open(out / SEATS_FILE, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
+__all__ = ["REMOTE", "SEATS_FILE", "ServeError", "ServeFailure", "ServeResult", "parse_seats", "serve"]
