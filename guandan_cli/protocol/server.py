@@ -164,7 +164,7 @@ def serve(
     """
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import Run
-    from guandan_cli.runner.simulate import simulate
+    from guandan_cli.runner.simulate import SimulationInterrupted, simulate
     from strategies.registry import load_strategy
 
     seats = parse_seats(strategies)
@@ -247,8 +247,10 @@ def serve(
                 progress=match_done,
                 command=command,
             )
-        except SeatsGone as exc:
-            stopped = str(exc)
+        except SimulationInterrupted as exc:
+            if not isinstance(exc.reason, SeatsGone):
+                raise
+            stopped = str(exc.reason)
             run = Run(out)
         if stopped is None:
             wins = run.counts["wins"]

@@ -72,10 +72,17 @@ class SimulationError(RuntimeError):
 
 
 class SimulationInterrupted(KeyboardInterrupt):
-    """Ctrl-C during ``simulate``: how many matches are saved, and how to resume."""
+    """Ctrl-C during ``simulate``: how many matches are saved, and how to resume.
 
-    def __init__(self, out: str | os.PathLike, saved: int, total: int) -> None:
+    ``reason`` is the interrupt that stopped the run (a ``KeyboardInterrupt`` subclass
+    raised by a strategy, e.g. a server's remote seat gone for good, keeps its type there).
+    """
+
+    def __init__(
+        self, out: str | os.PathLike, saved: int, total: int, reason: KeyboardInterrupt | None = None
+    ) -> None:
         self.out = Path(out)
+        self.reason = reason
         self.saved = saved
         self.total = total
         super().__init__(self.resume_hint())
@@ -809,7 +816,7 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
             state, error = "interrupted", "interrupted (rerun the command, or add --resume, to continue)"
             saved = sum(p["matches"] for p in parts.values())
             saved += sum(j.covered() for j in [*journals.values(), *writer.pending.values()])
-            raise SimulationInterrupted(out, saved, config["matches"]) from None
+            raise SimulationInterrupted(out, saved, config["matches"], exc) from None
         state, error = (
             "failed",
             str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
