@@ -8,8 +8,10 @@ Plugins register under the entry-point group ``guandan.strategies`` (name → ``
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -44,10 +46,17 @@ def _load_target(target: str, spec: str) -> type:
         path = Path(module_name)
         if not path.is_file():
             raise UnknownStrategyError(f"strategy {spec!r}: no file {path}")
-        mod_spec = importlib.util.spec_from_file_location(f"guandan_user_{path.stem}", path)
+        where = hashlib.blake2b(str(path.resolve()).encode(), digest_size=4).hexdigest()
+        name = f"guandan_user_{path.stem}_{where}"
+        mod_spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(mod_spec)
         assert mod_spec.loader is not None
-        mod_spec.loader.exec_module(module)
+        sys.modules[name] = module  # so its classes can be inspected (fingerprints) and pickled
+        try:
+            mod_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
     else:
         try:
             module = importlib.import_module(module_name)

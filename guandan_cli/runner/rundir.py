@@ -40,6 +40,7 @@ IDENTITY_KEYS = (
     "compression",
     "part_size",
     "schema_version",
+    "setups",
 )
 
 

@@ -55,6 +55,7 @@ DEFAULTS = {
     "max_deals": None,
     "compression": "none",
     "part_size": 1000,
+    "setups": None,
 }
 DEFAULT_CHUNK = 8
 
@@ -116,6 +117,57 @@ def check_strategies(strategies: Sequence[str]) -> None:
             ) from None
 
 
+def strategy_fingerprints(strategies: Sequence[str]) -> dict[str, dict]:
+    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
+    from strategies.fingerprint import fingerprint
+
+    return {s: fingerprint(s) for s in dict.fromkeys(strategies)}
+
+
+def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """The strategies whose code differs from what ``manifest``'s run was played with.
+
+    Runs written before fingerprints were recorded have none to compare: every strategy
+    counts as changed.
+    """
+    stored = manifest.get("fingerprints")
+    if not isinstance(stored, dict):
+        return list(fingerprints)
+    return [s for s, fp in fingerprints.items() if _code_of(stored.get(s)) != _code_of(fp)]
+
+
+def _code_of(fp) -> tuple | None:
+    return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
+
+
+def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
+
+    ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
+    run would write. Only the keys present in ``wanted`` are compared (and the schema).
+    """
+    stored = manifest.get("config", {})
+    out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+    for k, v in wanted.items():
+        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
+            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
+    if stored.get("schema_version") != SCHEMA_VERSION:
+        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
+    return out
+
+
+def _refuse_changed_code(out: Path, existing: dict, fingerprints: dict[str, dict]) -> None:
+    """A stored run may be continued only with the strategies' code it was played with."""
+    if not isinstance(existing.get("fingerprints"), dict):
+        return  # written before fingerprints were recorded: nothing to compare
+    changed = changed_strategies(existing, fingerprints)
+    if changed:
+        raise SimulationInputError(
+            f"strategy {changed[0]!r} changed since {out} was written (its code fingerprint differs); "
+            "use --force to start over, or another --out"
+        )
+
+
 def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
@@ -127,15 +179,38 @@ def run_id_of(config: dict) -> str:
     """The run id written in every line: a hash of what decides the games (not of the size)."""
     from guandan_cli.engine.seeding import derive_seed
 
-    h = derive_seed(
-        "run",
-        config["seed"],
-        *config["strategies"],
-        config["ruleset"],
-        config["a_fail_limit"],
-        config["max_deals"],
-    )
+    parts = [config["seed"], *config["strategies"], config["ruleset"], config["a_fail_limit"]]
+    parts.append(config["max_deals"])
+    if config.get("setups") not in (None, "fresh"):  # fresh setups are deal 0 of one-deal matches
+        parts.append(f"setups={config['setups']}")
+    h = derive_seed("run", *parts)
     return f"{h:016x}"
+
+
+def check_setups(source: str, matches: int, max_deals: int | None) -> None:
+    """A setups run plays one deal per setup: the source must exist and hold ``matches`` setups."""
+    from guandan_cli.runner.setups import SOURCES
+
+    if max_deals not in (None, 1):
+        raise SimulationInputError(
+            f"--max-deals {max_deals} does not go with --setups: a setups run plays one deal per setup"
+        )
+    if source in SOURCES:
+        return
+    path = Path(source)
+    try:
+        manifest = read_manifest(path) if path.is_dir() else None
+    except ValueError as exc:
+        raise SimulationInputError(f"setups {source!r}: {exc}") from None
+    if manifest is None:
+        raise SimulationInputError(
+            f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
+        )
+    have = manifest.get("counts", {}).get("deals", 0)
+    if have < matches:
+        raise SimulationInputError(
+            f"setups {source!r}: the run holds {have} deals, fewer than the {matches} setups asked"
+        )
 
 
 def default_out(config: dict) -> Path:
@@ -159,6 +234,8 @@ def canonical_command(config: dict) -> str:
         args += ["--a-fail-limit", str(config["a_fail_limit"])]
     if config["compression"] != "none":
         args += ["--compression", config["compression"]]
+    if config.get("setups") is not None:
+        args += ["--setups", str(config["setups"])]
     if config["part_size"] != DEFAULTS["part_size"]:
         args += ["--part-size", str(config["part_size"])]
     return shlex.join(args)
@@ -168,7 +245,7 @@ def canonical_command(config: dict) -> str:
 
 
 class _RichProgress:
-    def __init__(self, total: int, done: int = 0) -> None:
+    def __init__(self, total: int, done: int = 0, label: str = "simulate") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -180,8 +257,8 @@ class _RichProgress:
         )
 
         self._progress = Progress(
-            TextColumn("[bold]simulate"),
-            BarColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(bar_width=20),
             MofNCompleteColumn(),
             TextColumn("matches"),
             TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
@@ -193,7 +270,7 @@ class _RichProgress:
         )
         self._t0 = time.monotonic()
         self._deals = 0
-        self._task = self._progress.add_task("simulate", total=total, completed=done, deals=0, rate="-")
+        self._task = self._progress.add_task(label, total=total, completed=done, deals=0, rate="-")
         self._progress.start()
 
     def __call__(self, matches: int, deals: int) -> None:
@@ -337,6 +414,8 @@ def simulate(
     part_size: int | None = None,
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
+    setups: str | os.PathLike | None = None,
+    label: str | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -355,8 +434,12 @@ def simulate(
       or ``"record"`` (the match is recorded with its error and the run goes on).
     - ``chunk_size``: matches per task (never changes the output); ``part_size``: matches
       per log part (fixed for a run).
-    - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
-      called with the increments after each task.
+    - ``progress``: ``True`` for a rich progress bar (titled ``label``, default
+      ``simulate``), or a callable ``(matches, deals)`` called with the increments after
+      each task.
+    - ``setups``: play one deal per "match" from a setup source instead of whole matches:
+      ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
+      each is logged as a one-deal match (``max_deals`` is 1).
     """
     if backend == "local" and (workers is None or workers > 1):
         where = unguarded_main_call()
@@ -376,6 +459,7 @@ def simulate(
             "max_deals": max_deals,
             "compression": compression,
             "part_size": part_size,
+            "setups": None if setups is None else str(setups),
         }.items()
         if v is not None
     }
@@ -417,6 +501,10 @@ def simulate(
         out = default_out(probe)
     out = Path(out)
     existing, wipe = _prepare_dir(out, explicit, resume, force)
+    if existing is not None:
+        stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
+        check_strategies(stored_strategies)
+        _refuse_changed_code(out, existing, strategy_fingerprints(stored_strategies))
     if existing is not None and existing["state"] == "complete":
         return Run(out)  # resume=True on a finished run: nothing to do
     base = dict(DEFAULTS)
@@ -426,7 +514,11 @@ def simulate(
     config["strategies"] = parse_strategies(config["strategies"])
     config["schema_version"] = SCHEMA_VERSION
 
+    if config["setups"] is not None:
+        check_setups(config["setups"], config["matches"], config["max_deals"])
+        config["max_deals"] = 1
     check_strategies(config["strategies"])
+    config["fingerprints"] = strategy_fingerprints(config["strategies"])
     from guandan_cli.engine.rules import get_ruleset
 
     try:
@@ -452,13 +544,16 @@ def simulate(
             chunk_size,
             progress,
             command,
+            label,
         )
     finally:
         if lock is not None:
             lock.close()
 
 
-def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+def _run(
+    out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command, label
+):
     if wipe:
         if read_manifest(out) is not None:  # still the run checked above
             for f in run_files(out):
@@ -478,6 +573,7 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         a_fail_limit=config["a_fail_limit"],
         max_deals=config["max_deals"],
         on_error=on_error,
+        setups=config["setups"],
     )
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
@@ -517,6 +613,7 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         "command": command or canonical_command(config),
         "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
+        "fingerprints": config["fingerprints"],
         "ruleset": {
             "name": config["ruleset"],
             "a_fail_limit": config["a_fail_limit"],
@@ -566,13 +663,16 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
     report: Callable[[int, int], None] | None
     bar = None
     if progress is True:
-        bar = _RichProgress(total=config["matches"], done=config["matches"] - todo_matches)
+        bar = _RichProgress(
+            total=config["matches"], done=config["matches"] - todo_matches, label=label or "simulate"
+        )
         report = bar
     elif callable(progress):
         report = progress
     else:
         report = None
 
+    _tasks.forget_loaded()
     t0 = time.monotonic()
     stop_of = {}
     for index, start, stop in todo:
@@ -675,6 +775,9 @@ __all__ = [
     "SimulationError",
     "SimulationInputError",
     "canonical_command",
+    "changed_strategies",
+    "identity_changes",
     "parse_strategies",
     "simulate",
+    "strategy_fingerprints",
 ]

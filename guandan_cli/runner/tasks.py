@@ -36,6 +36,9 @@ class RunSpec:
     a_fail_limit: int | None = None
     max_deals: int | None = None
     on_error: str = "stop"
+    #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"`` or a run
+    #: directory, see ``runner/setups.py``): "match" ``i`` is one deal from setup ``i``
+    setups: str | None = None
 
 
 @dataclass
@@ -72,11 +75,76 @@ def _classes(specs: tuple[str, ...]) -> list:
     return got
 
 
+_SETUP_LISTS: dict[tuple, list] = {}
+
+
+def _setup(spec: RunSpec, index: int, rules):
+    """Setup ``index`` of the run's setup source (a run directory's are read once per process)."""
+    from guandan_cli.runner import setups
+
+    if spec.setups == "fresh":
+        return setups.fresh_setup(spec.seed, index, rules)
+    if spec.setups == "random":
+        return setups.random_setup(spec.seed, index, rules)
+    key = (spec.setups, rules)
+    got = _SETUP_LISTS.get(key)
+    if got is None or len(got) <= index:
+        got = _SETUP_LISTS[key] = list(setups.run_setups(spec.setups, rules))
+    return got[index]
+
+
+def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
+    """ "Match" ``index`` of a setups run: one deal from setup ``index``, logged as a one-deal match."""
+    from guandan_cli.runner.setups import play_setup
+    from strategies.registry import make_players
+
+    item = _setup(spec, index, rules)
+    strategies = list(spec.strategies)
+    players = make_players(_classes(spec.strategies), item.match_seed)
+    lines: list[bytes] = []
+    error = None
+    levels = item.setup.levels
+    winner, capped = None, False
+    try:
+        played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
+    except StrategyError as exc:
+        error = str(exc)
+    else:
+        lines.append(dumps_line(played.record))
+        levels = played.update.levels_after
+        winner, capped = played.update.winner, played.update.capped
+    mrec = match_record(
+        run_id=spec.run_id,
+        match_index=index,
+        match_seed=item.match_seed,
+        strategies=strategies,
+        ruleset=rules.name,
+        deals=len(lines),
+        final_levels=(levels[0], levels[1]),
+        winner=winner,
+        capped=capped,
+        error=error,
+    )
+    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
+
+
+def forget_loaded() -> None:
+    """Drop the classes and setups this process loaded: the next task loads them afresh.
+
+    Called before each run in the calling process, so a bot file edited between two runs
+    of one session (a notebook, a script) is played as it is now.
+    """
+    _CLASSES.clear()
+    _SETUP_LISTS.clear()
+
+
 def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], bytes, dict]:
     """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error)."""
     from strategies.registry import make_players
 
     rules = rules or get_ruleset(spec.ruleset, a_fail_limit=spec.a_fail_limit, max_deals=spec.max_deals)
+    if spec.setups is not None:
+        return play_setup_match(spec, index, rules)
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
