@@ -16,7 +16,6 @@ True
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import math
 import os
@@ -30,30 +29,16 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 
 
 def strategy_spec(strategy: str | type) -> str:
-    """A spec string that a worker process can load: a name, ``module:Class`` or ``file.py:Class``."""
+    """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
+    defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
+    sent to the workers by value; see ``guandan_cli.runner.simulate.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
         raise TypeError(f"a strategy is a name or a class, got {strategy!r}")
-    module = strategy.__module__
-    owner = sys.modules.get(module)
-    if owner is None or getattr(owner, strategy.__qualname__, None) is not strategy:
-        raise ValueError(
-            f"strategy class {strategy.__qualname__} cannot be imported by name from {module!r}, so worker "
-            "processes cannot import it: define it at the top level of a .py file or module"
-        )
-    if module not in ("__main__", "__mp_main__") and "<" not in strategy.__qualname__:
-        return f"{module}:{strategy.__qualname__}"
-    try:
-        path = inspect.getfile(strategy)
-    except (TypeError, OSError):
-        path = None
-    if path and os.path.isfile(path) and path.endswith(".py"):
-        return f"{path}:{strategy.__qualname__}"
-    raise ValueError(
-        f"strategy class {strategy.__qualname__} is defined where worker processes cannot import it "
-        "(a notebook cell or an interactive session): put it in a .py file or module"
-    )
+    from guandan_cli.runner.simulate import class_spec
+
+    return class_spec(strategy)[0]
 
 
 def _label(strategy: str | type) -> str:
@@ -304,9 +289,11 @@ def _compare(
 ) -> CompareResult:  # fmt: skip
     import polars as pl
 
-    from guandan_cli.runner.simulate import simulate, strategy_fingerprints
+    from guandan_cli.runner.simulate import by_value_classes, simulate, strategy_fingerprints
 
     sa, sb = strategy_spec(a), strategy_spec(b)
+    classes = by_value_classes([a, b])
+    oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
     la, lb = _label(a), _label(b)
     deal_mode = duplicate == "deal"
     if deal_mode:
@@ -324,7 +311,8 @@ def _compare(
         (seed, [sa, sb, sa, sb], folder / "ab", f"{la} vs {lb}"),
         (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, seats swapped"),
     ]
-    fingerprints = strategy_fingerprints([sa, sb])
+    objects = {sa: oa, sb: ob}
+    fingerprints = strategy_fingerprints([sa, sb], classes)
     status = []
     for seed_, seats, where, _ in plan:
         wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
@@ -355,7 +343,7 @@ def _compare(
         runs.append(
             simulate(
                 seed=seed_,
-                strategies=seats,
+                strategies=[objects[x] for x in seats],
                 out=where,
                 resume=again,
                 force=redo and kind != "new",

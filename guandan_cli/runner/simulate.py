@@ -15,6 +15,7 @@ import math
 import os
 import re
 import shlex
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -91,24 +92,75 @@ def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
     return (items[0], items[1], items[2], items[3])
 
 
+def class_spec(cls: type) -> tuple[str, type | None]:
+    """``(spec, cls or None)``: how workers get a strategy class.
+
+    By name (``module:Class``, or ``file.py:Class`` for a class of a script run as
+    ``__main__``) when they can import it; else (a notebook cell, ``python -c``, a class
+    made in a function) ``("__main__:Class", cls)``: the class is sent to them by value,
+    serialised with ``dill``.
+    """
+    import inspect
+    import os as _os
+
+    module, qual = cls.__module__, cls.__qualname__
+    owner = sys.modules.get(module)
+    if "<locals>" not in qual and owner is not None and getattr(owner, qual, None) is cls:
+        if module not in ("__main__", "__mp_main__"):
+            return f"{module}:{qual}", None
+        try:
+            path = inspect.getfile(cls)
+        except (TypeError, OSError):
+            path = None
+        if path and path.endswith(".py") and _os.path.isfile(path):
+            return f"{path}:{qual}", None
+    return f"{module}:{qual}", cls
+
+
 def _spec_of(item) -> str:
-    """A strategy class as an importable ``module:Class`` spec (workers load it by name)."""
+    """A seat's strategy as a spec string (see ``class_spec`` for classes)."""
     if isinstance(item, type):
-        if item.__module__ == "__main__" or "<locals>" in item.__qualname__:
-            raise SimulationInputError(
-                f"strategy class {item.__name__} is defined in __main__ or a function: workers import "
-                "strategies by name, so put it in an importable module (or a file, as 'file.py:Class')"
-            )
-        return f"{item.__module__}:{item.__qualname__}"
+        return class_spec(item)[0]
     return str(item).strip()
 
 
-def check_strategies(strategies: Sequence[str]) -> None:
+def by_value_classes(strategies) -> dict[str, type]:
+    """The classes among ``strategies`` that workers cannot import, by spec (sent by value)."""
+    if isinstance(strategies, str) or strategies is None:
+        return {}
+    out = {}
+    for item in strategies:
+        if isinstance(item, type):
+            spec, cls = class_spec(item)
+            if cls is not None:
+                out[spec] = cls
+    return out
+
+
+def _serialise_classes(classes: dict[str, type]) -> tuple[tuple[str, bytes], ...]:
+    """Each class by value (``dill``, following the globals its methods use)."""
+    if not classes:
+        return ()
+    import dill
+
+    try:
+        return tuple((spec, dill.dumps(cls, recurse=True)) for spec, cls in classes.items())
+    except Exception as exc:  # noqa: BLE001 - whatever dill cannot pickle
+        spec = next(iter(classes))
+        raise SimulationInputError(
+            f"strategy {spec!r} cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
+            "use workers=1 or put the class in a .py file"
+        ) from None
+
+
+def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
+    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
     from strategies.registry import UnknownStrategyError, load_strategy
 
+    classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            load_strategy(s)
+            load_strategy(classes.get(s, s))
         except UnknownStrategyError as exc:
             raise SimulationInputError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
@@ -117,11 +169,14 @@ def check_strategies(strategies: Sequence[str]) -> None:
             ) from None
 
 
-def strategy_fingerprints(strategies: Sequence[str]) -> dict[str, dict]:
+def strategy_fingerprints(
+    strategies: Sequence[str], classes: dict[str, type] | None = None
+) -> dict[str, dict]:
     """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
     from strategies.fingerprint import fingerprint
 
-    return {s: fingerprint(s) for s in dict.fromkeys(strategies)}
+    classes = classes or {}
+    return {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
 
 
 def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
@@ -427,7 +482,7 @@ def simulate(
 
     - ``strategies``: ``"a"`` (every seat), ``"a,b"`` (seats 0/2 and 1/3), ``"a,b,c,d"``
       or a sequence of 1, 2 or 4; names, ``module:Class``, ``file.py:Class`` or classes
-      defined in an importable module.
+      (a class workers cannot import, e.g. from a notebook cell, is sent to them by value).
     - ``workers``: processes (``None``: all cores); ``backend``: ``"local"`` or ``"ray"``.
     - ``compression``: ``"none"``, ``"gzip"`` or ``"zstd"``.
     - ``on_error``: ``"stop"`` (a strategy failure stops the run with ``SimulationError``)
@@ -501,10 +556,11 @@ def simulate(
         out = default_out(probe)
     out = Path(out)
     existing, wipe = _prepare_dir(out, explicit, resume, force)
+    classes = by_value_classes(strategies)
     if existing is not None:
         stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
-        check_strategies(stored_strategies)
-        _refuse_changed_code(out, existing, strategy_fingerprints(stored_strategies))
+        check_strategies(stored_strategies, classes)
+        _refuse_changed_code(out, existing, strategy_fingerprints(stored_strategies, classes))
     if existing is not None and existing["state"] == "complete":
         return Run(out)  # resume=True on a finished run: nothing to do
     base = dict(DEFAULTS)
@@ -517,8 +573,10 @@ def simulate(
     if config["setups"] is not None:
         check_setups(config["setups"], config["matches"], config["max_deals"])
         config["max_deals"] = 1
-    check_strategies(config["strategies"])
-    config["fingerprints"] = strategy_fingerprints(config["strategies"])
+    check_strategies(config["strategies"], classes)
+    config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
+    config["classes"] = _serialise_classes(classes) if workers != 1 or backend != "local" else ()
+    config["local_classes"] = classes
     from guandan_cli.engine.rules import get_ruleset
 
     try:
@@ -574,7 +632,10 @@ def _run(
         max_deals=config["max_deals"],
         on_error=on_error,
         setups=config["setups"],
+        classes=config["classes"],
     )
+    _tasks.forget_loaded()
+    _tasks.LOCAL_CLASSES.update(config["local_classes"])
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
 
@@ -672,7 +733,6 @@ def _run(
     else:
         report = None
 
-    _tasks.forget_loaded()
     t0 = time.monotonic()
     stop_of = {}
     for index, start, stop in todo:

@@ -39,6 +39,8 @@ class RunSpec:
     #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"`` or a run
     #: directory, see ``runner/setups.py``): "match" ``i`` is one deal from setup ``i``
     setups: str | None = None
+    #: strategy classes workers cannot import, by spec, serialised by value (``dill``)
+    classes: tuple[tuple[str, bytes], ...] = ()
 
 
 @dataclass
@@ -62,16 +64,25 @@ def match_seed(root_seed: int, match_index: int) -> int:
     return derive_seed(root_seed, "match", match_index)
 
 
-_CLASSES: dict[tuple[str, ...], list] = {}
+_CLASSES: dict[tuple, list] = {}
+#: classes given as objects to a run in this process (used as they are, never reloaded)
+LOCAL_CLASSES: dict[str, type] = {}
 
 
-def _classes(specs: tuple[str, ...]) -> list:
+def _classes(specs: tuple[str, ...], by_value: tuple[tuple[str, bytes], ...] = ()) -> list:
     """Strategy classes, loaded once per process (``file.py:Class`` specs included)."""
-    got = _CLASSES.get(specs)
+    key = (specs, by_value)
+    got = _CLASSES.get(key)
     if got is None:
         from strategies.registry import load_strategy
 
-        got = _CLASSES[specs] = [load_strategy(s) for s in specs]
+        known = dict(LOCAL_CLASSES)
+        if by_value:
+            import dill
+
+            for spec, data in by_value:
+                known.setdefault(spec, dill.loads(data))
+        got = _CLASSES[key] = [load_strategy(known.get(s, s)) for s in specs]
     return got
 
 
@@ -100,7 +111,7 @@ def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], byt
 
     item = _setup(spec, index, rules)
     strategies = list(spec.strategies)
-    players = make_players(_classes(spec.strategies), item.match_seed)
+    players = make_players(_classes(spec.strategies, spec.classes), item.match_seed)
     lines: list[bytes] = []
     error = None
     levels = item.setup.levels
@@ -136,6 +147,7 @@ def forget_loaded() -> None:
     """
     _CLASSES.clear()
     _SETUP_LISTS.clear()
+    LOCAL_CLASSES.clear()
 
 
 def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], bytes, dict]:
@@ -148,7 +160,7 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
-    players = make_players(_classes(spec.strategies), seed)
+    players = make_players(_classes(spec.strategies, spec.classes), seed)
     lines: list[bytes] = []
     error = None
     try:
