@@ -309,7 +309,7 @@ def _compare(
     common |= dict(max_deals=max_deals, on_error=on_error, setups=setups if deal_mode else None)
     plan = [
         (seed, [sa, sb, sa, sb], folder / "ab", f"{la} vs {lb}"),
-        (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, seats swapped"),
+        (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, swapped"),
     ]
     objects = {sa: oa, sb: ob}
     fingerprints = strategy_fingerprints([sa, sb], classes)

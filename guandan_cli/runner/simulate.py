@@ -300,7 +300,7 @@ def canonical_command(config: dict) -> str:
 
 
 class _RichProgress:
-    def __init__(self, total: int, done: int = 0, label: str = "simulate") -> None:
+    def __init__(self, total: int, done: int = 0, label: str = "simulate", unit: str = "matches") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -311,13 +311,25 @@ class _RichProgress:
             TimeRemainingColumn,
         )
 
+        if label == "simulate":
+            columns = [
+                TextColumn("[bold]simulate"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
+                TimeElapsedColumn(),
+            ]
+        else:  # a labelled run (a comparison): compact, to fit 80 columns with the label
+            columns = [
+                TextColumn("[bold]{task.description}"),
+                BarColumn(bar_width=12),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[rate]} deals/s"),
+            ]
         self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(bar_width=20),
-            MofNCompleteColumn(),
-            TextColumn("matches"),
-            TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
-            TimeElapsedColumn(),
+            *columns,
             TextColumn("ETA"),
             TimeRemainingColumn(),
             console=Console(stderr=True),
@@ -725,7 +737,10 @@ def _run(
     bar = None
     if progress is True:
         bar = _RichProgress(
-            total=config["matches"], done=config["matches"] - todo_matches, label=label or "simulate"
+            total=config["matches"],
+            done=config["matches"] - todo_matches,
+            label=label or "simulate",
+            unit="matches" if config["setups"] is None else "deals",
         )
         report = bar
     elif callable(progress):
