@@ -435,34 +435,45 @@ class TournamentResult:
     duplicate: str = "match"
 
     def report(self, width: int = 80) -> str:
-        """The leaderboard, the win-rate matrix and each pairing's verdict as plain text tables."""
+        """The leaderboard, the win-rate matrix and each pairing's verdict as plain text tables.
+
+        Lines fit in ``width`` columns: a name too long for its column ends in ``…``, and a
+        matrix too wide for the names as column heads numbers its columns by rank.
+        """
         unit = "deals" if self.duplicate == "deal" else "matches"
         lines = [f"leaderboard: {RATING_MODEL}", "rating: μ [μ ± 1.96σ], ranked by μ − 3σ"]
-        name_w = max(8, *(len(n) for n in self.strategies))
-        head = f"{'rank':>4}  {'strategy':<{name_w}}  {'rating':>6}  {'95% interval':<14}  {unit + ' won':>13}  {'rate':>4}  {'95% CI':<9}"
-        lines.append(head.rstrip())
+        name_w = min(max(8, *(len(n) for n in self.strategies)), max(8, width - 58))
+
+        def fit(name: str, w: int = name_w) -> str:
+            return name if len(name) <= w else name[: w - 1] + "…"
+
+        won_h = f"{unit} won"
+        lines.append(
+            f"{'rank':>4}  {'strategy':<{name_w}}  {'rating':>6}  {'95% interval':<12}  {won_h:>11}  {'rate':>4}  95% CI"
+        )
         for r in self.leaderboard.iter_rows(named=True):
             interval = f"[{r['rating_low']:.1f}, {r['rating_high']:.1f}]"
             won = f"{r['wins']}/{r['games']}"
             rate = f"{r['win_rate']:.0%}" if r["games"] else "n/a"
             ci = f"[{r['ci_low'] * 100:.0f}, {r['ci_high'] * 100:.0f}]"
             lines.append(
-                f"{r['rank']:>4}  {r['strategy']:<{name_w}}  {r['mu']:>6.1f}  {interval:<14}  {won:>13}  {rate:>4}  {ci}"
+                f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
             )
         lines.append("")
         lines.append(f"{unit[:-2] if unit == 'matches' else unit[:-1]} win rate, row against column")
         order = self.leaderboard["strategy"].to_list()
         cells = {r["strategy"]: r for r in self.matrix.iter_rows(named=True)}
         col_w = max(5, *(len(n) for n in order))
-        headers = order
-        if name_w + 2 + (col_w + 2) * len(order) > width:  # too wide: number the columns by rank
-            col_w, headers = 5, [f"#{i}" for i in range(1, len(order) + 1)]
-            lines[-1] += " (columns: rank numbers)"
-        lines.append((" " * name_w + "".join(f"  {h:>{col_w}}" for h in headers)).rstrip())
-        for x in order:
+        rows, row_w, headers = [fit(x) for x in order], name_w, order
+        if name_w + (col_w + 2) * len(order) > width:  # too wide: number the columns by rank
+            col_w, headers, row_w = 4, [f"#{i}" for i in range(1, len(order) + 1)], name_w + 4
+            lines[-1] += " (columns by rank)"
+            rows = [f"#{i:<2} {fit(x)}" for i, x in enumerate(order, 1)]
+        lines.append((" " * row_w + "".join(f"  {h:>{col_w}}" for h in headers)).rstrip())
+        for x, shown_name in zip(order, rows):
             row = cells[x]
             shown = ["—" if x == y or row[y] is None else f"{row[y]:.0%}" for y in order]
-            lines.append(f"{x:<{name_w}}" + "".join(f"  {v:>{col_w}}" for v in shown))
+            lines.append(f"{shown_name:<{row_w}}" + "".join(f"  {v:>{col_w}}" for v in shown))
         lines.append("")
         lines.append("pairings (level gain per deal of the first against the second)")
         for res in self.results.values():
