@@ -98,3 +98,15 @@ def test_cli_deal_mode(tmp_path):
     ):
         r = runner.invoke(app, args + bad + ["-q"])
         assert r.exit_code == 2 and r.output.count("\n") == 1 and message in r.output, r.output
+
+
+def test_setups_runs_of_every_source_verify(tmp_path):
+    source = simulate(4, seed=2, strategies="greedy,random", max_deals=5, workers=1, out=tmp_path / "src")
+    for setups in ("random", source.path):
+        res = compare("greedy", "random", matches=12, setups=setups, out=tmp_path, **SMALL)
+        for run in res.runs:
+            report = verify(run.path)
+            assert report.ok, [str(p) for p in report.problems[:3]]
+            assert report.deals == 12
+    kinds = set(res.runs[0].deals()["tribute"].struct.field("kind").to_list())
+    assert "single" in kinds or "double" in kinds
