@@ -110,3 +110,14 @@ def test_setups_runs_of_every_source_verify(tmp_path):
             assert report.deals == 12
     kinds = set(res.runs[0].deals()["tribute"].struct.field("kind").to_list())
     assert "single" in kinds or "double" in kinds
+
+
+def test_a_setups_run_is_byte_identical_whatever_the_workers(tmp_path):
+    logs = []
+    for workers, chunk in ((1, None), (2, 1)):
+        out = tmp_path / f"w{workers}"
+        simulate(
+            7, seed=5, strategies="greedy,random", setups="random", workers=workers, chunk_size=chunk, out=out
+        )
+        logs.append({p.name: p.read_bytes() for p in sorted(out.glob("*.jsonl"))})
+    assert logs[0] == logs[1] and len(logs[0]) == 2

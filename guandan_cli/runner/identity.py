@@ -110,7 +110,10 @@ def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]
     run would write. Only the keys present in ``wanted`` are compared (and the schema).
     """
     stored = manifest.get("config", {})
-    out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+    if isinstance(manifest.get("fingerprints"), dict):
+        out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+    else:
+        out = ["no code fingerprints recorded"]  # written before they were
     for k, v in wanted.items():
         if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
             out.append(f"{k} {stored.get(k)!r} (now {v!r})")
