@@ -290,7 +290,7 @@ def _compare(
 ) -> CompareResult:  # fmt: skip
     import polars as pl
 
-    from guandan_cli.runner.identity import by_value_classes, strategy_fingerprints
+    from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
     from guandan_cli.runner.simulate import simulate
 
     sa, sb = strategy_spec(a), strategy_spec(b)
@@ -320,6 +320,8 @@ def _compare(
         wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
         wanted |= {"a_fail_limit": a_fail_limit, "max_deals": 1 if deal_mode else max_deals}
         wanted["setups"] = setups if deal_mode else None
+        if deal_mode and setups not in ("fresh", "random"):
+            wanted["setups_run_id"] = setups_run_id(setups)
         status.append(_stored_status(where, wanted, fingerprints))
     kinds = [k for k, _ in status]
     if notify is not None and not force:

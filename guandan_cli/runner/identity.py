@@ -117,6 +117,8 @@ def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]
     for k, v in wanted.items():
         if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
             out.append(f"{k} {stored.get(k)!r} (now {v!r})")
+    if "setups_run_id" in wanted and manifest.get("setups_run_id") != wanted["setups_run_id"]:
+        out.append(f"the setups' source run {stored.get('setups')} changed")
     if stored.get("schema_version") != SCHEMA_VERSION:
         out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
     return out
@@ -133,6 +135,32 @@ def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict
             "use --force to start over, or another --out"
         )
     return None
+
+
+def setups_run_id(source: str | None) -> str | None:
+    """The run id of the run directory a setups run takes its setups from (``None`` otherwise).
+
+    Part of the identity of such a run: when the source run is replaced by another, the
+    setups are other deals.
+    """
+    from guandan_cli.runner.setups import SOURCES
+
+    if source is None or source in SOURCES:
+        return None
+    try:
+        manifest = read_manifest(source) if Path(source).is_dir() else None
+    except ValueError:
+        return None
+    return None if manifest is None else manifest.get("run_id")
+
+
+def changed_setups_refusal(out: Path, existing: dict) -> str | None:
+    """Why a stored setups run cannot be continued: its source run is another run now."""
+    stored = existing.get("setups_run_id")
+    source = existing.get("config", {}).get("setups")
+    if stored is None or stored == setups_run_id(source):
+        return None
+    return f"the setups' source run {source} changed since {out} was written; use --force to start over, or another --out"
 
 
 def setups_problem(source: str, matches: int, max_deals: int | None) -> str | None:
@@ -159,10 +187,12 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
 __all__ = [
     "by_value_classes",
     "changed_code_refusal",
+    "changed_setups_refusal",
     "changed_strategies",
     "class_spec",
     "identity_changes",
     "serialise_classes",
     "setups_problem",
+    "setups_run_id",
     "strategy_fingerprints",
 ]

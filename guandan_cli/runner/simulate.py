@@ -32,9 +32,11 @@ from guandan_cli.runner.backends import (
 from guandan_cli.runner.identity import (
     by_value_classes,
     changed_code_refusal,
+    changed_setups_refusal,
     class_spec,
     serialise_classes,
     setups_problem,
+    setups_run_id,
     strategy_fingerprints,
 )
 from guandan_cli.runner.rundir import (
@@ -446,6 +448,7 @@ def simulate(
         stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
         check_strategies(stored_strategies, classes)
         refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
+        refusal = refusal or changed_setups_refusal(out, existing)
         if refusal is not None:
             raise SimulationInputError(refusal)
     if existing is not None and existing["state"] == "complete":
@@ -462,6 +465,7 @@ def simulate(
         if problem is not None:
             raise SimulationInputError(problem)
         config["max_deals"] = 1
+    config["setups_run_id"] = setups_run_id(config["setups"])
     check_strategies(config["strategies"], classes)
     config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
     try:
@@ -567,6 +571,7 @@ def _run(
         "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
         "fingerprints": config["fingerprints"],
+        **({"setups_run_id": config["setups_run_id"]} if config["setups_run_id"] else {}),
         "ruleset": {
             "name": config["ruleset"],
             "a_fail_limit": config["a_fail_limit"],
