@@ -53,6 +53,7 @@ IDENTITY_KEYS = (
     "compression",
     "part_size",
     "schema_version",
+    "setups",
 )
 
 

@@ -32,6 +32,16 @@ from guandan_cli.runner.backends import (
     open_backend,
     unguarded_main_call,
 )
+from guandan_cli.runner.identity import (
+    by_value_classes,
+    changed_code_refusal,
+    changed_setups_refusal,
+    class_spec,
+    serialise_classes,
+    setups_problem,
+    setups_run_id,
+    strategy_fingerprints,
+)
 from guandan_cli.runner.rundir import (
     FORMAT,
     IDENTITY_KEYS,
@@ -59,6 +69,7 @@ DEFAULTS = {
     "max_deals": None,
     "compression": "none",
     "part_size": 1000,
+    "setups": None,
 }
 DEFAULT_CHUNK = 8
 
@@ -117,23 +128,20 @@ def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
 
 
 def _spec_of(item) -> str:
-    """A strategy class as an importable ``module:Class`` spec (workers load it by name)."""
+    """A seat's strategy as a spec string (see ``class_spec`` for classes)."""
     if isinstance(item, type):
-        if item.__module__ == "__main__" or "<locals>" in item.__qualname__:
-            raise SimulationInputError(
-                f"strategy class {item.__name__} is defined in __main__ or a function: workers import "
-                "strategies by name, so put it in an importable module (or a file, as 'file.py:Class')"
-            )
-        return f"{item.__module__}:{item.__qualname__}"
+        return class_spec(item)[0]
     return str(item).strip()
 
 
-def check_strategies(strategies: Sequence[str]) -> None:
+def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
+    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
     from strategies.registry import UnknownStrategyError, load_strategy
 
+    classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            load_strategy(s)
+            load_strategy(classes.get(s, s))
         except UnknownStrategyError as exc:
             raise SimulationInputError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
@@ -153,14 +161,11 @@ def run_id_of(config: dict) -> str:
     """The run id written in every line: a hash of what decides the games (not of the size)."""
     from guandan_cli.engine.seeding import derive_seed
 
-    h = derive_seed(
-        "run",
-        config["seed"],
-        *config["strategies"],
-        config["ruleset"],
-        config["a_fail_limit"],
-        config["max_deals"],
-    )
+    parts = [config["seed"], *config["strategies"], config["ruleset"], config["a_fail_limit"]]
+    parts.append(config["max_deals"])
+    if config.get("setups") not in (None, "fresh"):  # fresh setups are deal 0 of one-deal matches
+        parts.append(f"setups={config['setups']}")
+    h = derive_seed("run", *parts)
     return f"{h:016x}"
 
 
@@ -191,6 +196,8 @@ def canonical_command(config: dict) -> str:
         args += ["--a-fail-limit", str(config["a_fail_limit"])]
     if config["compression"] != "none":
         args += ["--compression", config["compression"]]
+    if config.get("setups") is not None:
+        args += ["--setups", str(config["setups"])]
     if config["part_size"] != DEFAULTS["part_size"]:
         args += ["--part-size", str(config["part_size"])]
     return shlex.join(args)
@@ -200,7 +207,7 @@ def canonical_command(config: dict) -> str:
 
 
 class _RichProgress:
-    def __init__(self, total: int, done: int = 0) -> None:
+    def __init__(self, total: int, done: int = 0, label: str = "simulate", unit: str = "matches") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -211,13 +218,25 @@ class _RichProgress:
             TimeRemainingColumn,
         )
 
+        if label == "simulate":
+            columns = [
+                TextColumn("[bold]simulate"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
+                TimeElapsedColumn(),
+            ]
+        else:  # a labelled run (a comparison): compact, to fit 80 columns with the label
+            columns = [
+                TextColumn("[bold]{task.description}"),
+                BarColumn(bar_width=12),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[rate]} deals/s"),
+            ]
         self._progress = Progress(
-            TextColumn("[bold]simulate"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("matches"),
-            TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
-            TimeElapsedColumn(),
+            *columns,
             TextColumn("ETA"),
             TimeRemainingColumn(),
             console=Console(stderr=True),
@@ -225,7 +244,7 @@ class _RichProgress:
         )
         self._t0 = time.monotonic()
         self._deals = 0
-        self._task = self._progress.add_task("simulate", total=total, completed=done, deals=0, rate="-")
+        self._task = self._progress.add_task(label, total=total, completed=done, deals=0, rate="-")
         self._progress.start()
 
     def __call__(self, matches: int, deals: int) -> None:
@@ -372,6 +391,8 @@ def simulate(
     part_size: int | None = None,
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
+    setups: str | os.PathLike | None = None,
+    label: str | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -383,15 +404,19 @@ def simulate(
 
     - ``strategies``: ``"a"`` (every seat), ``"a,b"`` (seats 0/2 and 1/3), ``"a,b,c,d"``
       or a sequence of 1, 2 or 4; names, ``module:Class``, ``file.py:Class`` or classes
-      defined in an importable module.
+      (a class workers cannot import, e.g. from a notebook cell, is sent to them by value).
     - ``workers``: processes (``None``: all cores); ``backend``: ``"local"`` or ``"ray"``.
     - ``compression``: ``"none"``, ``"gzip"`` or ``"zstd"``.
     - ``on_error``: ``"stop"`` (a strategy failure stops the run with ``SimulationError``)
       or ``"record"`` (the match is recorded with its error and the run goes on).
     - ``chunk_size``: matches per task (never changes the output); ``part_size``: matches
       per log part (fixed for a run).
-    - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
-      called with the increments after each task.
+    - ``progress``: ``True`` for a rich progress bar (titled ``label``, default
+      ``simulate``), or a callable ``(matches, deals)`` called with the increments after
+      each task.
+    - ``setups``: play one deal per "match" from a setup source instead of whole matches:
+      ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
+      each is logged as a one-deal match (``max_deals`` is 1).
 
     Each finished task is journaled (fsynced) at once, so a stopped run loses only the
     matches in flight (docs/log-format.md, Durability). Ctrl-C raises
@@ -416,6 +441,7 @@ def simulate(
             "max_deals": max_deals,
             "compression": compression,
             "part_size": part_size,
+            "setups": None if setups is None else str(setups),
         }.items()
         if v is not None
     }
@@ -457,6 +483,14 @@ def simulate(
         out = default_out(probe)
     out = Path(out)
     existing, wipe = _prepare_dir(out, explicit, resume, force)
+    classes = by_value_classes(strategies)
+    if existing is not None:
+        stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
+        check_strategies(stored_strategies, classes)
+        refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
+        refusal = refusal or changed_setups_refusal(out, existing)
+        if refusal is not None:
+            raise SimulationInputError(refusal)
     if existing is not None and existing["state"] == "complete":
         run = Run(out)  # resume=True on a finished run: nothing to do
         run.already_complete = True
@@ -468,7 +502,19 @@ def simulate(
     config["strategies"] = parse_strategies(config["strategies"])
     config["schema_version"] = SCHEMA_VERSION
 
-    check_strategies(config["strategies"])
+    if config["setups"] is not None:
+        problem = setups_problem(config["setups"], config["matches"], config["max_deals"])
+        if problem is not None:
+            raise SimulationInputError(problem)
+        config["max_deals"] = 1
+    config["setups_run_id"] = setups_run_id(config["setups"])
+    check_strategies(config["strategies"], classes)
+    config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
+    try:
+        config["classes"] = serialise_classes(classes) if workers != 1 or backend != "local" else ()
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    config["local_classes"] = classes
     from guandan_cli.engine.rules import get_ruleset
 
     try:
@@ -494,6 +540,7 @@ def simulate(
             chunk_size,
             progress,
             command,
+            label,
         )
     finally:
         if lock is not None:
@@ -663,6 +710,8 @@ def _new_manifest(config, run_id, command, existing, options) -> dict:
         "command": command or canonical_command(config),
         "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
+        "fingerprints": config["fingerprints"],
+        **({"setups_run_id": config["setups_run_id"]} if config["setups_run_id"] else {}),
         "ruleset": {
             "name": config["ruleset"],
             "a_fail_limit": config["a_fail_limit"],
@@ -679,7 +728,9 @@ def _new_manifest(config, run_id, command, existing, options) -> dict:
     }
 
 
-def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+def _run(
+    out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command, label
+):
     existing = _clear_or_reload(out, existing, wipe)
     config["strategies"] = list(config["strategies"])
     run_id = run_id_of(config)
@@ -691,7 +742,11 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         a_fail_limit=config["a_fail_limit"],
         max_deals=config["max_deals"],
         on_error=on_error,
+        setups=config["setups"],
+        classes=config["classes"],
     )
+    _tasks.forget_loaded()
+    _tasks.LOCAL_CLASSES.update(config["local_classes"])
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
     bounds = {index: (start, stop) for index, start, stop in plan}
@@ -765,7 +820,12 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
     report: Callable[[int, int], None] | None
     bar = None
     if progress is True:
-        bar = _RichProgress(total=config["matches"], done=config["matches"] - todo_matches)
+        bar = _RichProgress(
+            total=config["matches"],
+            done=config["matches"] - todo_matches,
+            label=label or "simulate",
+            unit="matches" if config["setups"] is None else "deals",
+        )
         report = bar
     elif callable(progress):
         report = progress

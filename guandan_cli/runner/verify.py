@@ -117,6 +117,7 @@ def _facts(manifest: dict | None) -> dict:
         "max_deals": cfg.get("max_deals"),
         "run_id": (manifest or {}).get("run_id"),
         "strategies": cfg.get("strategies"),
+        "setups": cfg.get("setups"),
     }
 
 
@@ -132,6 +133,8 @@ class _RunVerifier:
         self.max_deals = facts["max_deals"]
         self.run_id = facts["run_id"]
         self.strategies = facts["strategies"]
+        #: a setups run (one deal per "match", see runner/setups.py) other than fresh ones
+        self.setups = facts["setups"] if facts["setups"] not in (None, "fresh") else None
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
@@ -164,6 +167,9 @@ class _RunVerifier:
         st.where = (str(path), line)
 
     def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
+        if self.setups is not None:
+            self._check_setup_deal(rec, problems)
+            return
         m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         if self.seed is not None and mseed != _match_seed(self.seed, m):
             problems.append(f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}")
@@ -246,6 +252,45 @@ class _RunVerifier:
         )
         problems.extend(_diff(rec, expected, COMPARED))
 
+    def _check_setup_deal(self, rec: dict, problems: list[str]) -> None:
+        """A deal of a setups run stands alone: its setup is rebuilt from the record itself."""
+        from guandan_cli.runner.records import record_setup_alone
+
+        if rec["deal_seed"] != deal_seed(rec["match_seed"], rec["deal"]):
+            problems.append(
+                f"deal_seed {rec['deal_seed']} is not deal {rec['deal']}'s seed in match seed {rec['match_seed']}"
+            )
+        if (
+            self.seed is not None
+            and self.setups == "random"
+            and rec["match_seed"] != _match_seed(self.seed, rec["match"])
+        ):
+            problems.append(f"match_seed {rec['match_seed']} is not the seed of setup {rec['match']}")
+        if self.strategies is not None and rec["strategies"] != self.strategies:
+            problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
+        rules = self.rules(rec["ruleset"])
+        hands = tuple(parse_cards(h) for h in rec["hands"])
+        if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
+            problems.append("hands are not the ones dealt from deal_seed")
+        setup = record_setup_alone(rec, rules)
+        try:
+            deal = replay(setup, record_actions(rec))
+        except (IllegalActionError, ValueError) as exc:
+            problems.append(f"illegal: {exc}")
+            return
+        if deal.phase != OVER:
+            problems.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
+            return
+        match = Match(rec["match_seed"], rules)
+        match.levels, match.level_team = list(setup.levels), setup.level_team
+        match.deal_index, match.previous = rec["deal"], setup.previous
+        expected = deal_record(
+            run_id=rec["run_id"], match_index=rec["match"], match_seed=rec["match_seed"], deal_index=rec["deal"],
+            deal_seed=rec["deal_seed"], strategies=rec["strategies"], setup=setup, deal=deal,
+            update=match.record(deal.result),
+        )  # fmt: skip
+        problems.extend(_diff(rec, expected, COMPARED))
+
     # -------------------------------------------------------------- matches
 
     def match_line(self, path: Path, line: int, rec: dict) -> None:
@@ -255,7 +300,8 @@ class _RunVerifier:
         out: list[str] = []
         last = st.last if st else None
         n = st.deals if st else 0
-        if self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
+        seeded = self.setups in (None, "random")  # a run directory's setups keep their own seeds
+        if seeded and self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
             out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
         if last is not None and rec["match_seed"] != last["match_seed"]:
             out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")
