@@ -8,7 +8,9 @@ The fingerprint of a strategy class is a SHA-256 over the source files that defi
 - when it is a lone file (``mybot.py:Mine``), the files of its folder that it imports,
   directly or through each other (found through the module's globals);
 - for a class defined where there is no file (a notebook cell, ``python -c``), the class's
-  own source text when Python still has it, else its serialised form (``dill``).
+  own source text when Python still has it, else its serialised form (``dill``);
+- the data files the class plays from, when it names them in a ``fingerprint_files``
+  attribute (an ``onnx:`` strategy names its model file and sidecar), by their content.
 
 Files are hashed under their path relative to their folder, so moving a project does not
 change a fingerprint. The fingerprint also names the distribution and version the class
@@ -146,6 +148,10 @@ def fingerprint(strategy: str | type) -> dict:
     module = sys.modules.get(cls.__module__)
     if _module_file(module) is None or cls.__module__ in ("__main__", "__mp_main__"):
         h.update(b"class\0" + _fileless_source(cls))
+    for data in getattr(cls, "fingerprint_files", ()):
+        data = Path(data)
+        h.update(b"data\0" + data.name.encode() + b"\0")
+        h.update(data.read_bytes() if data.is_file() else b"(missing)")
     return {
         "hash": h.hexdigest()[:16],
         "files": len(files),

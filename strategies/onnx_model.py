@@ -143,6 +143,7 @@ def onnx_strategy_class(spec: str) -> type[Strategy]:
     attrs = {
         "name": spec,
         "model_path": path,
+        "fingerprint_files": (path, *([sidecar_path] if sidecar_path.is_file() else [])),
         "encoding": encoding,
         "cards_by_model": cards == "model",
         "__doc__": f"The ONNX model {path} with the {encoding.name} encoding.",

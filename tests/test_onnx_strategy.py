@@ -210,3 +210,17 @@ def test_compare_command_runs_a_model_file(tmp_path):
     assert "random" in res.output and "duplicate pairs" in res.output
     bad = runner.invoke(app, ["compare", f"onnx:{path}", "random", "-q", "--out", str(tmp_path / "d")])
     assert bad.exit_code == 2 and "no encoding named" in bad.output
+
+
+def test_fingerprint_follows_the_model_file(tmp_path):
+    """Retraining a model (same path, new weights) changes the strategy's fingerprint."""
+    from strategies.fingerprint import fingerprint
+
+    enc = get_encoding("danzero")
+    width = enc.state_size + enc.action_size
+    path = linear_model(tmp_path / "m.onnx", np.zeros(width))
+    spec = f"onnx:{path}@danzero"
+    before = fingerprint(spec)
+    assert fingerprint(spec) == before
+    linear_model(tmp_path / "m.onnx", np.ones(width))
+    assert fingerprint(spec)["hash"] != before["hash"]
