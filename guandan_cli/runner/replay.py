@@ -62,9 +62,17 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     """The text of one deal (see the module docstring)."""
     options = options or {}
     rules = get_ruleset(
-        rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
+        rec["ruleset"],
+        a_fail_limit=options.get("a_fail_limit"),
+        max_deals=options.get("max_deals"),
+        tribute=options.get("tribute"),
     )
-    setup = record_setup(rec, prev, rules)
+    if options.get("setups") is not None and options.get("seed") is not None:  # a run of setups
+        from guandan_cli.runner.setups import source_setup
+
+        setup = source_setup(options["setups"], options["seed"], rec["match"], rules).setup
+    else:
+        setup = record_setup(rec, prev, rules)
     deal = replay(setup, record_actions(rec))
     strategies = rec["strategies"]
 
@@ -89,7 +97,8 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     out.append("")
     kind = deal.tribute_kind
     if kind == "none":
-        out.append("tribute: none (first deal of the match)")
+        why = "first deal of the match" if setup.previous is None else "tribute switched off"
+        out.append(f"tribute: none ({why})")
     elif kind == "resisted":
         seats = " and ".join(f"seat {s}" for s in deal.resisted_by)
         out.append(f"tribute: resisted (抗贡) by {seats}, holding both big jokers")

@@ -57,6 +57,8 @@ DEFAULTS = {
     "part_size": 1000,
 }
 DEFAULT_CHUNK = 8
+#: options of runs made of setups (``guandan experiment``): in the manifest's config only when set
+SETUP_RUN_KEYS = ("setups", "tribute")
 
 
 class SimulationInputError(ValueError):
@@ -134,6 +136,7 @@ def run_id_of(config: dict) -> str:
         config["ruleset"],
         config["a_fail_limit"],
         config["max_deals"],
+        *(f"{k}={config[k]}" for k in SETUP_RUN_KEYS if config.get(k) is not None),
     )
     return f"{h:016x}"
 
@@ -235,7 +238,8 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
         plan = plan_parts(stored["matches"], stored["part_size"])
         if not all(part_complete(out, i, stored["compression"]) for i, _a, _b in plan):
             existing["state"] = "incomplete"  # a part went missing: redo it
-    differ = [k for k, v in explicit.items() if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v)]
+    keys = (*IDENTITY_KEYS, *SETUP_RUN_KEYS)
+    differ = [k for k in keys if k in explicit and _norm(stored.get(k)) != _norm(explicit[k])]
     if stored.get("schema_version") != SCHEMA_VERSION:
         differ.append("schema_version")
     if differ:
@@ -337,6 +341,8 @@ def simulate(
     part_size: int | None = None,
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
+    setups: str | None = None,
+    tribute: str | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -357,6 +363,9 @@ def simulate(
       per log part (fixed for a run).
     - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
       called with the increments after each task.
+    - ``setups`` (a run of setups, as ``guandan experiment`` writes): match ``i`` is setup
+      ``i`` of this source of ``runner.setups.SETUP_SOURCES``, played as one deal;
+      ``tribute``: the ruleset's tribute option (``on``, ``off``, ``paid``).
     """
     if backend == "local" and (workers is None or workers > 1):
         where = unguarded_main_call()
@@ -376,9 +385,18 @@ def simulate(
             "max_deals": max_deals,
             "compression": compression,
             "part_size": part_size,
+            "setups": setups,
+            "tribute": tribute if tribute != "on" else None,
         }.items()
         if v is not None
     }
+    if setups is not None:
+        from guandan_cli.runner.setups import SETUP_SOURCES
+
+        if setups not in SETUP_SOURCES:
+            raise SimulationInputError(
+                f"unknown setup source {setups!r}: expected one of {', '.join(SETUP_SOURCES)}"
+            )
     for name, value in (
         ("matches", matches),
         ("part-size", part_size),
@@ -421,8 +439,12 @@ def simulate(
         return Run(out)  # resume=True on a finished run: nothing to do
     base = dict(DEFAULTS)
     if existing is not None:
-        base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
+        base.update(
+            {k: existing["config"][k] for k in (*DEFAULTS, *SETUP_RUN_KEYS) if k in existing["config"]}
+        )
     config = base | explicit
+    for k in SETUP_RUN_KEYS:
+        config.setdefault(k, None)
     config["strategies"] = parse_strategies(config["strategies"])
     config["schema_version"] = SCHEMA_VERSION
 
@@ -430,7 +452,12 @@ def simulate(
     from guandan_cli.engine.rules import get_ruleset
 
     try:
-        get_ruleset(config["ruleset"], a_fail_limit=config["a_fail_limit"], max_deals=config["max_deals"])
+        get_ruleset(
+            config["ruleset"],
+            a_fail_limit=config["a_fail_limit"],
+            max_deals=config["max_deals"],
+            tribute=config["tribute"],
+        )
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
 
@@ -478,6 +505,8 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         a_fail_limit=config["a_fail_limit"],
         max_deals=config["max_deals"],
         on_error=on_error,
+        setups=config["setups"],
+        tribute=config["tribute"],
     )
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
@@ -515,13 +544,10 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         "package_version": __version__,
         "run_id": run_id,
         "command": command or canonical_command(config),
-        "config": {k: config[k] for k in IDENTITY_KEYS},
+        "config": {k: config[k] for k in IDENTITY_KEYS}
+        | {k: config[k] for k in SETUP_RUN_KEYS if config[k] is not None},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
-        "ruleset": {
-            "name": config["ruleset"],
-            "a_fail_limit": config["a_fail_limit"],
-            "max_deals": config["max_deals"],
-        },
+        "ruleset": spec.rules().to_dict(),
         "options": {
             "on_error": on_error,
             "workers": workers,

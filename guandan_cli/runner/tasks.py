@@ -36,6 +36,17 @@ class RunSpec:
     a_fail_limit: int | None = None
     max_deals: int | None = None
     on_error: str = "stop"
+    #: a run of setups (``guandan experiment``): match ``i`` is setup ``i`` of this source
+    #: (``runner.setups.SETUP_SOURCES``), played as a one-deal match; ``None``: whole matches
+    setups: str | None = None
+    #: the ruleset's ``tribute`` option (``on``, ``off``, ``paid``; ``None`` is ``on``)
+    tribute: str | None = None
+
+    def rules(self):
+        """The ruleset with this run's options."""
+        return get_ruleset(
+            self.ruleset, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals, tribute=self.tribute
+        )
 
 
 @dataclass
@@ -76,7 +87,9 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error)."""
     from strategies.registry import make_players
 
-    rules = rules or get_ruleset(spec.ruleset, a_fail_limit=spec.a_fail_limit, max_deals=spec.max_deals)
+    rules = rules or spec.rules()
+    if spec.setups is not None:
+        return play_setup_match(spec, index, rules)
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
@@ -116,11 +129,49 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
 
 
+def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
+    """Play setup ``index`` of ``spec.setups`` as a one-deal match (see ``play_match``).
+
+    The players are seeded by the setup's match seed, so two runs that differ only in a
+    rule option play the same hands with the same players.
+    """
+    from guandan_cli.runner.setups import play_setup, source_setup
+    from strategies.registry import make_players
+
+    item = source_setup(spec.setups, spec.seed, index, rules)
+    players = make_players(_classes(spec.strategies), item.match_seed)
+    strategies = list(spec.strategies)
+    lines: list[bytes] = []
+    error = None
+    levels = item.setup.levels
+    winner, capped = None, False
+    try:
+        played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
+    except StrategyError as exc:
+        error = str(exc)
+    else:
+        lines.append(dumps_line(played.record))
+        levels, winner, capped = played.update.levels_after, played.update.winner, played.update.capped
+    mrec = match_record(
+        run_id=spec.run_id,
+        match_index=index,
+        match_seed=item.match_seed,
+        strategies=strategies,
+        ruleset=rules.name,
+        deals=len(lines),
+        final_levels=(levels[0], levels[1]),
+        winner=winner,
+        capped=capped,
+        error=error,
+    )
+    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
+
+
 def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
     """Play matches ``start … stop-1`` of ``spec``; see the module docstring."""
     spec, start, stop = task
     res = TaskResult(start, stop)
-    rules = get_ruleset(spec.ruleset, a_fail_limit=spec.a_fail_limit, max_deals=spec.max_deals)
+    rules = spec.rules()
     deal_parts: list[bytes] = []
     match_parts: list[bytes] = []
     wins = [0, 0]
@@ -150,4 +201,4 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
     return res
 
 
-__all__ = ["ON_ERROR", "RunSpec", "TaskResult", "match_seed", "play_match", "run_task"]
+__all__ = ["ON_ERROR", "RunSpec", "TaskResult", "match_seed", "play_match", "play_setup_match", "run_task"]

@@ -9,7 +9,9 @@ tribute and return, first leader, finish order, double-down, upgrade, levels aft
 end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
 seed, the first leader drawn from the match seed), the order of deals in a match and each
 match record (deals, final levels, winner, cap, error) are checked against the deals too;
-with a manifest, each part's sha256 as well.
+with a manifest, each part's sha256 as well. A run of setups (``guandan experiment``, the
+manifest's ``config.setups``) is rebuilt from its source instead: match ``m`` is setup ``m``
+(``runner.setups.source_setup``), its seeds, situation and hands are checked against it.
 
 Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all.
 """
@@ -20,17 +22,18 @@ import hashlib
 import os
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from guandan_cli.engine.cards import deal_hands, parse_cards
 from guandan_cli.engine.deal import OVER, IllegalActionError, replay
-from guandan_cli.engine.match import Match, deal_seed
+from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import ScanStats, iter_records, part_files
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.runner.setups import source_setup
 from guandan_cli.runner.tasks import match_seed as _match_seed
 
 
@@ -114,6 +117,9 @@ class _RunVerifier:
         self.max_deals = cfg.get("max_deals")
         self.run_id = (manifest or {}).get("run_id")
         self.strategies = cfg.get("strategies")
+        self.tribute = cfg.get("tribute")
+        self.setups = cfg.get("setups")  # a run of setups: match m is setup m of this source
+        self._sourced: dict[int, object] = {}
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
@@ -124,9 +130,24 @@ class _RunVerifier:
         r = self._rules.get(name)
         if r is None:
             r = self._rules[name] = get_ruleset(
-                name, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals
+                name, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals, tribute=self.tribute
             )
         return r
+
+    def sourced(self, m: int, rules):
+        """Setup ``m`` of the run's setup source (a run of setups only)."""
+        item = self._sourced.get(m)
+        if item is None:
+            item = self._sourced[m] = source_setup(self.setups, self.seed, m, rules)
+        return item
+
+    def match_seed_of(self, m: int, rules=None) -> int | None:
+        """The seed match ``m`` must have (``None`` without a manifest)."""
+        if self.seed is None:
+            return None
+        if self.setups is not None:
+            return self.sourced(m, rules or self.rules(get_ruleset().name)).match_seed
+        return _match_seed(self.seed, m)
 
     # -------------------------------------------------------------- deals
 
@@ -147,7 +168,13 @@ class _RunVerifier:
 
     def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
         m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
-        if self.seed is not None and mseed != _match_seed(self.seed, m):
+        try:
+            rules = self.rules(rec["ruleset"])
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
+        want_seed = self.match_seed_of(m, rules)
+        if want_seed is not None and mseed != want_seed:
             problems.append(f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}")
         if self.run_id is not None and rec["run_id"] != self.run_id:
             problems.append(f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
@@ -155,13 +182,16 @@ class _RunVerifier:
             problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
         if rec["deal_seed"] != deal_seed(mseed, d):
             problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
-        try:
-            rules = self.rules(rec["ruleset"])
-        except ValueError as exc:
-            problems.append(str(exc))
-            return
         prev = st.last
-        if prev is None:
+        sourced = None
+        if self.setups is not None and self.seed is not None:
+            if prev is not None or d != 0:
+                problems.append(f"a run of setups ({self.setups}) has one deal per match, not deal {d}")
+                return
+            sourced = self.sourced(m, rules).setup
+            levels_before = [level_token(x) for x in sourced.levels]
+            level_team = sourced.level_team
+        elif prev is None:
             if d != 0:
                 problems.append(f"the first line of match {m} is deal {d}, not deal 0")
                 return
@@ -193,7 +223,7 @@ class _RunVerifier:
             return
         if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
             problems.append("hands are not the ones dealt from deal_seed")
-        setup = record_setup(rec, prev, rules)
+        setup = record_setup(rec, prev, rules) if sourced is None else replace(sourced, rules=rules)
         try:
             actions = record_actions(rec)
         except ValueError as exc:
@@ -239,7 +269,11 @@ class _RunVerifier:
         out: list[str] = []
         last = st.last if st else None
         n = st.deals if st else 0
-        if self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
+        try:
+            want_seed = self.match_seed_of(m, self.rules(rec["ruleset"]))
+        except ValueError:
+            want_seed = None
+        if want_seed is not None and rec["match_seed"] != want_seed:
             out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
         if last is not None and rec["match_seed"] != last["match_seed"]:
             out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")
