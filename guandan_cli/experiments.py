@@ -128,7 +128,7 @@ class ExperimentResult:
         )
         for row in self.effects.iter_rows(named=True):
             lines.append(
-                f"  {METRIC_LABELS[row['metric']]:<26} A {row['a']:.3f}  B {row['b']:.3f}  "
+                f"  {METRIC_LABELS[row['metric']]:<28} A {row['a']:.3f}  B {row['b']:.3f}  "
                 f"A−B {row['effect']:+.4f} [{row['effect_lo']:+.4f}, {row['effect_hi']:+.4f}]"
                 f"  ({row['differ']} of {row['pairs']} setups differ)"
             )
