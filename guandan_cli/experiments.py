@@ -25,7 +25,8 @@ for the *receiving side*, the previous 上游's team (the deal's ``level_team``)
 - ``first_out``: the previous 上游 itself goes out first again.
 
 ``effect`` = mean over setups of (A − B) with a 95% interval mean ± 1.96·sd/√n of the
-paired differences (``pairs`` setups, ``differ`` of them with A ≠ B).
+paired differences, clipped to their range as the reports clip means (``pairs`` setups,
+``differ`` of them with A ≠ B).
 
 >>> sorted(EXPERIMENTS)
 ['resistance', 'ruleset', 'tribute']
@@ -192,8 +193,8 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
                 "a": float(both[m].mean()) if n else math.nan,
                 "b": float(both[f"{m}_b"].mean()) if n else math.nan,
                 "effect": mean,
-                "effect_lo": mean - half,
-                "effect_hi": mean + half,
+                "effect_lo": max(mean - half, float(diff.min())) if n else math.nan,
+                "effect_hi": min(mean + half, float(diff.max())) if n else math.nan,
                 "differ": int((diff != 0).sum()),
             }
         )
