@@ -213,27 +213,34 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def effect_figure(result_effects: pl.DataFrame, title: str):
-    """A matplotlib Figure: each metric's paired effect A − B with its 95% interval."""
+def effect_figure(effects: pl.DataFrame, title: str):
+    """A matplotlib Figure of the paired effects A − B with 95% intervals: rates (win,
+    first out) on the left, the upgrade in levels on the right."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.0, 3.2), layout="constrained")
+    fig = Figure(figsize=(9.0, 2.8), layout="constrained")
     FigureCanvasAgg(fig)
-    ax = fig.subplots()
-    df = result_effects
-    labels = [METRIC_LABELS[m] for m in df["metric"]]
-    ys = list(range(len(labels)))[::-1]
-    eff = df["effect"].to_list()
-    lo = [max(0.0, e - x) for e, x in zip(eff, df["effect_lo"].to_list())]
-    hi = [max(0.0, x - e) for e, x in zip(eff, df["effect_hi"].to_list())]
-    ax.errorbar(eff, ys, xerr=[lo, hi], fmt="o", capsize=4)
-    ax.axvline(0.0, color="grey", linestyle="--", linewidth=0.8)
-    ax.set_yticks(ys)
-    ax.set_yticklabels(labels)
-    ax.set_xlabel("paired effect A − B (95% CI)")
-    ax.set_title(title, fontsize="medium")
-    ax.grid(axis="x", alpha=0.3)
+    axes = fig.subplots(1, 2, width_ratios=(3, 2))
+    panels = (
+        (axes[0], ("win", "first_out"), "rate difference A − B"),
+        (axes[1], ("upgrade",), "levels A − B"),
+    )
+    for ax, metrics, xlabel in panels:
+        df = effects.filter(pl.col("metric").is_in(metrics))
+        ys = list(range(df.height))[::-1]
+        eff = df["effect"].to_list()
+        lo = [max(0.0, e - x) for e, x in zip(eff, df["effect_lo"].to_list())]
+        hi = [max(0.0, x - e) for e, x in zip(eff, df["effect_hi"].to_list())]
+        ax.errorbar(eff, ys, xerr=[lo, hi], fmt="o", capsize=4)
+        ax.axvline(0.0, color="grey", linestyle="--", linewidth=0.8)
+        ax.set_yticks(ys)
+        ax.set_yticklabels([METRIC_LABELS[m] for m in df["metric"]])
+        ax.set_ylim(-0.6, len(ys) - 0.4)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    n = effects["pairs"][0] if effects.height else 0
+    fig.suptitle(f"{title} ({n} paired setups, 95% CI)", fontsize="medium")
     return fig
 
 
