@@ -16,12 +16,12 @@ True
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import math
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,30 +29,16 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 
 
 def strategy_spec(strategy: str | type) -> str:
-    """A spec string that a worker process can load: a name, ``module:Class`` or ``file.py:Class``."""
+    """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
+    defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
+    sent to the workers by value; see ``guandan_cli.runner.simulate.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
         raise TypeError(f"a strategy is a name or a class, got {strategy!r}")
-    module = strategy.__module__
-    owner = sys.modules.get(module)
-    if owner is None or getattr(owner, strategy.__qualname__, None) is not strategy:
-        raise ValueError(
-            f"strategy class {strategy.__qualname__} cannot be imported by name from {module!r}, so worker "
-            "processes cannot import it: define it at the top level of a .py file or module"
-        )
-    if module not in ("__main__", "__mp_main__") and "<" not in strategy.__qualname__:
-        return f"{module}:{strategy.__qualname__}"
-    try:
-        path = inspect.getfile(strategy)
-    except (TypeError, OSError):
-        path = None
-    if path and os.path.isfile(path) and path.endswith(".py"):
-        return f"{path}:{strategy.__qualname__}"
-    raise ValueError(
-        f"strategy class {strategy.__qualname__} is defined where worker processes cannot import it "
-        "(a notebook cell or an interactive session): put it in a .py file or module"
-    )
+    from guandan_cli.runner.simulate import class_spec
+
+    return class_spec(strategy)[0]
 
 
 def _label(strategy: str | type) -> str:
@@ -66,9 +52,20 @@ def _label(strategy: str | type) -> str:
     return getattr(strategy, "name", None) or strategy.__name__
 
 
+DUPLICATE_MODES = ("match", "deal")
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
 @dataclass
 class CompareResult:
-    """The figures of a comparison of A against B, and the per-pair data (``pairs``)."""
+    """The figures of a comparison of A against B, and the per-pair data (``pairs``).
+
+    ``duplicate`` is ``"match"`` (a pair is a match seed played with the teams swapped) or
+    ``"deal"`` (a pair is one deal setup played with the teams swapped, from ``setups``).
+    """
 
     a: str
     b: str
@@ -84,6 +81,11 @@ class CompareResult:
     level_gain: float
     level_gain_ci: tuple[float, float]
     runs: tuple = field(default_factory=tuple)
+    duplicate: str = "match"
+    setups: str | None = None
+    first_outs: int = 0
+    #: deal mode: the deal win rate's and first-out rate's intervals (bootstrap over pairs)
+    pair_intervals: dict = field(default_factory=dict)
 
     @property
     def games(self) -> int:
@@ -103,51 +105,82 @@ class CompareResult:
 
     @property
     def deal_ci(self) -> tuple[float, float]:
+        if "deal" in self.pair_intervals:
+            return self.pair_intervals["deal"]
         return wilson_interval(self.deal_wins, self.deals)
 
+    @property
+    def first_out_rate(self) -> float:
+        """The share of deals in which a player of A's team went out first (上游)."""
+        return self.first_outs / self.deals if self.deals else math.nan
+
+    @property
+    def first_out_ci(self) -> tuple[float, float]:
+        if "first_out" in self.pair_intervals:
+            return self.pair_intervals["first_out"]
+        return wilson_interval(self.first_outs, self.deals)
+
     def verdict(self) -> str:
-        """``A > B: +0.41 levels/deal [0.33, 0.49], matches 78% [74, 82]`` (``≈`` when the CI spans 0)."""
+        """``A > B: +0.41 levels/deal [0.33, 0.49], matches 78% [74, 82], …`` (``≈`` when the CI spans 0).
+
+        Deal mode names deals and first-out rates instead of matches.
+        """
         lo, hi = self.level_gain_ci
         sign = ">" if lo > 0 else "<" if hi < 0 else "≈"
+        head = f"{self.a} {sign} {self.b}: {self.level_gain:+.2f} levels/deal [{lo:.2f}, {hi:.2f}], "
+        dlo, dhi = self.deal_ci
+        deals = f"deals {self.deal_rate:.0%} [{dlo * 100:.0f}, {dhi * 100:.0f}]"
+        if self.duplicate == "deal":
+            flo, fhi = self.first_out_ci
+            return f"{head}{deals}, first out {self.first_out_rate:.0%} [{flo * 100:.0f}, {fhi * 100:.0f}]"
         mlo, mhi = self.match_ci
-        return (
-            f"{self.a} {sign} {self.b}: {self.level_gain:+.2f} levels/deal [{lo:.2f}, {hi:.2f}], "
-            f"matches {self.match_rate:.0%} [{mlo * 100:.0f}, {mhi * 100:.0f}], "
-            f"deals {self.deal_rate:.0%} [{self.deal_ci[0] * 100:.0f}, {self.deal_ci[1] * 100:.0f}]"
-        )
+        return f"{head}matches {self.match_rate:.0%} [{mlo * 100:.0f}, {mhi * 100:.0f}], {deals}"
+
+    def describe(self) -> str:
+        """What was played, in one line (``heuristic vs greedy: 100 deal pairs (fresh setups) = 200 deals``)."""
+        if self.duplicate == "deal":
+            return (
+                f"{self.a} vs {self.b}: {self.matches} deal pairs ({self.setups} setups) = {self.deals} deals"
+            )
+        design = "duplicate pairs" if self.paired else "unpaired"
+        return f"{self.a} vs {self.b}: {self.matches} {design} = {self.games} matches, {self.deals} deals"
 
     def table(self) -> object:
         """The figures as a one-row-per-measure Polars frame."""
         import polars as pl
 
-        mlo, mhi = self.match_ci
         dlo, dhi = self.deal_ci
         glo, ghi = self.level_gain_ci
-        return pl.DataFrame(
-            {
-                "measure": ["match win rate", "deal win rate", "level gain per deal"],
-                "value": [self.match_rate, self.deal_rate, self.level_gain],
-                "ci_low": [mlo, dlo, glo],
-                "ci_high": [mhi, dhi, ghi],
-                "n": [self.games, self.deals, self.matches],
-            }
-        )
+        flo, fhi = self.first_out_ci
+        measures = ["deal win rate", "first-out rate", "level gain per deal"]
+        values = [self.deal_rate, self.first_out_rate, self.level_gain]
+        lows, highs, ns = [dlo, flo, glo], [dhi, fhi, ghi], [self.deals, self.deals, self.deals]
+        if self.duplicate == "match":
+            mlo, mhi = self.match_ci
+            measures.insert(0, "match win rate")
+            values.insert(0, self.match_rate)
+            lows.insert(0, mlo)
+            highs.insert(0, mhi)
+            ns.insert(0, self.games)
+        return pl.DataFrame({"measure": measures, "value": values, "ci_low": lows, "ci_high": highs, "n": ns})
 
 
 def _per_match(run, a_team: int):
-    """Per match: A's match result, deals, A deal wins, A level gain."""
+    """Per match: A's match result, deals, A deal wins, A first outs, A level gain."""
     import polars as pl
 
     deals = (
         run.scan()
-        .select("match", "winner_team", "upgrade")
+        .select("match", "winner_team", "upgrade", "finish_order")
         .with_columns(
             a_won=pl.col("winner_team") == a_team,
+            a_first=(pl.col("finish_order").list.first() % 2) == a_team,
         )
         .group_by("match")
         .agg(
             deals=pl.len(),
             a_deal_wins=pl.col("a_won").sum(),
+            a_first_outs=pl.col("a_first").sum(),
             a_gain=pl.when(pl.col("a_won")).then(pl.col("upgrade")).otherwise(-pl.col("upgrade")).sum(),
         )
     )
@@ -162,11 +195,29 @@ def _per_match(run, a_team: int):
             .otherwise(None),
             deals=pl.col("deals").fill_null(0),
             a_deal_wins=pl.col("a_deal_wins").fill_null(0),
+            a_first_outs=pl.col("a_first_outs").fill_null(0),
             a_gain=pl.col("a_gain").fill_null(0),
         )
         .sort("match")
         .collect()
     )
+
+
+def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, str]:
+    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
+    from guandan_cli.runner.rundir import read_manifest
+    from guandan_cli.runner.simulate import SimulationInputError, identity_changes
+
+    try:
+        manifest = read_manifest(where) if where.is_dir() else None
+    except ValueError as exc:
+        raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
+    if manifest is None:
+        return "new", ""
+    changes = identity_changes(manifest, wanted, fingerprints)
+    if changes:
+        return "changed", changes[0]
+    return ("stored" if manifest.get("state") == "complete" else "partial"), ""
 
 
 def compare(
@@ -181,43 +232,127 @@ def compare(
     max_deals: int | None = None,
     a_fail_limit: int | None = None,
     paired: bool = True,
+    duplicate: str = "match",
+    setups: str | os.PathLike = "fresh",
     progress: bool = False,
     resume: bool = True,
+    force: bool = False,
+    on_error: str = "stop",
     bootstrap: int = 2000,
+    notify: Callable[[str], None] | None = _stderr,
 ) -> CompareResult:
-    """Compare strategy ``a`` with ``b`` over ``matches`` duplicate pairs (2 × matches games).
+    """Compare strategy ``a`` with ``b`` over ``matches`` duplicate pairs.
+
+    ``duplicate="match"`` (the default): each pair is a match seed played twice, A's team at
+    seats 0/2 then at 1/3 (2 × matches games). ``duplicate="deal"``: each pair is one deal
+    setup from ``setups`` (``"fresh"``, ``"random"`` or a run directory, see
+    ``guandan_cli.runner.setups``) played twice, A's team holding one side's cards and
+    situation, then the other's; luck cancels within each deal, so intervals are narrower.
 
     Writes two runs like ``simulate`` under ``out`` (``A-vs-B-sSEED-nMATCHES/ab`` with A at
-    seats 0/2 and ``…/ba`` with A at seats 1/3), so ``guandan analyze`` works on them. With
-    ``paired=False`` the second run uses other seeds (an unpaired design, for contrast).
-    With ``resume`` (the default) runs already under ``out`` are continued or reused.
+    seats 0/2 and ``…/ba`` with A at seats 1/3), so ``guandan analyze`` works on them
+    (``out=None``: a temporary folder, removed before returning; ``runs`` is then empty).
+    With ``paired=False`` the second run uses other seeds (an unpaired design, for contrast).
+
+    Stored runs under ``out`` are reused only when they are what this call would play:
+    same seeds, options and strategies' code (``strategies.fingerprint``). Otherwise they
+    are recomputed; ``notify`` (default: print to stderr) is told in one line which
+    happened. ``force=True`` recomputes in any case; ``resume=False`` refuses to reuse.
+    ``on_error``: ``"stop"`` or ``"record"`` (an errored match counts as unfinished).
     """
-    import polars as pl
-
-    from guandan_cli.runner.simulate import simulate
-
+    if duplicate not in DUPLICATE_MODES:
+        raise ValueError(
+            f"unknown duplicate mode {duplicate!r}: expected one of {', '.join(DUPLICATE_MODES)}"
+        )
     if matches < 1:
         raise ValueError(f"matches must be positive, got {matches}")
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
+            res = compare(
+                a, b, matches, seed, workers=workers, out=tmp, ruleset=ruleset, max_deals=max_deals,
+                a_fail_limit=a_fail_limit, paired=paired, duplicate=duplicate, setups=setups,
+                progress=progress, resume=resume, force=force, on_error=on_error, bootstrap=bootstrap,
+                notify=None,
+            )  # fmt: skip
+            res.pairs = res.pairs.clone()
+            res.runs = ()
+            return res
+    return _compare(
+        a, b, matches, seed, workers, Path(out), ruleset, max_deals, a_fail_limit, paired, duplicate,
+        str(setups), progress, resume, force, on_error, bootstrap, notify,
+    )  # fmt: skip
+
+
+def _compare(
+    a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
+    progress, resume, force, on_error, bootstrap, notify,
+) -> CompareResult:  # fmt: skip
+    import polars as pl
+
+    from guandan_cli.runner.simulate import by_value_classes, simulate, strategy_fingerprints
+
     sa, sb = strategy_spec(a), strategy_spec(b)
+    classes = by_value_classes([a, b])
+    oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
     la, lb = _label(a), _label(b)
-    base = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="guandan-compare-"))
-    folder = base / f"{_safe(la)}-vs-{_safe(lb)}-s{seed}-n{matches}{'' if paired else '-unpaired'}"
-    common = dict(
-        matches=matches,
-        ruleset=ruleset,
-        max_deals=max_deals,
-        a_fail_limit=a_fail_limit,
-        workers=workers,
-        progress=progress,
-    )
+    deal_mode = duplicate == "deal"
+    if deal_mode:
+        if not paired:
+            raise ValueError("deal-level duplicates are paired by construction: drop paired=False")
+        source = setups if setups in ("fresh", "random") else _safe(Path(setups).name)
+        name = f"{_safe(la)}-vs-{_safe(lb)}-deals-{source}-s{seed}-n{matches}"
+    else:
+        name = f"{_safe(la)}-vs-{_safe(lb)}-s{seed}-n{matches}{'' if paired else '-unpaired'}"
+    folder = base / name
     seed_ba = seed if paired else seed + 1_000_003
+    common = dict(matches=matches, ruleset=ruleset, a_fail_limit=a_fail_limit, workers=workers)
+    common |= dict(max_deals=max_deals, on_error=on_error, setups=setups if deal_mode else None)
+    plan = [
+        (seed, [sa, sb, sa, sb], folder / "ab", f"{la} vs {lb}"),
+        (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, swapped"),
+    ]
+    objects = {sa: oa, sb: ob}
+    fingerprints = strategy_fingerprints([sa, sb], classes)
+    status = []
+    for seed_, seats, where, _ in plan:
+        wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
+        wanted |= {"a_fail_limit": a_fail_limit, "max_deals": 1 if deal_mode else max_deals}
+        wanted["setups"] = setups if deal_mode else None
+        status.append(_stored_status(where, wanted, fingerprints))
+    kinds = [k for k, _ in status]
+    if notify is not None and not force:
+        if "changed" in kinds:
+            what = next(w for k, w in status if k == "changed")
+            notify(f"{what} since {folder} was written: recomputing")
+        elif kinds == ["stored", "stored"]:
+            notify(
+                f"reusing the stored results in {folder} (same code, seeds and options; --force recomputes)"
+            )
+        elif "partial" in kinds or "stored" in kinds:
+            notify(f"continuing the unfinished comparison in {folder}")
+    runs = []
+    for (seed_, seats, where, text), (kind, _w) in zip(plan, status):
+        if kind in ("stored", "partial") and not resume and not force:
+            from guandan_cli.runner.simulate import SimulationInputError
 
-    def run(seed_: int, seats: list[str], where: Path):
-        again = resume and (where / "manifest.json").is_file()
-        return simulate(seed=seed_, strategies=seats, out=where, resume=again, **common)
-
-    run_ab = run(seed, [sa, sb, sa, sb], folder / "ab")
-    run_ba = run(seed_ba, [sb, sa, sb, sa], folder / "ba")
+            raise SimulationInputError(
+                f"{where} holds a stored run; use --force to recompute, or another --out"
+            )
+        again = kind in ("stored", "partial") and not force
+        redo = force or kind == "changed"
+        runs.append(
+            simulate(
+                seed=seed_,
+                strategies=[objects[x] for x in seats],
+                out=where,
+                resume=again,
+                force=redo and kind != "new",
+                progress=progress,
+                label=text,
+                **common,
+            )  # fmt: skip
+        )
+    run_ab, run_ba = runs
     ab = _per_match(run_ab, 0)
     ba = _per_match(run_ba, 1)
     pairs = (
@@ -228,6 +363,7 @@ def compare(
             pl.col("a_match_swapped").alias("a_match_seats13"),
             (pl.col("deals") + pl.col("deals_swapped")).alias("deals"),
             (pl.col("a_deal_wins") + pl.col("a_deal_wins_swapped")).alias("a_deal_wins"),
+            (pl.col("a_first_outs") + pl.col("a_first_outs_swapped")).alias("a_first_outs"),
             (pl.col("a_gain") + pl.col("a_gain_swapped")).alias("a_level_gain"),
         )
         .sort("match")
@@ -238,12 +374,18 @@ def compare(
     unfinished = results.len() - wins - losses
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
+    intervals = {}
     if paired:
         ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed)
     else:  # unpaired: the units are the individual matches
         g = ab["a_gain"].to_list() + ba["a_gain"].to_list()
         n = ab["deals"].to_list() + ba["deals"].to_list()
         ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed)
+    if deal_mode:  # the unit is the deal pair: every figure's interval resamples pairs
+        for key, col in (("deal", "a_deal_wins"), ("first_out", "a_first_outs")):
+            intervals[key] = bootstrap_ratio_interval(
+                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed
+            )
     total_deals = sum(ndeals)
     return CompareResult(
         a=la,
@@ -260,6 +402,10 @@ def compare(
         level_gain=sum(gains) / total_deals if total_deals else math.nan,
         level_gain_ci=ci,
         runs=(run_ab, run_ba),
+        duplicate=duplicate,
+        setups=setups if deal_mode else None,
+        first_outs=int(pairs["a_first_outs"].sum()),
+        pair_intervals=intervals,
     )
 
 
@@ -267,14 +413,74 @@ def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)[:60]
 
 
+#: the rating model of tournaments (openskill's defaults; see docs/strategies.md)
+RATING_MODEL = "openskill PlackettLuce (μ 25, σ 25/3, β 25/6, τ 25/300)"
+Z95 = 1.959963984540054
+
+
 @dataclass
 class TournamentResult:
-    """A round robin of duplicate comparisons: the leaderboard, the win-rate matrix, each pairing."""
+    """A round robin of duplicate comparisons: the leaderboard, the win-rate matrix, each pairing.
+
+    ``leaderboard``: one row per strategy: ``rank``, ``strategy``, openskill ``mu`` and
+    ``sigma``, the rating interval ``rating_low``/``rating_high`` (μ ± 1.96σ), ``ordinal``
+    (μ − 3σ, which orders the board), and the games (matches, or deals in deal mode) won.
+    ``matrix``: the row strategy's win rate against each column strategy (``None`` on the diagonal).
+    """
 
     strategies: list[str]
     results: dict  # (a, b) -> CompareResult
     leaderboard: object  # pl.DataFrame
     matrix: object  # pl.DataFrame: row strategy's match win rate against each column strategy
+    duplicate: str = "match"
+
+    def report(self, width: int = 80) -> str:
+        """The leaderboard, the win-rate matrix and each pairing's verdict as plain text tables.
+
+        Lines fit in ``width`` columns: a name too long for its column ends in ``…``, and a
+        matrix too wide for the names as column heads numbers its columns by rank.
+        """
+        unit = "deals" if self.duplicate == "deal" else "matches"
+        lines = [f"leaderboard: {RATING_MODEL}", "rating: μ [μ ± 1.96σ], ranked by μ − 3σ"]
+        name_w = min(max(8, *(len(n) for n in self.strategies)), max(8, width - 58))
+
+        def fit(name: str, w: int = name_w) -> str:
+            return name if len(name) <= w else name[: w - 1] + "…"
+
+        won_h = f"{unit} won"
+        lines.append(
+            f"{'rank':>4}  {'strategy':<{name_w}}  {'rating':>6}  {'95% interval':<12}  {won_h:>11}  {'rate':>4}  95% CI"
+        )
+        for r in self.leaderboard.iter_rows(named=True):
+            interval = f"[{r['rating_low']:.1f}, {r['rating_high']:.1f}]"
+            won = f"{r['wins']}/{r['games']}"
+            rate = f"{r['win_rate']:.0%}" if r["games"] else "n/a"
+            ci = f"[{r['ci_low'] * 100:.0f}, {r['ci_high'] * 100:.0f}]"
+            lines.append(
+                f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
+            )
+        lines.append("")
+        lines.append(f"{unit[:-2] if unit == 'matches' else unit[:-1]} win rate, row against column")
+        order = self.leaderboard["strategy"].to_list()
+        cells = {r["strategy"]: r for r in self.matrix.iter_rows(named=True)}
+        col_w = max(5, *(len(n) for n in order))
+        rows, row_w, headers = [fit(x) for x in order], name_w, order
+        if name_w + (col_w + 2) * len(order) > width:  # too wide: number the columns by rank
+            col_w, headers, row_w = 4, [f"#{i}" for i in range(1, len(order) + 1)], name_w + 4
+            lines[-1] += " (columns by rank)"
+            rows = [f"#{i:<2} {fit(x)}" for i, x in enumerate(order, 1)]
+        lines.append((" " * row_w + "".join(f"  {h:>{col_w}}" for h in headers)).rstrip())
+        for x, shown_name in zip(order, rows):
+            row = cells[x]
+            shown = ["—" if x == y or row[y] is None else f"{row[y]:.0%}" for y in order]
+            lines.append(f"{shown_name:<{row_w}}" + "".join(f"  {v:>{col_w}}" for v in shown))
+        lines.append("")
+        lines.append("pairings (level gain per deal of the first against the second)")
+        for res in self.results.values():
+            lo, hi = res.level_gain_ci
+            sign = ">" if lo > 0 else "<" if hi < 0 else "≈"
+            lines.append(f"  {res.a} {sign} {res.b}: {res.level_gain:+.2f} levels/deal [{lo:.2f}, {hi:.2f}]")
+        return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike | None = None):
         """A heat map of the win-rate matrix (matplotlib Figure; saved when ``path`` is given)."""
@@ -295,16 +501,91 @@ class TournamentResult:
         ax.set_yticks(range(k), names)
         ax.set_xlabel("opponent")
         ax.set_ylabel("strategy")
-        ax.set_title("Match win rate (duplicate pairs)")
+        unit = "Deal" if self.duplicate == "deal" else "Match"
+        ax.set_title(f"{unit} win rate (duplicate pairs)")
         for i in range(k):
             for j in range(k):
                 if i != j and not math.isnan(grid[i][j]):
                     ax.text(j, i, f"{grid[i][j]:.0%}", ha="center", va="center", fontsize=10)
-        fig.colorbar(im, ax=ax, label="match win rate of row vs column")
+        fig.colorbar(im, ax=ax, label=f"{unit.lower()} win rate of row vs column")
         fig.tight_layout()
         if path is not None:
             fig.savefig(path)
         return fig
+
+
+def _games(res: CompareResult) -> list[float | None]:
+    """A's result in each rated game of a pairing, in a fixed order (1 win, 0 loss, None draw).
+
+    Match mode: each match (seats 0/2 then 1/3, pair by pair), a capped match a draw.
+    Deal mode: each deal, pair by pair (A's wins of the pair first).
+    """
+    out: list[float | None] = []
+    for row in res.pairs.iter_rows(named=True):
+        if res.duplicate == "deal":
+            out += [1.0] * row["a_deal_wins"] + [0.0] * (row["deals"] - row["a_deal_wins"])
+        else:
+            out += [row["a_match_seats02"], row["a_match_seats13"]]
+    return out
+
+
+def summarise_tournament(labels: list[str], results: dict, duplicate: str = "match") -> TournamentResult:
+    """Leaderboard and matrix from each pairing's ``CompareResult`` (keyed ``(a, b)``, a before b in ``labels``).
+
+    Games are rated one by one with openskill's Plackett-Luce model at its defaults, in a
+    fixed order (pairing, then pair, then seating), so the leaderboard is deterministic.
+    """
+    import polars as pl
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in labels}
+    wins = dict.fromkeys(labels, 0)
+    games = dict.fromkeys(labels, 0)
+    rate_of: dict[tuple[str, str], float | None] = {}
+    for (lx, ly), res in results.items():
+        outcomes = _games(res)
+        decided = [o for o in outcomes if o is not None]
+        for outcome in outcomes:
+            rx, ry = ratings[lx], ratings[ly]
+            ranks = [1, 1] if outcome is None else ([1, 2] if outcome == 1.0 else [2, 1])
+            [[nx], [ny]] = model.rate([[rx], [ry]], ranks=ranks)
+            ratings[lx], ratings[ly] = nx, ny
+        won = int(sum(decided))
+        wins[lx] += won
+        wins[ly] += len(decided) - won
+        # a draw (capped match) is a game played but not won
+        games[lx] += len(outcomes)
+        games[ly] += len(outcomes)
+        rate_of[(lx, ly)] = won / len(outcomes) if outcomes else None
+        rate_of[(ly, lx)] = (len(decided) - won) / len(outcomes) if outcomes else None
+    rows = []
+    for name in labels:
+        r = ratings[name]
+        lo, hi = wilson_interval(wins[name], games[name])
+        rows.append(
+            {
+                "strategy": name,
+                "mu": r.mu,
+                "sigma": r.sigma,
+                "rating_low": r.mu - Z95 * r.sigma,
+                "rating_high": r.mu + Z95 * r.sigma,
+                "ordinal": r.ordinal(),
+                "wins": wins[name],
+                "games": games[name],
+                "win_rate": wins[name] / games[name] if games[name] else math.nan,
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    leaderboard = pl.DataFrame(rows).sort(["ordinal", "strategy"], descending=[True, False])
+    leaderboard = leaderboard.with_row_index("rank", offset=1)
+    leaderboard = leaderboard.with_columns(
+        match_wins=pl.col("wins"), matches=pl.col("games")
+    )  # the names of earlier versions
+    matrix_rows = [{"strategy": x, **{y: rate_of.get((x, y)) for y in labels}} for x in labels]
+    matrix = pl.DataFrame(matrix_rows, schema={"strategy": pl.String, **{y: pl.Float64 for y in labels}})
+    return TournamentResult(labels, results, leaderboard, matrix, duplicate)
 
 
 def tournament(
@@ -316,87 +597,36 @@ def tournament(
     out: str | os.PathLike | None = None,
     ruleset: str = "cgr2022",
     max_deals: int | None = None,
+    duplicate: str = "match",
+    setups: str | os.PathLike = "fresh",
     progress: bool = False,
+    force: bool = False,
+    on_error: str = "stop",
+    notify: Callable[[str], None] | None = _stderr,
 ) -> TournamentResult:
     """Round robin of duplicate comparisons among ``strategies``, rated with openskill.
 
-    Each match is one rated game between two one-player teams (a capped match is a draw);
-    games are rated in a fixed order (pairing, then match, then seating), so the
-    leaderboard is deterministic. ``ordinal`` (μ − 3σ) orders the leaderboard.
+    Each match (or, with ``duplicate="deal"``, each deal) is one rated game between two
+    one-player teams (a capped match is a draw); see ``summarise_tournament``. The options
+    are ``compare``'s (stored pairings are reused only while unchanged; ``out=None`` uses a
+    temporary folder removed before returning).
     """
-    import polars as pl
-    from openskill.models import PlackettLuce
-
     if len(strategies) < 2:
         raise ValueError("a tournament needs at least 2 strategies")
     labels = [_label(s) for s in strategies]
     if len(set(labels)) != len(labels):
         raise ValueError(f"strategy names must be distinct: {labels}")
-    base = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="guandan-tournament-"))
-    results = {}
-    model = PlackettLuce()
-    ratings = {name: model.rating(name=name) for name in labels}
-    for (i, x), (j, y) in itertools.combinations(enumerate(strategies), 2):
-        res = compare(
-            x,
-            y,
-            matches=matches,
-            seed=seed,
-            workers=workers,
-            out=base,
-            ruleset=ruleset,
-            max_deals=max_deals,
-            progress=progress,
-        )
-        lx, ly = labels[i], labels[j]
-        results[(lx, ly)] = res
-        for row in res.pairs.iter_rows(named=True):
-            for outcome in (row["a_match_seats02"], row["a_match_seats13"]):
-                rx, ry = ratings[lx], ratings[ly]
-                if outcome is None:
-                    ranks = [1, 1]
-                else:
-                    ranks = [1, 2] if outcome == 1.0 else [2, 1]
-                [[nx], [ny]] = model.rate([[rx], [ry]], ranks=ranks)
-                ratings[lx], ratings[ly] = nx, ny
-    rows = []
-    for name in labels:
-        wins = games = 0
-        for (x, y), res in results.items():
-            if name == x:
-                wins += res.match_wins
-                games += res.games
-            elif name == y:
-                wins += res.match_losses
-                games += res.games
-        lo, hi = wilson_interval(wins, games)
-        r = ratings[name]
-        rows.append(
-            {
-                "strategy": name,
-                "ordinal": r.ordinal(),
-                "mu": r.mu,
-                "sigma": r.sigma,
-                "match_wins": wins,
-                "matches": games,
-                "win_rate": wins / games if games else math.nan,
-                "ci_low": lo,
-                "ci_high": hi,
-            }
-        )
-    leaderboard = pl.DataFrame(rows).sort(["ordinal", "strategy"], descending=[True, False])
-    leaderboard = leaderboard.with_row_index("rank", offset=1)
-    matrix_rows = []
-    for x in labels:
-        row = {"strategy": x}
-        for y in labels:
-            if x == y:
-                row[y] = None
-            elif (x, y) in results:
-                row[y] = results[(x, y)].match_rate
-            else:
-                res = results[(y, x)]
-                row[y] = res.match_losses / res.games
-        matrix_rows.append(row)
-    matrix = pl.DataFrame(matrix_rows, schema={"strategy": pl.String, **{y: pl.Float64 for y in labels}})
-    return TournamentResult(labels, results, leaderboard, matrix)
+    with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
+        base = Path(out) if out is not None else Path(tmp)
+        results = {}
+        for (i, x), (j, y) in itertools.combinations(enumerate(strategies), 2):
+            res = compare(
+                x, y, matches=matches, seed=seed, workers=workers, out=base, ruleset=ruleset,
+                max_deals=max_deals, duplicate=duplicate, setups=setups, progress=progress,
+                force=force, on_error=on_error, notify=notify if out is not None else None,
+            )  # fmt: skip
+            if out is None:
+                res.pairs = res.pairs.clone()
+                res.runs = ()
+            results[(labels[i], labels[j])] = res
+        return summarise_tournament(labels, results, duplicate)

@@ -8,8 +8,10 @@ Plugins register under the entry-point group ``guandan.strategies`` (name → ``
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -44,10 +46,17 @@ def _load_target(target: str, spec: str) -> type:
         path = Path(module_name)
         if not path.is_file():
             raise UnknownStrategyError(f"strategy {spec!r}: no file {path}")
-        mod_spec = importlib.util.spec_from_file_location(f"guandan_user_{path.stem}", path)
+        where = hashlib.blake2b(str(path.resolve()).encode(), digest_size=4).hexdigest()
+        name = f"guandan_user_{path.stem}_{where}"
+        mod_spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(mod_spec)
         assert mod_spec.loader is not None
-        mod_spec.loader.exec_module(module)
+        sys.modules[name] = module  # so its classes can be inspected (fingerprints) and pickled
+        try:
+            mod_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
     else:
         try:
             module = importlib.import_module(module_name)
@@ -60,8 +69,55 @@ def _load_target(target: str, spec: str) -> type:
     return cls
 
 
+_METHODS = ("choose_play", "choose_tribute", "choose_return")
+
+
+def strategy_problem(cls: object) -> str | None:
+    """What keeps ``cls`` from being a strategy class, or ``None`` when it is one.
+
+    A strategy is a class whose instances are made as ``cls(seat, rng)`` and answer
+    ``choose_play``, ``choose_tribute`` and ``choose_return`` (subclassing ``Strategy``
+    gives the last two; ``choose_play`` must be overridden).
+
+    >>> strategy_problem(Strategy)
+    'it does not override choose_play'
+    >>> strategy_problem(int)
+    'its instances have no choose_play, choose_tribute, choose_return'
+    """
+    import inspect
+    import random
+
+    if not isinstance(cls, type):
+        return f"it is a {type(cls).__name__}, not a class"
+    missing = [m for m in _METHODS if not callable(getattr(cls, m, None))]
+    if missing:
+        return f"its instances have no {', '.join(missing)}"
+    if getattr(cls, "choose_play", None) is Strategy.choose_play:
+        return "it does not override choose_play"
+    try:
+        inspect.signature(cls).bind(0, random.Random(0))
+    except TypeError:
+        return "its constructor does not take (seat, rng)"
+    except ValueError:  # no signature to read (a builtin): let it be tried
+        pass
+    return None
+
+
 def load_strategy(spec: str | type) -> type:
-    """The strategy class for a name, ``package.module:Class`` or ``path/file.py:Class``."""
+    """The strategy class for a name, ``package.module:Class`` or ``path/file.py:Class``.
+
+    Raises ``UnknownStrategyError`` naming the spec when nothing loadable has that name,
+    or when what it names is not a strategy class (``strategy_problem``).
+    """
+    cls = _find(spec)
+    problem = strategy_problem(cls)
+    if problem is not None:
+        shown = spec if isinstance(spec, str) else getattr(spec, "__qualname__", repr(spec))
+        raise UnknownStrategyError(f"strategy {shown!r} is not a strategy class: {problem}")
+    return cls
+
+
+def _find(spec: str | type) -> type:
     if isinstance(spec, type):
         return spec
     spec = spec.strip()

@@ -145,3 +145,20 @@ def test_play_setup_records_levels_after_and_a_failures():
     assert at_a > 0
     with pytest.raises(ValueError, match="4 players"):
         play_setup(fresh_setup(1, 0, RULES), make_players(["greedy"] * 4, 1)[:3])
+
+
+def test_a_record_alone_gives_an_equivalent_setup(small_run):
+    """The previous finish order rebuilt from a record's tribute replays every logged deal identically."""
+    from guandan_cli.runner.records import record_setup, record_setup_alone
+
+    recs = small_run.deals().sort("match", "deal").to_dicts()
+    prev = None
+    kinds = set()
+    for rec in recs:
+        p = prev if prev is not None and prev["match"] == rec["match"] else None
+        full = replay(record_setup(rec, p, RULES), record_actions(rec))
+        alone = replay(record_setup_alone(rec, RULES), record_actions(rec))
+        assert alone.snapshot() == full.snapshot()
+        kinds.add(rec["tribute"]["kind"])
+        prev = rec
+    assert {"none", "single"} <= kinds

@@ -8,11 +8,26 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
+
+DUPLICATE_HELP = (
+    "match: each match seed played twice with the teams swapped; deal: each deal setup played twice "
+    "with the teams swapped (same luck per deal: narrower intervals for the same time)."
+)
+SETUPS_HELP = (
+    "With --duplicate deal: fresh (level 2, no tribute), random (random levels and tribute "
+    "situations) or a run directory (its logged deals)."
+)
+RESUME_HINT = "rerun the same command to continue where it stopped"
 
 
-def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
+def _notice(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        fail(f"unknown {name} {value!r}: expected one of {', '.join(choices)}")
 
 
 @app.command()
@@ -20,21 +35,44 @@ def compare(
     a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.")],
     b: Annotated[str, typer.Argument(help="Strategy B.")],
     matches: Annotated[
-        int, typer.Option("--matches", "-n", help="Duplicate pairs (each is 2 matches).")
+        int, typer.Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
     ] = 100,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
+    ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the two runs' logs.")] = Path("runs/compare"),
     ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
     max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
+    duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",
+    setups: Annotated[str, typer.Option(help=SETUPS_HELP)] = "fresh",
     unpaired: Annotated[
         bool, typer.Option(help="Use other seeds for the swapped seating (for contrast).")
     ] = False,
+    force: Annotated[
+        bool, typer.Option(help="Recompute even when stored logs under --out match this comparison.")
+    ] = False,
+    on_error: Annotated[
+        str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
+    ] = "stop",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Compare A with B over duplicate pairs: each seed played twice with the teams swapped."""
-    from guandan_cli.comparison import compare as run_compare
+    """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
 
+    Stored logs under --out are reused only while both strategies' code, the seeds and the
+    options are unchanged (a line on stderr says which); otherwise they are recomputed.
+    """
+    from guandan_cli.comparison import DUPLICATE_MODES
+    from guandan_cli.comparison import compare as run_compare
+    from guandan_cli.runner.simulate import SimulationError
+    from guandan_cli.runner.tasks import ON_ERROR
+
+    _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
+    _check_choice("--on-error mode", on_error, ON_ERROR)
+    if duplicate == "deal" and max_deals is not None:
+        fail("--max-deals does not go with --duplicate deal: each pair is one deal")
+    if duplicate == "deal" and unpaired:
+        fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
     try:
         res = run_compare(
             a,
@@ -46,15 +84,25 @@ def compare(
             ruleset=ruleset,
             max_deals=max_deals,
             paired=not unpaired,
+            duplicate=duplicate,
+            setups=setups,
             progress=not quiet,
+            force=force,
+            on_error=on_error,
+            notify=_notice,
         )
+    except SimulationError as exc:
+        fail(exc, FAILURE)
     except (ValueError, RuntimeError) as exc:
-        _fail(exc)
-    design = "duplicate pairs" if res.paired else "unpaired"
-    typer.echo(f"{res.a} vs {res.b}: {res.matches} {design} = {res.games} matches, {res.deals} deals")
-    typer.echo(
-        f"  matches won by {res.a}: {res.match_wins}, by {res.b}: {res.match_losses}, unfinished: {res.match_unfinished}"
-    )
+        fail(exc)
+    except KeyboardInterrupt:
+        interrupted(RESUME_HINT)
+    typer.echo(res.describe())
+    if res.duplicate == "match":
+        typer.echo(
+            f"  matches won by {res.a}: {res.match_wins}, by {res.b}: {res.match_losses}, "
+            f"unfinished: {res.match_unfinished}"
+        )
     typer.echo(res.verdict())
     typer.echo(f"logs: {res.runs[0].path} and {res.runs[1].path}")
 
@@ -64,18 +112,37 @@ def tournament(
     strategies: Annotated[list[str], typer.Argument(help="Two or more strategies.")],
     matches: Annotated[int, typer.Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
+    ] = None,
     out: Annotated[Path, typer.Option(help="Folder for the runs' logs.")] = Path("runs/tournament"),
     ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
     max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
+    duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",
+    setups: Annotated[str, typer.Option(help=SETUPS_HELP)] = "fresh",
+    force: Annotated[
+        bool, typer.Option(help="Recompute even when stored logs under --out match this tournament.")
+    ] = False,
+    on_error: Annotated[
+        str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
+    ] = "stop",
     plot: Annotated[
         Path | None, typer.Option(help="Write the win-rate matrix plot here (.png or .svg).")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Round robin of duplicate pairs: a leaderboard (openskill) and a win-rate matrix."""
+    """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
+    from guandan_cli.comparison import DUPLICATE_MODES
     from guandan_cli.comparison import tournament as run_tournament
+    from guandan_cli.runner.simulate import SimulationError
+    from guandan_cli.runner.tasks import ON_ERROR
 
+    _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
+    _check_choice("--on-error mode", on_error, ON_ERROR)
+    if duplicate == "deal" and max_deals is not None:
+        fail("--max-deals does not go with --duplicate deal: each pair is one deal")
+    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
+        fail(f"--plot {plot}: expected a .png, .svg or .pdf file name")
     try:
         res = run_tournament(
             strategies,
@@ -85,19 +152,20 @@ def tournament(
             out=out,
             ruleset=ruleset,
             max_deals=max_deals,
+            duplicate=duplicate,
+            setups=setups,
             progress=not quiet,
+            force=force,
+            on_error=on_error,
+            notify=_notice,
         )
+    except SimulationError as exc:
+        fail(exc, FAILURE)
     except (ValueError, RuntimeError) as exc:
-        _fail(exc)
-    import polars as pl
-
-    with pl.Config(tbl_rows=50, tbl_cols=20, float_precision=3, tbl_hide_dataframe_shape=True):
-        typer.echo("leaderboard")
-        typer.echo(str(res.leaderboard))
-        typer.echo("match win rate, row against column")
-        typer.echo(str(res.matrix))
-    for r in res.results.values():
-        typer.echo(r.verdict())
+        fail(exc)
+    except KeyboardInterrupt:
+        interrupted(RESUME_HINT)
+    typer.echo(res.report())
     if plot is not None:
         plot.parent.mkdir(parents=True, exist_ok=True)
         res.plot(plot)

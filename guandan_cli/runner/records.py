@@ -28,6 +28,48 @@ def record_setup(rec: dict, prev: dict | None, rules: Ruleset) -> DealSetup:
     )
 
 
+def _previous_from_tribute(rec: dict) -> tuple[tuple[int, ...], bool] | None:
+    """A previous (finish order, double-down) that gives the record's tribute situation.
+
+    Only the first finisher, the last (single tribute) and double-down decide tribute, so
+    the two middle places are chosen to keep double-down as logged.
+    """
+    trib = rec["tribute"]
+    kind = trib["kind"]
+    if kind == "none":
+        return None
+    if kind == "double" or (kind == "resisted" and len(trib["resisted_by"]) == 2):
+        first = trib["returns"][0]["from"] if kind == "double" else rec["first_leader"]
+        return (first, first ^ 2, (first + 1) % 4, (first + 3) % 4), True
+    if kind == "single":
+        first, last = trib["payments"][0]["to"], trib["payments"][0]["from"]
+    else:  # resisted single: the previous 上游 leads
+        first, last = rec["first_leader"], trib["resisted_by"][0]
+    middle = [s for s in range(4) if s not in (first, last)]
+    middle.sort(key=lambda s: s == first ^ 2)  # an opponent second: no double-down
+    return (first, middle[0], middle[1], last), False
+
+
+def record_setup_alone(rec: dict, rules: Ruleset) -> DealSetup:
+    """The ``DealSetup`` of a deal record read on its own (a deal played from a setup source).
+
+    The previous deal is not in the log, so its finish order is rebuilt from the record's
+    tribute (``_previous_from_tribute``): equivalent for everything the deal's play depends on.
+    """
+    levels = tuple(level_index(x) for x in rec["levels_before"])
+    lt = rec["level_team"]
+    previous = _previous_from_tribute(rec)
+    return DealSetup(
+        hands=tuple(tuple(sorted(parse_cards(h))) for h in rec["hands"]),
+        level=levels[lt] if lt is not None else 0,
+        levels=(levels[0], levels[1]),
+        level_team=lt,
+        previous=previous,
+        first_leader=rec["first_leader"] if previous is None else None,
+        rules=rules,
+    )
+
+
 def parse_action(text: str, i: int = 0) -> tuple[int, object]:
     """``"2 pass"`` or ``"0 pair:7 S7 D7"`` as ``(seat, PASS | Combo)``."""
     seat_s, _, rest = text.partition(" ")
@@ -52,4 +94,4 @@ def record_actions(rec: dict) -> list[tuple[int, object]]:
     return actions
 
 
-__all__ = ["parse_action", "record_actions", "record_setup"]
+__all__ = ["parse_action", "record_actions", "record_setup", "record_setup_alone"]

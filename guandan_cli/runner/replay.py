@@ -67,10 +67,15 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
         max_deals=options.get("max_deals"),
         tribute=options.get("tribute"),
     )
-    if options.get("setups") is not None and options.get("seed") is not None:  # a run of setups
-        from guandan_cli.runner.setups import source_setup
+    from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 
-        setup = source_setup(options["setups"], options["seed"], rec["match"], rules).setup
+    source = options.get("setups")
+    if source in SETUP_SOURCES and options.get("seed") is not None:  # a setups run: rebuilt from its source
+        setup = source_setup(source, options["seed"], rec["match"], rules).setup
+    elif source is not None:  # a run directory's deals: from the record alone
+        from guandan_cli.runner.records import record_setup_alone
+
+        setup = record_setup_alone(rec, rules)
     else:
         setup = record_setup(rec, prev, rules)
     deal = replay(setup, record_actions(rec))

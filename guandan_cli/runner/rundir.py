@@ -40,6 +40,8 @@ IDENTITY_KEYS = (
     "compression",
     "part_size",
     "schema_version",
+    "setups",
+    "tribute",
 )
 
 

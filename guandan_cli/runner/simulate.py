@@ -15,6 +15,7 @@ import math
 import os
 import re
 import shlex
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,10 +56,10 @@ DEFAULTS = {
     "max_deals": None,
     "compression": "none",
     "part_size": 1000,
+    "setups": None,
+    "tribute": None,
 }
 DEFAULT_CHUNK = 8
-#: options of runs made of setups (``guandan experiment``): in the manifest's config only when set
-SETUP_RUN_KEYS = ("setups", "tribute")
 
 
 class SimulationInputError(ValueError):
@@ -92,30 +93,135 @@ def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
     return (items[0], items[1], items[2], items[3])
 
 
+def class_spec(cls: type) -> tuple[str, type | None]:
+    """``(spec, cls or None)``: how workers get a strategy class.
+
+    By name (``module:Class``, or ``file.py:Class`` for a class of a script run as
+    ``__main__``) when they can import it; else (a notebook cell, ``python -c``, a class
+    made in a function) ``("__main__:Class", cls)``: the class is sent to them by value,
+    serialised with ``dill``.
+    """
+    import inspect
+    import os as _os
+
+    module, qual = cls.__module__, cls.__qualname__
+    owner = sys.modules.get(module)
+    if "<locals>" not in qual and owner is not None and getattr(owner, qual, None) is cls:
+        if module not in ("__main__", "__mp_main__"):
+            return f"{module}:{qual}", None
+        try:
+            path = inspect.getfile(cls)
+        except (TypeError, OSError):
+            path = None
+        if path and path.endswith(".py") and _os.path.isfile(path):
+            return f"{path}:{qual}", None
+    return f"{module}:{qual}", cls
+
+
 def _spec_of(item) -> str:
-    """A strategy class as an importable ``module:Class`` spec (workers load it by name)."""
+    """A seat's strategy as a spec string (see ``class_spec`` for classes)."""
     if isinstance(item, type):
-        if item.__module__ == "__main__" or "<locals>" in item.__qualname__:
-            raise SimulationInputError(
-                f"strategy class {item.__name__} is defined in __main__ or a function: workers import "
-                "strategies by name, so put it in an importable module (or a file, as 'file.py:Class')"
-            )
-        return f"{item.__module__}:{item.__qualname__}"
+        return class_spec(item)[0]
     return str(item).strip()
 
 
-def check_strategies(strategies: Sequence[str]) -> None:
+def by_value_classes(strategies) -> dict[str, type]:
+    """The classes among ``strategies`` that workers cannot import, by spec (sent by value)."""
+    if isinstance(strategies, str) or strategies is None:
+        return {}
+    out = {}
+    for item in strategies:
+        if isinstance(item, type):
+            spec, cls = class_spec(item)
+            if cls is not None:
+                out[spec] = cls
+    return out
+
+
+def _serialise_classes(classes: dict[str, type]) -> tuple[tuple[str, bytes], ...]:
+    """Each class by value (``dill``, following the globals its methods use)."""
+    if not classes:
+        return ()
+    import dill
+
+    try:
+        return tuple((spec, dill.dumps(cls, recurse=True)) for spec, cls in classes.items())
+    except Exception as exc:  # noqa: BLE001 - whatever dill cannot pickle
+        spec = next(iter(classes))
+        raise SimulationInputError(
+            f"strategy {spec!r} cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
+            "use workers=1 or put the class in a .py file"
+        ) from None
+
+
+def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
+    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
     from strategies.registry import UnknownStrategyError, load_strategy
 
+    classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            load_strategy(s)
+            load_strategy(classes.get(s, s))
         except UnknownStrategyError as exc:
             raise SimulationInputError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
             raise SimulationInputError(
                 f"strategy {s!r} cannot be loaded: {type(exc).__name__}: {exc}"
             ) from None
+
+
+def strategy_fingerprints(
+    strategies: Sequence[str], classes: dict[str, type] | None = None
+) -> dict[str, dict]:
+    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
+    from strategies.fingerprint import fingerprint
+
+    classes = classes or {}
+    return {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
+
+
+def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """The strategies whose code differs from what ``manifest``'s run was played with.
+
+    Runs written before fingerprints were recorded have none to compare: every strategy
+    counts as changed.
+    """
+    stored = manifest.get("fingerprints")
+    if not isinstance(stored, dict):
+        return list(fingerprints)
+    return [s for s, fp in fingerprints.items() if _code_of(stored.get(s)) != _code_of(fp)]
+
+
+def _code_of(fp) -> tuple | None:
+    return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
+
+
+def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
+
+    ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
+    run would write. Only the keys present in ``wanted`` are compared (and the schema).
+    """
+    stored = manifest.get("config", {})
+    out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+    for k, v in wanted.items():
+        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
+            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
+    if stored.get("schema_version") != SCHEMA_VERSION:
+        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
+    return out
+
+
+def _refuse_changed_code(out: Path, existing: dict, fingerprints: dict[str, dict]) -> None:
+    """A stored run may be continued only with the strategies' code it was played with."""
+    if not isinstance(existing.get("fingerprints"), dict):
+        return  # written before fingerprints were recorded: nothing to compare
+    changed = changed_strategies(existing, fingerprints)
+    if changed:
+        raise SimulationInputError(
+            f"strategy {changed[0]!r} changed since {out} was written (its code fingerprint differs); "
+            "use --force to start over, or another --out"
+        )
 
 
 def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
@@ -129,16 +235,40 @@ def run_id_of(config: dict) -> str:
     """The run id written in every line: a hash of what decides the games (not of the size)."""
     from guandan_cli.engine.seeding import derive_seed
 
-    h = derive_seed(
-        "run",
-        config["seed"],
-        *config["strategies"],
-        config["ruleset"],
-        config["a_fail_limit"],
-        config["max_deals"],
-        *(f"{k}={config[k]}" for k in SETUP_RUN_KEYS if config.get(k) is not None),
-    )
+    parts = [config["seed"], *config["strategies"], config["ruleset"], config["a_fail_limit"]]
+    parts.append(config["max_deals"])
+    if config.get("setups") not in (None, "fresh"):  # fresh setups are deal 0 of one-deal matches
+        parts.append(f"setups={config['setups']}")
+    if config.get("tribute") not in (None, "on"):  # the ruleset's tribute option (experiments)
+        parts.append(f"tribute={config['tribute']}")
+    h = derive_seed("run", *parts)
     return f"{h:016x}"
+
+
+def check_setups(source: str, matches: int, max_deals: int | None) -> None:
+    """A setups run plays one deal per setup: the source must exist and hold ``matches`` setups."""
+    from guandan_cli.runner.setups import SETUP_SOURCES
+
+    if max_deals not in (None, 1):
+        raise SimulationInputError(
+            f"--max-deals {max_deals} does not go with --setups: a setups run plays one deal per setup"
+        )
+    if source in SETUP_SOURCES:
+        return
+    path = Path(source)
+    try:
+        manifest = read_manifest(path) if path.is_dir() else None
+    except ValueError as exc:
+        raise SimulationInputError(f"setups {source!r}: {exc}") from None
+    if manifest is None:
+        raise SimulationInputError(
+            f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
+        )
+    have = manifest.get("counts", {}).get("deals", 0)
+    if have < matches:
+        raise SimulationInputError(
+            f"setups {source!r}: the run holds {have} deals, fewer than the {matches} setups asked"
+        )
 
 
 def default_out(config: dict) -> Path:
@@ -162,6 +292,10 @@ def canonical_command(config: dict) -> str:
         args += ["--a-fail-limit", str(config["a_fail_limit"])]
     if config["compression"] != "none":
         args += ["--compression", config["compression"]]
+    if config.get("setups") is not None:
+        args += ["--setups", str(config["setups"])]
+    if config.get("tribute") not in (None, "on"):
+        args += ["--tribute", str(config["tribute"])]
     if config["part_size"] != DEFAULTS["part_size"]:
         args += ["--part-size", str(config["part_size"])]
     return shlex.join(args)
@@ -171,7 +305,7 @@ def canonical_command(config: dict) -> str:
 
 
 class _RichProgress:
-    def __init__(self, total: int, done: int = 0) -> None:
+    def __init__(self, total: int, done: int = 0, label: str = "simulate", unit: str = "matches") -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -182,13 +316,25 @@ class _RichProgress:
             TimeRemainingColumn,
         )
 
+        if label == "simulate":
+            columns = [
+                TextColumn("[bold]simulate"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
+                TimeElapsedColumn(),
+            ]
+        else:  # a labelled run (a comparison): compact, to fit 80 columns with the label
+            columns = [
+                TextColumn("[bold]{task.description}"),
+                BarColumn(bar_width=12),
+                MofNCompleteColumn(),
+                TextColumn(unit),
+                TextColumn("{task.fields[rate]} deals/s"),
+            ]
         self._progress = Progress(
-            TextColumn("[bold]simulate"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("matches"),
-            TextColumn("{task.fields[deals]} deals  {task.fields[rate]} deals/s"),
-            TimeElapsedColumn(),
+            *columns,
             TextColumn("ETA"),
             TimeRemainingColumn(),
             console=Console(stderr=True),
@@ -196,7 +342,7 @@ class _RichProgress:
         )
         self._t0 = time.monotonic()
         self._deals = 0
-        self._task = self._progress.add_task("simulate", total=total, completed=done, deals=0, rate="-")
+        self._task = self._progress.add_task(label, total=total, completed=done, deals=0, rate="-")
         self._progress.start()
 
     def __call__(self, matches: int, deals: int) -> None:
@@ -238,8 +384,7 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
         plan = plan_parts(stored["matches"], stored["part_size"])
         if not all(part_complete(out, i, stored["compression"]) for i, _a, _b in plan):
             existing["state"] = "incomplete"  # a part went missing: redo it
-    keys = (*IDENTITY_KEYS, *SETUP_RUN_KEYS)
-    differ = [k for k in keys if k in explicit and _norm(stored.get(k)) != _norm(explicit[k])]
+    differ = [k for k, v in explicit.items() if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v)]
     if stored.get("schema_version") != SCHEMA_VERSION:
         differ.append("schema_version")
     if differ:
@@ -341,8 +486,9 @@ def simulate(
     part_size: int | None = None,
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
-    setups: str | None = None,
+    setups: str | os.PathLike | None = None,
     tribute: str | None = None,
+    label: str | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -354,18 +500,22 @@ def simulate(
 
     - ``strategies``: ``"a"`` (every seat), ``"a,b"`` (seats 0/2 and 1/3), ``"a,b,c,d"``
       or a sequence of 1, 2 or 4; names, ``module:Class``, ``file.py:Class`` or classes
-      defined in an importable module.
+      (a class workers cannot import, e.g. from a notebook cell, is sent to them by value).
     - ``workers``: processes (``None``: all cores); ``backend``: ``"local"`` or ``"ray"``.
     - ``compression``: ``"none"``, ``"gzip"`` or ``"zstd"``.
     - ``on_error``: ``"stop"`` (a strategy failure stops the run with ``SimulationError``)
       or ``"record"`` (the match is recorded with its error and the run goes on).
     - ``chunk_size``: matches per task (never changes the output); ``part_size``: matches
       per log part (fixed for a run).
-    - ``progress``: ``True`` for a rich progress bar, or a callable ``(matches, deals)``
-      called with the increments after each task.
-    - ``setups`` (a run of setups, as ``guandan experiment`` writes): match ``i`` is setup
-      ``i`` of this source of ``runner.setups.SETUP_SOURCES``, played as one deal;
-      ``tribute``: the ruleset's tribute option (``on``, ``off``, ``paid``).
+    - ``progress``: ``True`` for a rich progress bar (titled ``label``, default
+      ``simulate``), or a callable ``(matches, deals)`` called with the increments after
+      each task.
+    - ``setups``: play one deal per "match" from a setup source instead of whole matches:
+      ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
+      each is logged as a one-deal match (``max_deals`` is 1). ``"paying"`` and
+      ``"resisting"`` are the conditioned sources of ``guandan experiment``.
+    - ``tribute``: the ruleset's tribute option, ``"on"`` (the rules, default), ``"off"``
+      (no tribute or return) or ``"paid"`` (no resistance), for counterfactual experiments.
     """
     if backend == "local" and (workers is None or workers > 1):
         where = unguarded_main_call()
@@ -385,18 +535,11 @@ def simulate(
             "max_deals": max_deals,
             "compression": compression,
             "part_size": part_size,
-            "setups": setups,
-            "tribute": tribute if tribute != "on" else None,
+            "setups": None if setups is None else str(setups),
+            "tribute": None if tribute in (None, "on") else tribute,
         }.items()
         if v is not None
     }
-    if setups is not None:
-        from guandan_cli.runner.setups import SETUP_SOURCES
-
-        if setups not in SETUP_SOURCES:
-            raise SimulationInputError(
-                f"unknown setup source {setups!r}: expected one of {', '.join(SETUP_SOURCES)}"
-            )
     for name, value in (
         ("matches", matches),
         ("part-size", part_size),
@@ -435,20 +578,27 @@ def simulate(
         out = default_out(probe)
     out = Path(out)
     existing, wipe = _prepare_dir(out, explicit, resume, force)
+    classes = by_value_classes(strategies)
+    if existing is not None:
+        stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
+        check_strategies(stored_strategies, classes)
+        _refuse_changed_code(out, existing, strategy_fingerprints(stored_strategies, classes))
     if existing is not None and existing["state"] == "complete":
         return Run(out)  # resume=True on a finished run: nothing to do
     base = dict(DEFAULTS)
     if existing is not None:
-        base.update(
-            {k: existing["config"][k] for k in (*DEFAULTS, *SETUP_RUN_KEYS) if k in existing["config"]}
-        )
+        base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
     config = base | explicit
-    for k in SETUP_RUN_KEYS:
-        config.setdefault(k, None)
     config["strategies"] = parse_strategies(config["strategies"])
     config["schema_version"] = SCHEMA_VERSION
 
-    check_strategies(config["strategies"])
+    if config["setups"] is not None:
+        check_setups(config["setups"], config["matches"], config["max_deals"])
+        config["max_deals"] = 1
+    check_strategies(config["strategies"], classes)
+    config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
+    config["classes"] = _serialise_classes(classes) if workers != 1 or backend != "local" else ()
+    config["local_classes"] = classes
     from guandan_cli.engine.rules import get_ruleset
 
     try:
@@ -479,13 +629,16 @@ def simulate(
             chunk_size,
             progress,
             command,
+            label,
         )
     finally:
         if lock is not None:
             lock.close()
 
 
-def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command):
+def _run(
+    out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command, label
+):
     if wipe:
         if read_manifest(out) is not None:  # still the run checked above
             for f in run_files(out):
@@ -506,8 +659,11 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         max_deals=config["max_deals"],
         on_error=on_error,
         setups=config["setups"],
+        classes=config["classes"],
         tribute=config["tribute"],
     )
+    _tasks.forget_loaded()
+    _tasks.LOCAL_CLASSES.update(config["local_classes"])
     comp = config["compression"]
     plan = plan_parts(config["matches"], config["part_size"])
 
@@ -544,9 +700,9 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
         "package_version": __version__,
         "run_id": run_id,
         "command": command or canonical_command(config),
-        "config": {k: config[k] for k in IDENTITY_KEYS}
-        | {k: config[k] for k in SETUP_RUN_KEYS if config[k] is not None},
+        "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
+        "fingerprints": config["fingerprints"],
         "ruleset": spec.rules().to_dict(),
         "options": {
             "on_error": on_error,
@@ -592,7 +748,12 @@ def _run(out, existing, wipe, config, workers, on_error, backend, ray_address, c
     report: Callable[[int, int], None] | None
     bar = None
     if progress is True:
-        bar = _RichProgress(total=config["matches"], done=config["matches"] - todo_matches)
+        bar = _RichProgress(
+            total=config["matches"],
+            done=config["matches"] - todo_matches,
+            label=label or "simulate",
+            unit="matches" if config["setups"] is None else "deals",
+        )
         report = bar
     elif callable(progress):
         report = progress
@@ -701,6 +862,9 @@ __all__ = [
     "SimulationError",
     "SimulationInputError",
     "canonical_command",
+    "changed_strategies",
+    "identity_changes",
     "parse_strategies",
     "simulate",
+    "strategy_fingerprints",
 ]

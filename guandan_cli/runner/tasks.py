@@ -36,9 +36,12 @@ class RunSpec:
     a_fail_limit: int | None = None
     max_deals: int | None = None
     on_error: str = "stop"
-    #: a run of setups (``guandan experiment``): match ``i`` is setup ``i`` of this source
-    #: (``runner.setups.SETUP_SOURCES``), played as a one-deal match; ``None``: whole matches
+    #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"``, ``"paying"``,
+    #: ``"resisting"`` or a run directory, see ``runner/setups.py``): "match" ``i`` is one
+    #: deal from setup ``i``
     setups: str | None = None
+    #: strategy classes workers cannot import, by spec, serialised by value (``dill``)
+    classes: tuple[tuple[str, bytes], ...] = ()
     #: the ruleset's ``tribute`` option (``on``, ``off``, ``paid``; ``None`` is ``on``)
     tribute: str | None = None
 
@@ -70,17 +73,88 @@ def match_seed(root_seed: int, match_index: int) -> int:
     return derive_seed(root_seed, "match", match_index)
 
 
-_CLASSES: dict[tuple[str, ...], list] = {}
+_CLASSES: dict[tuple, list] = {}
+#: classes given as objects to a run in this process (used as they are, never reloaded)
+LOCAL_CLASSES: dict[str, type] = {}
 
 
-def _classes(specs: tuple[str, ...]) -> list:
+def _classes(specs: tuple[str, ...], by_value: tuple[tuple[str, bytes], ...] = ()) -> list:
     """Strategy classes, loaded once per process (``file.py:Class`` specs included)."""
-    got = _CLASSES.get(specs)
+    key = (specs, by_value)
+    got = _CLASSES.get(key)
     if got is None:
         from strategies.registry import load_strategy
 
-        got = _CLASSES[specs] = [load_strategy(s) for s in specs]
+        known = dict(LOCAL_CLASSES)
+        if by_value:
+            import dill
+
+            for spec, data in by_value:
+                known.setdefault(spec, dill.loads(data))
+        got = _CLASSES[key] = [load_strategy(known.get(s, s)) for s in specs]
     return got
+
+
+_SETUP_LISTS: dict[tuple, list] = {}
+
+
+def _setup(spec: RunSpec, index: int, rules):
+    """Setup ``index`` of the run's setup source (a run directory's are read once per process)."""
+    from guandan_cli.runner import setups
+
+    if spec.setups in setups.SETUP_SOURCES:  # fresh, random, paying, resisting
+        return setups.source_setup(spec.setups, spec.seed, index, rules)
+    key = (spec.setups, rules)
+    got = _SETUP_LISTS.get(key)
+    if got is None or len(got) <= index:
+        got = _SETUP_LISTS[key] = list(setups.run_setups(spec.setups, rules))
+    return got[index]
+
+
+def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
+    """ "Match" ``index`` of a setups run: one deal from setup ``index``, logged as a one-deal match."""
+    from guandan_cli.runner.setups import play_setup
+    from strategies.registry import make_players
+
+    item = _setup(spec, index, rules)
+    strategies = list(spec.strategies)
+    players = make_players(_classes(spec.strategies, spec.classes), item.match_seed)
+    lines: list[bytes] = []
+    error = None
+    levels = item.setup.levels
+    winner, capped = None, False
+    try:
+        played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
+    except StrategyError as exc:
+        error = str(exc)
+    else:
+        lines.append(dumps_line(played.record))
+        levels = played.update.levels_after
+        winner, capped = played.update.winner, played.update.capped
+    mrec = match_record(
+        run_id=spec.run_id,
+        match_index=index,
+        match_seed=item.match_seed,
+        strategies=strategies,
+        ruleset=rules.name,
+        deals=len(lines),
+        final_levels=(levels[0], levels[1]),
+        winner=winner,
+        capped=capped,
+        error=error,
+    )
+    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
+
+
+def forget_loaded() -> None:
+    """Drop the classes and setups this process loaded: the next task loads them afresh.
+
+    Called before each run in the calling process, so a bot file edited between two runs
+    of one session (a notebook, a script) is played as it is now.
+    """
+    _CLASSES.clear()
+    _SETUP_LISTS.clear()
+    LOCAL_CLASSES.clear()
 
 
 def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], bytes, dict]:
@@ -93,7 +167,7 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
-    players = make_players(_classes(spec.strategies), seed)
+    players = make_players(_classes(spec.strategies, spec.classes), seed)
     lines: list[bytes] = []
     error = None
     try:
@@ -122,44 +196,6 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
         ruleset=rules.name,
         deals=len(lines),
         final_levels=(match.levels[0], match.levels[1]),
-        winner=winner,
-        capped=capped,
-        error=error,
-    )
-    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
-
-
-def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
-    """Play setup ``index`` of ``spec.setups`` as a one-deal match (see ``play_match``).
-
-    The players are seeded by the setup's match seed, so two runs that differ only in a
-    rule option play the same hands with the same players.
-    """
-    from guandan_cli.runner.setups import play_setup, source_setup
-    from strategies.registry import make_players
-
-    item = source_setup(spec.setups, spec.seed, index, rules)
-    players = make_players(_classes(spec.strategies), item.match_seed)
-    strategies = list(spec.strategies)
-    lines: list[bytes] = []
-    error = None
-    levels = item.setup.levels
-    winner, capped = None, False
-    try:
-        played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
-    except StrategyError as exc:
-        error = str(exc)
-    else:
-        lines.append(dumps_line(played.record))
-        levels, winner, capped = played.update.levels_after, played.update.winner, played.update.capped
-    mrec = match_record(
-        run_id=spec.run_id,
-        match_index=index,
-        match_seed=item.match_seed,
-        strategies=strategies,
-        ruleset=rules.name,
-        deals=len(lines),
-        final_levels=(levels[0], levels[1]),
         winner=winner,
         capped=capped,
         error=error,

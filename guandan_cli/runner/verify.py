@@ -9,9 +9,10 @@ tribute and return, first leader, finish order, double-down, upgrade, levels aft
 end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
 seed, the first leader drawn from the match seed), the order of deals in a match and each
 match record (deals, final levels, winner, cap, error) are checked against the deals too;
-with a manifest, each part's sha256 as well. A run of setups (``guandan experiment``, the
-manifest's ``config.setups``) is rebuilt from its source instead: match ``m`` is setup ``m``
-(``runner.setups.source_setup``), its seeds, situation and hands are checked against it.
+with a manifest, each part's sha256 as well. A setups run (one deal per "match", the
+manifest's ``config.setups``) is checked deal by deal: a named source's setup ``m``
+(``runner.setups.source_setup``) gives the seeds, hands and situation to compare and replay;
+a run directory's deals are rebuilt from the record alone.
 
 Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all.
 """
@@ -33,7 +34,7 @@ from guandan_cli.logs.reader import ScanStats, iter_records, part_files
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
-from guandan_cli.runner.setups import source_setup
+from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 from guandan_cli.runner.tasks import match_seed as _match_seed
 
 
@@ -118,8 +119,8 @@ class _RunVerifier:
         self.run_id = (manifest or {}).get("run_id")
         self.strategies = cfg.get("strategies")
         self.tribute = cfg.get("tribute")
-        self.setups = cfg.get("setups")  # a run of setups: match m is setup m of this source
-        self._sourced: dict[int, object] = {}
+        #: a setups run (one deal per "match", see runner/setups.py) other than fresh ones
+        self.setups = cfg.get("setups") if cfg.get("setups") not in (None, "fresh") else None
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
@@ -135,19 +136,10 @@ class _RunVerifier:
         return r
 
     def sourced(self, m: int, rules):
-        """Setup ``m`` of the run's setup source (a run of setups only)."""
-        item = self._sourced.get(m)
-        if item is None:
-            item = self._sourced[m] = source_setup(self.setups, self.seed, m, rules)
-        return item
-
-    def match_seed_of(self, m: int, rules=None) -> int | None:
-        """The seed match ``m`` must have (``None`` without a manifest)."""
-        if self.seed is None:
+        """Setup ``m`` of a named setup source (``random``, ``paying``, ``resisting``), else None."""
+        if self.seed is None or self.setups not in SETUP_SOURCES:
             return None
-        if self.setups is not None:
-            return self.sourced(m, rules or self.rules(get_ruleset().name)).match_seed
-        return _match_seed(self.seed, m)
+        return source_setup(self.setups, self.seed, m, rules)
 
     # -------------------------------------------------------------- deals
 
@@ -167,14 +159,11 @@ class _RunVerifier:
         st.where = (str(path), line)
 
     def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
-        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
-        try:
-            rules = self.rules(rec["ruleset"])
-        except ValueError as exc:
-            problems.append(str(exc))
+        if self.setups is not None:
+            self._check_setup_deal(rec, problems)
             return
-        want_seed = self.match_seed_of(m, rules)
-        if want_seed is not None and mseed != want_seed:
+        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
+        if self.seed is not None and mseed != _match_seed(self.seed, m):
             problems.append(f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}")
         if self.run_id is not None and rec["run_id"] != self.run_id:
             problems.append(f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
@@ -182,16 +171,13 @@ class _RunVerifier:
             problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
         if rec["deal_seed"] != deal_seed(mseed, d):
             problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
+        try:
+            rules = self.rules(rec["ruleset"])
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
         prev = st.last
-        sourced = None
-        if self.setups is not None and self.seed is not None:
-            if prev is not None or d != 0:
-                problems.append(f"a run of setups ({self.setups}) has one deal per match, not deal {d}")
-                return
-            sourced = self.sourced(m, rules).setup
-            levels_before = [level_token(x) for x in sourced.levels]
-            level_team = sourced.level_team
-        elif prev is None:
+        if prev is None:
             if d != 0:
                 problems.append(f"the first line of match {m} is deal {d}, not deal 0")
                 return
@@ -223,7 +209,7 @@ class _RunVerifier:
             return
         if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
             problems.append("hands are not the ones dealt from deal_seed")
-        setup = record_setup(rec, prev, rules) if sourced is None else replace(sourced, rules=rules)
+        setup = record_setup(rec, prev, rules)
         try:
             actions = record_actions(rec)
         except ValueError as exc:
@@ -260,6 +246,53 @@ class _RunVerifier:
             expected["derived"] = derive_stats(deal, version=rec["v"])
         problems.extend(_diff(rec, expected, COMPARED))
 
+    def _check_setup_deal(self, rec: dict, problems: list[str]) -> None:
+        """A deal of a setups run stands alone: its setup is rebuilt from its named source
+        (``random``, ``paying``, ``resisting``: seeds, hands and situation checked against it)
+        or, for a run directory's deals, from the record itself."""
+        from guandan_cli.runner.records import record_setup_alone
+
+        rules = self.rules(rec["ruleset"])
+        item = self.sourced(rec["match"], rules)
+        if item is not None:
+            if rec["match_seed"] != item.match_seed:
+                problems.append(f"match_seed {rec['match_seed']} is not the seed of setup {rec['match']}")
+            want = [level_token(x) for x in item.setup.levels]
+            if rec["levels_before"] != want or rec["level_team"] != item.setup.level_team:
+                problems.append(
+                    f"levels_before {rec['levels_before']} and level_team {rec['level_team']} are not setup "
+                    f"{rec['match']}'s {want} and {item.setup.level_team}"
+                )
+        if rec["deal_seed"] != deal_seed(rec["match_seed"], rec["deal"]):
+            problems.append(
+                f"deal_seed {rec['deal_seed']} is not deal {rec['deal']}'s seed in match seed {rec['match_seed']}"
+            )
+        if self.strategies is not None and rec["strategies"] != self.strategies:
+            problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
+        hands = tuple(parse_cards(h) for h in rec["hands"])
+        if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
+            problems.append("hands are not the ones dealt from deal_seed")
+        setup = record_setup_alone(rec, rules) if item is None else replace(item.setup, rules=rules)
+        try:
+            deal = replay(setup, record_actions(rec))
+        except (IllegalActionError, ValueError) as exc:
+            problems.append(f"illegal: {exc}")
+            return
+        if deal.phase != OVER:
+            problems.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
+            return
+        match = Match(rec["match_seed"], rules)
+        match.levels, match.level_team = list(setup.levels), setup.level_team
+        match.deal_index, match.previous = rec["deal"], setup.previous
+        expected = deal_record(
+            run_id=rec["run_id"], match_index=rec["match"], match_seed=rec["match_seed"], deal_index=rec["deal"],
+            deal_seed=rec["deal_seed"], strategies=rec["strategies"], setup=setup, deal=deal,
+            update=match.record(deal.result),
+        )  # fmt: skip
+        if rec["v"] != SCHEMA_VERSION:
+            expected["derived"] = derive_stats(deal, version=rec["v"])
+        problems.extend(_diff(rec, expected, COMPARED))
+
     # -------------------------------------------------------------- matches
 
     def match_line(self, path: Path, line: int, rec: dict) -> None:
@@ -269,11 +302,8 @@ class _RunVerifier:
         out: list[str] = []
         last = st.last if st else None
         n = st.deals if st else 0
-        try:
-            want_seed = self.match_seed_of(m, self.rules(rec["ruleset"]))
-        except ValueError:
-            want_seed = None
-        if want_seed is not None and rec["match_seed"] != want_seed:
+        seeded = self.setups is None  # a setup's seed is checked with its deal
+        if seeded and self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
             out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
         if last is not None and rec["match_seed"] != last["match_seed"]:
             out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")

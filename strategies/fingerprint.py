@@ -1,0 +1,147 @@
+"""Code fingerprints of strategies: a stored result is reused only while the bots' code is the same.
+
+The fingerprint of a strategy class is a SHA-256 over the source files that define it:
+
+- the file of the class and of each of its base classes (``Strategy`` and ``object`` aside);
+- when such a file is a module of a package, every ``.py`` file of that package's
+  top-level folder (for ``strategies.heuristic`` that is the whole ``strategies`` folder);
+- when it is a lone file (``mybot.py:Mine``), the files of its folder that it imports,
+  directly or through each other (found through the module's globals);
+- for a class defined where there is no file (a notebook cell, ``python -c``), the class's
+  own source text when Python still has it, else its serialised form (``dill``).
+
+Files are hashed under their path relative to their folder, so moving a project does not
+change a fingerprint. The fingerprint also names the distribution and version the class
+is installed from (``guandan 0.1.0`` for built-ins, a plugin's own name and version).
+
+>>> fp = fingerprint("greedy")
+>>> fp["package"].startswith("guandan "), len(fp["hash"]), fp["files"] > 3
+(True, 16, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import sys
+import types
+from pathlib import Path
+
+from .registry import load_strategy
+
+_SKIP = {"builtins"}
+
+
+def _module_file(module: types.ModuleType | None) -> Path | None:
+    f = getattr(module, "__file__", None)
+    if not f or not f.endswith(".py") or not os.path.isfile(f):
+        return None
+    return Path(f).resolve()
+
+
+def _installed(path: Path) -> bool:
+    """A file of the Python installation or a virtual environment (site-packages)."""
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return "site-packages" in path.parts or any(path.is_relative_to(p) for p in prefixes)
+
+
+def _package_root(module: types.ModuleType) -> Path | None:
+    """The folder of a module's top-level package (``None`` for a lone module)."""
+    name = module.__name__
+    top = name.partition(".")[0]
+    pkg = sys.modules.get(top)
+    paths = list(getattr(pkg, "__path__", []) or [])
+    if not paths or (pkg is module and "." not in name and not hasattr(module, "__path__")):
+        return None
+    return Path(paths[0]).resolve()
+
+
+def _folder_imports(module: types.ModuleType, folder: Path, seen: dict[Path, Path]) -> None:
+    """Add the files of ``folder`` that ``module`` uses (modules, classes, functions), recursively."""
+    for value in list(vars(module).values()):
+        if isinstance(value, types.ModuleType):
+            used = value
+        else:
+            owner = getattr(value, "__module__", None)
+            used = sys.modules.get(owner) if isinstance(owner, str) else None
+        f = _module_file(used)
+        if used is None or f is None or f in seen or not f.is_relative_to(folder) or _installed(f):
+            continue
+        _add_module(used, seen)
+
+
+def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
+    f = _module_file(module)
+    if f is None:
+        return
+    root = _package_root(module)
+    if root is not None:
+        for p in sorted(root.rglob("*.py")):
+            seen.setdefault(p.resolve(), root.parent)
+        return
+    seen[f] = f.parent
+    _folder_imports(module, f.parent, seen)
+
+
+def _distribution(module_name: str) -> str | None:
+    """``name version`` of the installed distribution providing the top-level package, if any."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    top = module_name.partition(".")[0]
+    for dist in packages_distributions().get(top, []):
+        try:
+            return f"{dist} {version(dist)}"
+        except PackageNotFoundError:  # pragma: no cover - inconsistent metadata
+            continue
+    return None
+
+
+def _fileless_source(cls: type) -> bytes:
+    """The source of a class defined without a file (a notebook cell), else its pickled form."""
+    try:
+        return inspect.getsource(cls).encode()
+    except (OSError, TypeError):
+        pass
+    try:
+        import dill
+
+        return dill.dumps(cls, recurse=True)
+    except Exception:  # noqa: BLE001 - nothing better is available
+        return repr(sorted(vars(cls))).encode()
+
+
+def source_files(cls: type) -> list[tuple[Path, Path]]:
+    """``(file, folder it is named relative to)`` of every file the fingerprint of ``cls`` hashes."""
+    from .base import Strategy
+
+    seen: dict[Path, Path] = {}
+    for c in cls.__mro__:
+        if c is object or c is Strategy or c.__module__ in _SKIP:
+            continue
+        module = sys.modules.get(c.__module__)
+        if module is not None:
+            _add_module(module, seen)
+    return sorted(seen.items())
+
+
+def fingerprint(strategy: str | type) -> dict:
+    """``{"hash": 16 hex digits, "files": how many, "package": "dist version" or None}``."""
+    cls = load_strategy(strategy)
+    h = hashlib.sha256(f"{cls.__module__}:{cls.__qualname__}\0".encode())
+    files = source_files(cls)
+    for path, root in files:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    module = sys.modules.get(cls.__module__)
+    if _module_file(module) is None or cls.__module__ in ("__main__", "__mp_main__"):
+        h.update(b"class\0" + _fileless_source(cls))
+    return {
+        "hash": h.hexdigest()[:16],
+        "files": len(files),
+        "package": _distribution(cls.__module__),
+    }
+
+
+__all__ = ["fingerprint", "source_files"]

@@ -1,0 +1,136 @@
+"""Stored results are reused only while the strategies' code is unchanged (issue 10: stale results)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from guandan_cli import compare, simulate
+from guandan_cli.cli.app import app
+from guandan_cli.runner import SimulationInputError
+from strategies.fingerprint import fingerprint, source_files
+from strategies.registry import load_strategy
+
+GREEDY_BOT = (
+    "from strategies.greedy import GreedyStrategy\n\nclass Mine(GreedyStrategy):\n    name = 'mine'\n"
+)
+HEURISTIC_BOT = "from strategies.heuristic import HeuristicStrategy\n\nclass Mine(HeuristicStrategy):\n    name = 'mine'\n"
+SMALL = dict(matches=4, seed=1, max_deals=3, workers=1)
+
+
+def _manifest(path: Path) -> dict:
+    return json.loads((path / "manifest.json").read_text())
+
+
+def test_editing_a_bot_between_two_compares_changes_the_verdict(tmp_path):
+    bot = tmp_path / "mybot.py"
+    bot.write_text(GREEDY_BOT)
+    said: list[str] = []
+    first = compare(f"{bot}:Mine", "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
+    assert first.level_gain == 0.0  # a greedy subclass against greedy: the same play
+    assert said == []
+    again = compare(f"{bot}:Mine", "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
+    assert len(said) == 1 and said[0].startswith("reusing the stored results in ")
+    assert again.pairs.equals(first.pairs)
+    fp_before = _manifest(first.runs[0].path)["fingerprints"][f"{bot}:Mine"]
+
+    bot.write_text(HEURISTIC_BOT)
+    changed = compare(f"{bot}:Mine", "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
+    assert (
+        len(said) == 2
+        and said[1] == f"{bot}:Mine changed since {first.runs[0].path.parent} was written: recomputing"
+    )
+    assert changed.level_gain > 0 and changed.verdict() != first.verdict()
+    assert changed.runs[0].path == first.runs[0].path
+    fp_after = _manifest(changed.runs[0].path)["fingerprints"][f"{bot}:Mine"]
+    assert fp_after["hash"] != fp_before["hash"]
+    assert _manifest(changed.runs[1].path)["fingerprints"][f"{bot}:Mine"] == fp_after
+
+
+def test_other_options_changed_are_recomputed_with_a_notice(tmp_path):
+    said: list[str] = []
+    compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
+    res = compare("greedy", "random", out=tmp_path, notify=said.append, **(SMALL | {"max_deals": 2}))
+    assert said == [f"max_deals 3 (now 2) since {res.runs[0].path.parent} was written: recomputing"]
+    assert res.runs[0].config["max_deals"] == 2 and res.deals == 2 * 2 * 4
+
+
+def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
+    (tmp_path / "helper.py").write_text("STEP = 1\n")
+    (tmp_path / "unrelated.py").write_text("X = 1\n")
+    bot = tmp_path / "bot.py"
+    bot.write_text("import helper\n" + GREEDY_BOT)
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec = f"{bot}:Mine"
+        files = {p.name for p, _root in source_files(load_strategy(spec))}
+        assert {"bot.py", "helper.py", "greedy.py", "base.py"} <= files and "unrelated.py" not in files
+        before = fingerprint(spec)
+        (tmp_path / "unrelated.py").write_text("X = 2\n")
+        assert fingerprint(spec) == before
+        (tmp_path / "helper.py").write_text("STEP = 2\n")
+        assert fingerprint(spec)["hash"] != before["hash"]
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("helper", None)
+    assert fingerprint("heuristic")["package"].startswith("guandan ")
+
+
+def test_simulate_resume_refuses_a_changed_strategy_unless_forced(tmp_path):
+    bot = tmp_path / "mybot.py"
+    bot.write_text(GREEDY_BOT)
+    out = tmp_path / "run"
+    simulate(3, seed=2, strategies=f"{bot}:Mine,greedy", max_deals=2, workers=1, out=out)
+    simulate(3, out=out, resume=True)  # unchanged: fine
+    bot.write_text(GREEDY_BOT + "# an edit\n")
+    with pytest.raises(SimulationInputError, match=r"strategy '.*mybot.py:Mine' changed since .*--force"):
+        simulate(out=out, resume=True)
+    r = CliRunner().invoke(app, ["simulate", "--resume", "--out", str(out), "-q"])
+    assert r.exit_code == 2 and "mybot.py:Mine' changed since" in r.output and "Traceback" not in r.output
+    run = simulate(3, seed=2, strategies=f"{bot}:Mine,greedy", max_deals=2, workers=1, out=out, force=True)
+    assert run.complete and run.manifest["fingerprints"][f"{bot}:Mine"] == fingerprint(f"{bot}:Mine")
+
+
+def test_compare_without_out_leaves_no_temporary_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    res = compare("greedy", "random", **SMALL)
+    assert res.pairs.height == 4 and res.runs == ()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_force_and_on_error(tmp_path):
+    runner = CliRunner()
+    args = [
+        "compare",
+        "greedy",
+        "random",
+        "-n",
+        "2",
+        "--max-deals",
+        "2",
+        "-w",
+        "1",
+        "--out",
+        str(tmp_path),
+        "-q",
+    ]
+    assert runner.invoke(app, args).exit_code == 0
+    r = runner.invoke(app, args + ["--force", "--on-error", "record"])
+    assert r.exit_code == 0, r.output
+    assert "reusing" not in r.output and "levels/deal" in r.output
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0 and "reusing the stored results in" in r.output
+    r = runner.invoke(app, args + ["--on-error", "ignore"])
+    assert r.exit_code == 2
+    assert (
+        r.output.strip() == "guandan: error: unknown --on-error mode 'ignore': expected one of stop, record"
+    )
+    r = runner.invoke(app, ["tournament", "greedy", "random", "-n", "2", "--max-deals", "2", "-w", "1"]
+                      + ["--out", str(tmp_path), "-q", "--force"])  # fmt: skip
+    assert r.exit_code == 0, r.output
