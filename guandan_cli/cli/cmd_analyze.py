@@ -140,7 +140,7 @@ def analyze(
         typer.Option(
             "--to-parquet",
             help="Convert each run's logs to deals.parquet/matches.parquet in the run directory "
-            "(later analyses read them); reports run only if --report is given.",
+            "(later analyses read them); reports run only if --report or --html is given.",
         ),
     ] = False,
 ) -> None:
@@ -165,7 +165,7 @@ def analyze(
                     typer.echo(f"wrote {path}", err=True)
             if skip_bad:
                 typer.echo(f"skipped {stats.skipped} bad line(s)", err=True)
-            if report is None:
+            if report is None and html is None:
                 return
         data = load(*runs, skip_bad=skip_bad, check=check)
     except LogReadError as exc:  # LogLineError included: "path:line: reason"
