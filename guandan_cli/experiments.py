@@ -118,21 +118,26 @@ class ExperimentResult:
     config: dict = field(default_factory=dict)
 
     def summary(self) -> str:
-        """A few lines: the question, the pairs, each metric's arms and paired effect."""
+        """The question, the setups and arms, then one line per metric (fits 100 columns)."""
         e = self.experiment
         a, b = self.arms
-        lines = [f"experiment {e.name}: {e.question}"]
         n = self.effects["pairs"][0] if self.effects.height else 0
-        lines.append(
-            f"{n} setups ({e.source}), strategies {','.join(self.config.get('strategies', []))}, "
-            f"seed {self.config.get('seed')}; arms {a.name} (A) and {b.name} (B) in {self.out}/"
-        )
+        seats = self.config.get("strategies", [])
+        who = seats[0] + " (every seat)" if len(set(seats)) == 1 else ",".join(seats)
+        lines = [
+            f"experiment {e.name}: {e.question}",
+            f"setups   {n} ({e.source}), seed {self.config.get('seed')}, strategies {who}",
+            f"arms     A = {a.name}, B = {b.name}  (run directories under {self.out}/)",
+            "",
+            f"{'receiving side':<28}  {'A':>6}  {'B':>6}  {'A − B [95% CI]':<27}  {'differ':>6}",
+        ]
         for row in self.effects.iter_rows(named=True):
+            effect = f"{row['effect']:+.4f} [{row['effect_lo']:+.4f}, {row['effect_hi']:+.4f}]"
             lines.append(
-                f"  {METRIC_LABELS[row['metric']]:<28} A {row['a']:.3f}  B {row['b']:.3f}  "
-                f"A−B {row['effect']:+.4f} [{row['effect_lo']:+.4f}, {row['effect_hi']:+.4f}]"
-                f"  ({row['differ']} of {row['pairs']} setups differ)"
+                f"{METRIC_LABELS[row['metric']]:<28}  {row['a']:>6.3f}  {row['b']:>6.3f}  {effect:<27}"
+                f"  {row['differ']:>6}"
             )
+        lines.append("(differ: setups whose value changed between the arms)")
         return "\n".join(lines)
 
 

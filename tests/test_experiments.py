@@ -200,4 +200,8 @@ def test_cli_prints_the_effects(tmp_path):
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "experiment tribute" in res.stdout and "A−B" in res.stdout and "4 setups" in res.stdout
+    assert (
+        "experiment tribute" in res.stdout
+        and "A − B [95% CI]" in res.stdout
+        and "setups   4 (paying)" in res.stdout
+    )
