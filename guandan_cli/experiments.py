@@ -71,6 +71,8 @@ class Experiment:
     a: Arm
     b: Arm
     question: str
+    #: the arm whose logged tribute kind groups the setups in ``by_kind`` (``a`` or ``b``)
+    kind_arm: str = "a"
 
     def arms(self, ruleset: str) -> tuple[Arm, Arm]:
         """The arms with the default ruleset filled in."""
@@ -90,7 +92,8 @@ EXPERIMENTS: dict[str, Experiment] = {
         "resisting",
         Arm("resisted"),
         Arm("paid", tribute="paid"),
-        "effect of resistance (resisted − paid) on the side that would receive tribute",
+        "effect of resistance (resisted − paid) on the side due to receive tribute",
+        kind_arm="b",
     ),
     "ruleset": Experiment(
         "ruleset",
@@ -116,6 +119,8 @@ class ExperimentResult:
     runs: tuple[object, object]
     effects: pl.DataFrame
     config: dict = field(default_factory=dict)
+    #: the effects within each tribute kind (single, double, resisted) of the setups
+    by_kind: pl.DataFrame | None = None
 
     def summary(self) -> str:
         """The question, the setups and arms, then one line per metric (fits 100 columns)."""
@@ -138,6 +143,23 @@ class ExperimentResult:
                 f"  {row['differ']:>6}"
             )
         lines.append("(differ: setups whose value changed between the arms)")
+        if self.by_kind is not None and self.by_kind["kind"].n_unique() > 1:
+            arm = a.name if e.kind_arm == "a" else b.name
+            lines += [
+                "",
+                f"within each tribute kind (as logged in arm {arm}):",
+                f"{'kind':<10}  {'pairs':>6}  {'A − B win':<27}  A − B upgrade",
+            ]
+            for kind in self.by_kind["kind"].unique(maintain_order=True):
+                rows = {
+                    r["metric"]: r for r in self.by_kind.filter(pl.col("kind") == kind).iter_rows(named=True)
+                }
+                w, u = rows["win"], rows["upgrade"]
+                lines.append(
+                    f"{kind:<10}  {w['pairs']:>6}  "
+                    f"{w['effect']:+.4f} [{w['effect_lo']:+.4f}, {w['effect_hi']:+.4f}]  "
+                    f"{u['effect']:+.4f} [{u['effect_lo']:+.4f}, {u['effect_hi']:+.4f}]"
+                )
         return "\n".join(lines)
 
 
@@ -155,7 +177,12 @@ def _arm_frame(run_dir: Path, receivers: pl.DataFrame) -> pl.DataFrame:
     from guandan_cli.logs.reader import scan_deals
 
     deals = scan_deals(run_dir).select(
-        "match", "level_team", "winner_team", "upgrade", first=pl.col("finish_order").list.get(0)
+        "match",
+        "level_team",
+        "winner_team",
+        "upgrade",
+        first=pl.col("finish_order").list.get(0),
+        kind=pl.col("tribute").struct.field("kind"),
     )
     return (
         deals.collect()
@@ -168,6 +195,7 @@ def _arm_frame(run_dir: Path, receivers: pl.DataFrame) -> pl.DataFrame:
             .otherwise(0)
             .cast(pl.Int64),
             first_out=(pl.col("first") == pl.col("receiver")).cast(pl.Int64),
+            kind="kind",
         )
     )
 
@@ -216,6 +244,18 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
             "differ": pl.Int64,
         },
     )
+
+
+def effects_by_kind(a: pl.DataFrame, b: pl.DataFrame, kinds: pl.DataFrame) -> pl.DataFrame:
+    """``paired_effects`` within each tribute kind of ``kinds`` (``match``, ``kind``), in the
+    order single, double, resisted, none; a ``kind`` column first."""
+    order = {"single": 0, "double": 1, "resisted": 2, "none": 3}
+    out = []
+    for kind in sorted(kinds["kind"].unique().to_list(), key=lambda k: order.get(k, 9)):
+        matches = kinds.filter(pl.col("kind") == kind).select("match")
+        part = paired_effects(a.join(matches, on="match"), b.join(matches, on="match"))
+        out.append(part.select(pl.lit(kind).alias("kind"), pl.all()))
+    return pl.concat(out) if out else paired_effects(a, b).clear().select(pl.lit("").alias("kind"), pl.all())
 
 
 def effect_figure(effects: pl.DataFrame, title: str):
@@ -326,7 +366,9 @@ def run_experiment(
         schema={"match": pl.Int64, "receiver": pl.Int64},
     )
     frames = [_arm_frame(out / arm.name, receivers) for arm in arms]
-    effects = paired_effects(frames[0], frames[1])
+    effects = paired_effects(frames[0].drop("kind"), frames[1].drop("kind"))
+    kinds = frames[0 if experiment.kind_arm == "a" else 1].select("match", "kind")
+    by_kind = effects_by_kind(frames[0].drop("kind"), frames[1].drop("kind"), kinds)
     config = {
         "experiment": experiment.name,
         "question": experiment.question,
@@ -341,12 +383,17 @@ def run_experiment(
         },
     }
     (out / "effects.json").write_text(
-        json.dumps(config | {"effects": effects.to_dicts()}, ensure_ascii=False, indent=1) + "\n",
+        json.dumps(
+            config | {"effects": effects.to_dicts(), "by_kind": by_kind.to_dicts()},
+            ensure_ascii=False,
+            indent=1,
+        )
+        + "\n",
         encoding="utf-8",
     )
     fig = effect_figure(effects, f"{experiment.name}: A = {arms[0].name}, B = {arms[1].name}")
     fig.savefig(out / "effect.png", dpi=100)
-    return ExperimentResult(experiment, out, arms, (runs[0], runs[1]), effects, config)
+    return ExperimentResult(experiment, out, arms, (runs[0], runs[1]), effects, config, by_kind)
 
 
 __all__ = [
@@ -357,6 +404,7 @@ __all__ = [
     "ExperimentInputError",
     "ExperimentResult",
     "effect_figure",
+    "effects_by_kind",
     "paired_effects",
     "run_experiment",
 ]

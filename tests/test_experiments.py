@@ -102,6 +102,7 @@ def test_self_check_tribute_off_in_both_arms_gives_exactly_zero(tmp_path):
     assert res.effects["effect"].to_list() == [0.0] * 3
     assert res.effects["effect_lo"].to_list() == [0.0] * 3 and res.effects["effect_hi"].to_list() == [0.0] * 3
     assert res.effects["differ"].to_list() == [0] * 3
+    assert set(res.by_kind["effect"].to_list()) == {0.0} and set(res.by_kind["differ"].to_list()) == {0}
 
 
 @pytest.fixture(scope="module")
@@ -127,6 +128,13 @@ def test_each_arm_is_a_run_that_verifies_and_plays_the_same_hands(tribute_experi
     )
     assert res.effects.row(0, named=True)["effect"] == pytest.approx(won.mean())
     assert res.effects["differ"][0] == int((won != 0).sum())
+    # within kinds: the setups split by the tribute kind of arm A, each effect its own mean
+    kinds = res.by_kind.filter(pl.col("metric") == "win")
+    assert set(kinds["kind"]) <= {"single", "double"} and kinds["pairs"].sum() == 16
+    single = (a["tribute"].struct.field("kind") == "single").to_list()
+    if any(single):
+        want = won.filter(pl.Series(single)).mean()
+        assert kinds.filter(pl.col("kind") == "single")["effect"][0] == pytest.approx(want)
     saved = json.loads((res.out / "effects.json").read_text(encoding="utf-8"))
     assert saved["arms"]["B"]["tribute"] == "off" and saved["effects"][0]["metric"] == "win"
     assert (res.out / "effect.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
