@@ -29,7 +29,10 @@ def open_run(path):
 def compare(a, b, matches=100, seed=0, **kwargs):
     """Compare strategy ``a`` with ``b`` over duplicate pairs; see :func:`guandan_cli.comparison.compare`.
 
-    Strategies are names, ``module:Class`` / ``file.py:Class`` specs, or classes.
+    Strategies are names, ``module:Class`` / ``file.py:Class`` specs, or classes (a class
+    from a notebook cell too). ``duplicate="deal"`` pairs single deals (``setups="fresh"``,
+    ``"random"`` or a run directory) instead of matches. Stored runs under ``out`` are
+    reused only while the strategies' code and the options are unchanged.
     Returns a ``CompareResult`` (figures, ``verdict()``, per-pair ``pairs`` frame).
     """
     from guandan_cli.comparison import compare as _compare

@@ -36,7 +36,7 @@ def strategy_spec(strategy: str | type) -> str:
         return strategy
     if not isinstance(strategy, type):
         raise TypeError(f"a strategy is a name or a class, got {strategy!r}")
-    from guandan_cli.runner.simulate import class_spec
+    from guandan_cli.runner.identity import class_spec
 
     return class_spec(strategy)[0]
 
@@ -205,8 +205,9 @@ def _per_match(run, a_team: int):
 
 def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, str]:
     """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
+    from guandan_cli.runner.identity import identity_changes
     from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulate import SimulationInputError, identity_changes
+    from guandan_cli.runner.simulate import SimulationInputError
 
     try:
         manifest = read_manifest(where) if where.is_dir() else None
@@ -289,7 +290,8 @@ def _compare(
 ) -> CompareResult:  # fmt: skip
     import polars as pl
 
-    from guandan_cli.runner.simulate import by_value_classes, simulate, strategy_fingerprints
+    from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
+    from guandan_cli.runner.simulate import simulate
 
     sa, sb = strategy_spec(a), strategy_spec(b)
     classes = by_value_classes([a, b])
@@ -318,6 +320,8 @@ def _compare(
         wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
         wanted |= {"a_fail_limit": a_fail_limit, "max_deals": 1 if deal_mode else max_deals}
         wanted["setups"] = setups if deal_mode else None
+        if deal_mode and setups not in ("fresh", "random"):
+            wanted["setups_run_id"] = setups_run_id(setups)
         status.append(_stored_status(where, wanted, fingerprints))
     kinds = [k for k, _ in status]
     if notify is not None and not force:

@@ -60,7 +60,18 @@ def measure(a: str, b: str, mode: str, pairs: int, seed: int, setups: str, out: 
     glo, ghi = res.level_gain_ci
     # the deal win rate's interval resampling pairs, in both modes
     dlo, dhi = bootstrap_ratio_interval(p["a_deal_wins"].to_list(), deals, seed=seed)
+    pairing = None
+    if mode == "deal":  # variance of a pair's sum against two independent deals' (1 = no gain)
+        import statistics
+
+        g = []
+        for run, team in zip(res.runs, (0, 1)):
+            d = run.deals().sort("match")
+            g.append([u if w == team else -u for w, u in zip(d["winner_team"], d["upgrade"])])
+        sums = [x + y for x, y in zip(*g)]
+        pairing = statistics.pvariance(sums) / (statistics.pvariance(g[0]) + statistics.pvariance(g[1]))
     return {
+        "pairing": pairing,
         "mode": mode,
         "pairs": pairs,
         "deals": res.deals,
@@ -98,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
                     f"deal win {r['deal_rate']:.1%}, width {r['deal_width']:.3f}"
                 )
                 print(f"      {r['verdict']}")
+            print(
+                f"  deal pairs vs unpaired deals: a pair's level-gain variance is {d['pairing']:.2f}x "
+                "that of two independent deals: deal pairs need that share of the deals unpaired deals need"
+            )
             scale = math.sqrt(d["cpu"] / m["cpu"])
             for what in ("gain_width", "deal_width"):
                 wd_equal = d[what] * scale

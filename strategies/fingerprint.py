@@ -21,6 +21,7 @@ is installed from (``guandan 0.1.0`` for built-ins, a plugin's own name and vers
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -84,12 +85,20 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
     _folder_imports(module, f.parent, seen)
 
 
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    """Top-level package → distributions (read once per process: it scans every installed one)."""
+    from importlib.metadata import packages_distributions
+
+    return packages_distributions()
+
+
 def _distribution(module_name: str) -> str | None:
     """``name version`` of the installed distribution providing the top-level package, if any."""
-    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+    from importlib.metadata import PackageNotFoundError, version
 
     top = module_name.partition(".")[0]
-    for dist in packages_distributions().get(top, []):
+    for dist in _distributions().get(top, []):
         try:
             return f"{dist} {version(dist)}"
         except PackageNotFoundError:  # pragma: no cover - inconsistent metadata

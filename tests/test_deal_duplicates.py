@@ -110,3 +110,33 @@ def test_setups_runs_of_every_source_verify(tmp_path):
             assert report.deals == 12
     kinds = set(res.runs[0].deals()["tribute"].struct.field("kind").to_list())
     assert "single" in kinds or "double" in kinds
+
+
+def test_a_setups_run_is_byte_identical_whatever_the_workers(tmp_path):
+    logs = []
+    for workers, chunk in ((1, None), (2, 1)):
+        out = tmp_path / f"w{workers}"
+        simulate(
+            7, seed=5, strategies="greedy,random", setups="random", workers=workers, chunk_size=chunk, out=out
+        )
+        logs.append({p.name: p.read_bytes() for p in sorted(out.glob("*.jsonl"))})
+    assert logs[0] == logs[1] and len(logs[0]) == 2
+
+
+def test_a_replaced_setup_source_is_noticed(tmp_path):
+    src = tmp_path / "selfplay"
+    simulate(3, seed=8, strategies="greedy", max_deals=4, workers=1, out=src)
+    said: list[str] = []
+    first = compare("greedy", "random", matches=6, setups=src, out=tmp_path, notify=said.append, **SMALL)
+    first_hands = first.runs[0].deals()["hands"].to_list()
+    simulate(3, seed=9, strategies="greedy", max_deals=4, workers=1, out=src, force=True)  # other deals
+    again = compare("greedy", "random", matches=6, setups=src, out=tmp_path, notify=said.append, **SMALL)
+    assert said == [
+        f"the setups' source run {src} changed since {first.runs[0].path.parent} was written: recomputing"
+    ]
+    assert again.runs[0].deals()["hands"].to_list() != first_hands
+    from guandan_cli.runner import SimulationInputError
+
+    simulate(3, seed=10, strategies="greedy", max_deals=4, workers=1, out=src, force=True)
+    with pytest.raises(SimulationInputError, match="source run .* changed since"):
+        simulate(out=again.runs[0].path, resume=True)

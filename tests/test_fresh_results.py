@@ -134,3 +134,16 @@ def test_cli_force_and_on_error(tmp_path):
     r = runner.invoke(app, ["tournament", "greedy", "random", "-n", "2", "--max-deals", "2", "-w", "1"]
                       + ["--out", str(tmp_path), "-q", "--force"])  # fmt: skip
     assert r.exit_code == 0, r.output
+
+
+def test_runs_written_before_fingerprints_are_recomputed_by_compare(tmp_path):
+    said: list[str] = []
+    res = compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
+    for run in res.runs:
+        m = _manifest(run.path)
+        del m["fingerprints"]
+        (run.path / "manifest.json").write_text(json.dumps(m))
+    simulate(out=res.runs[0].path, resume=True)  # simulate has nothing to compare: it accepts
+    compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
+    assert said[-1].startswith("no code fingerprints recorded since ") and said[-1].endswith(": recomputing")
+    assert "fingerprints" in _manifest(res.runs[0].path)

@@ -30,6 +30,13 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
         fail(f"unknown {name} {value!r}: expected one of {', '.join(choices)}")
 
 
+def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> None:
+    if duplicate == "deal" and max_deals is not None:
+        fail("--max-deals does not go with --duplicate deal: each pair is one deal")
+    if duplicate == "match" and setups != "fresh":
+        fail(f"--setups {setups} goes with --duplicate deal (match-level pairs play whole matches)")
+
+
 @app.command()
 def compare(
     a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.")],
@@ -59,8 +66,7 @@ def compare(
 ) -> None:
     """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
 
-    Stored logs under --out are reused only while both strategies' code, the seeds and the
-    options are unchanged (a line on stderr says which); otherwise they are recomputed.
+    Stored logs under --out are reused only while both strategies' code, the seeds and the options are unchanged (a line on stderr says which); otherwise they are recomputed.
     """
     from guandan_cli.comparison import DUPLICATE_MODES
     from guandan_cli.comparison import compare as run_compare
@@ -69,8 +75,7 @@ def compare(
 
     _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
     _check_choice("--on-error mode", on_error, ON_ERROR)
-    if duplicate == "deal" and max_deals is not None:
-        fail("--max-deals does not go with --duplicate deal: each pair is one deal")
+    _check_mode_options(duplicate, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
     try:
@@ -139,8 +144,7 @@ def tournament(
 
     _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
     _check_choice("--on-error mode", on_error, ON_ERROR)
-    if duplicate == "deal" and max_deals is not None:
-        fail("--max-deals does not go with --duplicate deal: each pair is one deal")
+    _check_mode_options(duplicate, max_deals, setups)
     if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
         fail(f"--plot {plot}: expected a .png, .svg or .pdf file name")
     try:

@@ -103,11 +103,19 @@ class InProcess(Backend):
     """One worker: the tasks run here, one after the other."""
 
 
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group, but only the parent acts on
+    it (it terminates the pool), so workers print no traceback of their own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
         import multiprocess
 
-        self._pool = multiprocess.get_context("spawn").Pool(workers)
+        self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=_ignore_interrupts)
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)

@@ -15,7 +15,6 @@ import math
 import os
 import re
 import shlex
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +28,16 @@ from guandan_cli.runner.backends import (
     default_workers,
     open_backend,
     unguarded_main_call,
+)
+from guandan_cli.runner.identity import (
+    by_value_classes,
+    changed_code_refusal,
+    changed_setups_refusal,
+    class_spec,
+    serialise_classes,
+    setups_problem,
+    setups_run_id,
+    strategy_fingerprints,
 )
 from guandan_cli.runner.rundir import (
     FORMAT,
@@ -93,65 +102,11 @@ def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
     return (items[0], items[1], items[2], items[3])
 
 
-def class_spec(cls: type) -> tuple[str, type | None]:
-    """``(spec, cls or None)``: how workers get a strategy class.
-
-    By name (``module:Class``, or ``file.py:Class`` for a class of a script run as
-    ``__main__``) when they can import it; else (a notebook cell, ``python -c``, a class
-    made in a function) ``("__main__:Class", cls)``: the class is sent to them by value,
-    serialised with ``dill``.
-    """
-    import inspect
-    import os as _os
-
-    module, qual = cls.__module__, cls.__qualname__
-    owner = sys.modules.get(module)
-    if "<locals>" not in qual and owner is not None and getattr(owner, qual, None) is cls:
-        if module not in ("__main__", "__mp_main__"):
-            return f"{module}:{qual}", None
-        try:
-            path = inspect.getfile(cls)
-        except (TypeError, OSError):
-            path = None
-        if path and path.endswith(".py") and _os.path.isfile(path):
-            return f"{path}:{qual}", None
-    return f"{module}:{qual}", cls
-
-
 def _spec_of(item) -> str:
     """A seat's strategy as a spec string (see ``class_spec`` for classes)."""
     if isinstance(item, type):
         return class_spec(item)[0]
     return str(item).strip()
-
-
-def by_value_classes(strategies) -> dict[str, type]:
-    """The classes among ``strategies`` that workers cannot import, by spec (sent by value)."""
-    if isinstance(strategies, str) or strategies is None:
-        return {}
-    out = {}
-    for item in strategies:
-        if isinstance(item, type):
-            spec, cls = class_spec(item)
-            if cls is not None:
-                out[spec] = cls
-    return out
-
-
-def _serialise_classes(classes: dict[str, type]) -> tuple[tuple[str, bytes], ...]:
-    """Each class by value (``dill``, following the globals its methods use)."""
-    if not classes:
-        return ()
-    import dill
-
-    try:
-        return tuple((spec, dill.dumps(cls, recurse=True)) for spec, cls in classes.items())
-    except Exception as exc:  # noqa: BLE001 - whatever dill cannot pickle
-        spec = next(iter(classes))
-        raise SimulationInputError(
-            f"strategy {spec!r} cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
-            "use workers=1 or put the class in a .py file"
-        ) from None
 
 
 def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
@@ -168,60 +123,6 @@ def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None 
             raise SimulationInputError(
                 f"strategy {s!r} cannot be loaded: {type(exc).__name__}: {exc}"
             ) from None
-
-
-def strategy_fingerprints(
-    strategies: Sequence[str], classes: dict[str, type] | None = None
-) -> dict[str, dict]:
-    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
-    from strategies.fingerprint import fingerprint
-
-    classes = classes or {}
-    return {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
-
-
-def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
-    """The strategies whose code differs from what ``manifest``'s run was played with.
-
-    Runs written before fingerprints were recorded have none to compare: every strategy
-    counts as changed.
-    """
-    stored = manifest.get("fingerprints")
-    if not isinstance(stored, dict):
-        return list(fingerprints)
-    return [s for s, fp in fingerprints.items() if _code_of(stored.get(s)) != _code_of(fp)]
-
-
-def _code_of(fp) -> tuple | None:
-    return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
-
-
-def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
-    """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
-
-    ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
-    run would write. Only the keys present in ``wanted`` are compared (and the schema).
-    """
-    stored = manifest.get("config", {})
-    out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
-    for k, v in wanted.items():
-        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
-            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
-    if stored.get("schema_version") != SCHEMA_VERSION:
-        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
-    return out
-
-
-def _refuse_changed_code(out: Path, existing: dict, fingerprints: dict[str, dict]) -> None:
-    """A stored run may be continued only with the strategies' code it was played with."""
-    if not isinstance(existing.get("fingerprints"), dict):
-        return  # written before fingerprints were recorded: nothing to compare
-    changed = changed_strategies(existing, fingerprints)
-    if changed:
-        raise SimulationInputError(
-            f"strategy {changed[0]!r} changed since {out} was written (its code fingerprint differs); "
-            "use --force to start over, or another --out"
-        )
 
 
 def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
@@ -243,32 +144,6 @@ def run_id_of(config: dict) -> str:
         parts.append(f"tribute={config['tribute']}")
     h = derive_seed("run", *parts)
     return f"{h:016x}"
-
-
-def check_setups(source: str, matches: int, max_deals: int | None) -> None:
-    """A setups run plays one deal per setup: the source must exist and hold ``matches`` setups."""
-    from guandan_cli.runner.setups import SETUP_SOURCES
-
-    if max_deals not in (None, 1):
-        raise SimulationInputError(
-            f"--max-deals {max_deals} does not go with --setups: a setups run plays one deal per setup"
-        )
-    if source in SETUP_SOURCES:
-        return
-    path = Path(source)
-    try:
-        manifest = read_manifest(path) if path.is_dir() else None
-    except ValueError as exc:
-        raise SimulationInputError(f"setups {source!r}: {exc}") from None
-    if manifest is None:
-        raise SimulationInputError(
-            f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
-        )
-    have = manifest.get("counts", {}).get("deals", 0)
-    if have < matches:
-        raise SimulationInputError(
-            f"setups {source!r}: the run holds {have} deals, fewer than the {matches} setups asked"
-        )
 
 
 def default_out(config: dict) -> Path:
@@ -582,7 +457,10 @@ def simulate(
     if existing is not None:
         stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
         check_strategies(stored_strategies, classes)
-        _refuse_changed_code(out, existing, strategy_fingerprints(stored_strategies, classes))
+        refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
+        refusal = refusal or changed_setups_refusal(out, existing)
+        if refusal is not None:
+            raise SimulationInputError(refusal)
     if existing is not None and existing["state"] == "complete":
         return Run(out)  # resume=True on a finished run: nothing to do
     base = dict(DEFAULTS)
@@ -593,11 +471,17 @@ def simulate(
     config["schema_version"] = SCHEMA_VERSION
 
     if config["setups"] is not None:
-        check_setups(config["setups"], config["matches"], config["max_deals"])
+        problem = setups_problem(config["setups"], config["matches"], config["max_deals"])
+        if problem is not None:
+            raise SimulationInputError(problem)
         config["max_deals"] = 1
+    config["setups_run_id"] = setups_run_id(config["setups"])
     check_strategies(config["strategies"], classes)
     config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
-    config["classes"] = _serialise_classes(classes) if workers != 1 or backend != "local" else ()
+    try:
+        config["classes"] = serialise_classes(classes) if workers != 1 or backend != "local" else ()
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
     config["local_classes"] = classes
     from guandan_cli.engine.rules import get_ruleset
 
@@ -703,6 +587,7 @@ def _run(
         "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
         "fingerprints": config["fingerprints"],
+        **({"setups_run_id": config["setups_run_id"]} if config["setups_run_id"] else {}),
         "ruleset": spec.rules().to_dict(),
         "options": {
             "on_error": on_error,
@@ -862,9 +747,6 @@ __all__ = [
     "SimulationError",
     "SimulationInputError",
     "canonical_command",
-    "changed_strategies",
-    "identity_changes",
     "parse_strategies",
     "simulate",
-    "strategy_fingerprints",
 ]

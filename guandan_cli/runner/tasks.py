@@ -12,6 +12,7 @@ pickle it by reference). This module imports no polars.
 
 from __future__ import annotations
 
+import itertools
 import traceback
 from dataclasses import dataclass, field
 
@@ -106,8 +107,9 @@ def _setup(spec: RunSpec, index: int, rules):
         return setups.source_setup(spec.setups, spec.seed, index, rules)
     key = (spec.setups, rules)
     got = _SETUP_LISTS.get(key)
-    if got is None or len(got) <= index:
-        got = _SETUP_LISTS[key] = list(setups.run_setups(spec.setups, rules))
+    if got is None or len(got) <= index:  # read the source's first deals only, growing as needed
+        want = max(index + 1, 2 * len(got or ()), 256)
+        got = _SETUP_LISTS[key] = list(itertools.islice(setups.run_setups(spec.setups, rules), want))
     return got[index]
 
 

@@ -1,0 +1,198 @@
+"""A run's identity beyond its config: the strategies' code, and how classes reach workers.
+
+- ``class_spec`` / ``by_value_classes`` / ``serialise_classes``: a strategy class becomes a
+  spec string; a class workers cannot import (a notebook cell) is sent to them by value.
+- ``strategy_fingerprints`` / ``changed_strategies`` / ``identity_changes``: what differs
+  between a stored run and the run asked for (``strategies.fingerprint`` for the code).
+- ``changed_code_refusal`` and ``setups_problem``: one-line refusals ``simulate`` raises.
+
+Functions here return values or raise ``ValueError``; ``simulate`` turns them into its errors.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from guandan_cli.logs.schema import SCHEMA_VERSION
+from guandan_cli.runner.rundir import IDENTITY_KEYS, read_manifest
+
+
+def _norm(v):
+    return list(v) if isinstance(v, tuple | list) else v
+
+
+def class_spec(cls: type) -> tuple[str, type | None]:
+    """``(spec, cls or None)``: how workers get a strategy class.
+
+    By name (``module:Class``, or ``file.py:Class`` for a class of a script run as
+    ``__main__``) when they can import it; else (a notebook cell, ``python -c``, a class
+    made in a function) ``("__main__:Class", cls)``: the class is sent to them by value,
+    serialised with ``dill``.
+    """
+    import inspect
+    import os as _os
+
+    module, qual = cls.__module__, cls.__qualname__
+    owner = sys.modules.get(module)
+    if "<locals>" not in qual and owner is not None and getattr(owner, qual, None) is cls:
+        if module not in ("__main__", "__mp_main__"):
+            return f"{module}:{qual}", None
+        try:
+            path = inspect.getfile(cls)
+        except (TypeError, OSError):
+            path = None
+        if path and path.endswith(".py") and _os.path.isfile(path):
+            return f"{path}:{qual}", None
+    return f"{module}:{qual}", cls
+
+
+def by_value_classes(strategies) -> dict[str, type]:
+    """The classes among ``strategies`` that workers cannot import, by spec (sent by value)."""
+    if isinstance(strategies, str) or strategies is None:
+        return {}
+    out = {}
+    for item in strategies:
+        if isinstance(item, type):
+            spec, cls = class_spec(item)
+            if cls is not None:
+                out[spec] = cls
+    return out
+
+
+def serialise_classes(classes: dict[str, type]) -> tuple[tuple[str, bytes], ...]:
+    """Each class by value (``dill``, following the globals its methods use)."""
+    if not classes:
+        return ()
+    import dill
+
+    try:
+        return tuple((spec, dill.dumps(cls, recurse=True)) for spec, cls in classes.items())
+    except Exception as exc:  # noqa: BLE001 - whatever dill cannot pickle
+        spec = next(iter(classes))
+        raise ValueError(
+            f"strategy {spec!r} cannot be sent to worker processes ({type(exc).__name__}: {exc}); "
+            "use workers=1 or put the class in a .py file"
+        ) from None
+
+
+def strategy_fingerprints(
+    strategies: Sequence[str], classes: dict[str, type] | None = None
+) -> dict[str, dict]:
+    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
+    from strategies.fingerprint import fingerprint
+
+    classes = classes or {}
+    return {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
+
+
+def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """The strategies whose code differs from what ``manifest``'s run was played with.
+
+    Runs written before fingerprints were recorded have none to compare: every strategy
+    counts as changed.
+    """
+    stored = manifest.get("fingerprints")
+    if not isinstance(stored, dict):
+        return list(fingerprints)
+    return [s for s, fp in fingerprints.items() if _code_of(stored.get(s)) != _code_of(fp)]
+
+
+def _code_of(fp) -> tuple | None:
+    return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
+
+
+def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
+    """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
+
+    ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
+    run would write. Only the keys present in ``wanted`` are compared (and the schema).
+    """
+    stored = manifest.get("config", {})
+    if isinstance(manifest.get("fingerprints"), dict):
+        out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+    else:
+        out = ["no code fingerprints recorded"]  # written before they were
+    for k, v in wanted.items():
+        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
+            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
+    if "setups_run_id" in wanted and manifest.get("setups_run_id") != wanted["setups_run_id"]:
+        out.append(f"the setups' source run {stored.get('setups')} changed")
+    if stored.get("schema_version") != SCHEMA_VERSION:
+        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
+    return out
+
+
+def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict]) -> str | None:
+    """Why a stored run cannot be continued with these strategies' code (``None``: it can)."""
+    if not isinstance(existing.get("fingerprints"), dict):
+        return None  # written before fingerprints were recorded: nothing to compare
+    changed = changed_strategies(existing, fingerprints)
+    if changed:
+        return (
+            f"strategy {changed[0]!r} changed since {out} was written (its code fingerprint differs); "
+            "use --force to start over, or another --out"
+        )
+    return None
+
+
+def setups_run_id(source: str | None) -> str | None:
+    """The run id of the run directory a setups run takes its setups from (``None`` otherwise).
+
+    Part of the identity of such a run: when the source run is replaced by another, the
+    setups are other deals.
+    """
+    from guandan_cli.runner.setups import SETUP_SOURCES as SOURCES  # named sources, not run dirs
+
+    if source is None or source in SOURCES:
+        return None
+    try:
+        manifest = read_manifest(source) if Path(source).is_dir() else None
+    except ValueError:
+        return None
+    return None if manifest is None else manifest.get("run_id")
+
+
+def changed_setups_refusal(out: Path, existing: dict) -> str | None:
+    """Why a stored setups run cannot be continued: its source run is another run now."""
+    stored = existing.get("setups_run_id")
+    source = existing.get("config", {}).get("setups")
+    if stored is None or stored == setups_run_id(source):
+        return None
+    return f"the setups' source run {source} changed since {out} was written; use --force to start over, or another --out"
+
+
+def setups_problem(source: str, matches: int, max_deals: int | None) -> str | None:
+    """Why a setups run cannot start (``None``: it can): one deal per setup, ``matches`` setups."""
+    from guandan_cli.runner.setups import SETUP_SOURCES as SOURCES  # named sources, not run dirs
+
+    if max_deals not in (None, 1):
+        return f"--max-deals {max_deals} does not go with --setups: a setups run plays one deal per setup"
+    if source in SOURCES:
+        return None
+    path = Path(source)
+    try:
+        manifest = read_manifest(path) if path.is_dir() else None
+    except ValueError as exc:
+        return f"setups {source!r}: {exc}"
+    if manifest is None:
+        return f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
+    have = manifest.get("counts", {}).get("deals", 0)
+    if have < matches:
+        return f"setups {source!r}: the run holds {have} deals, fewer than the {matches} setups asked"
+    return None
+
+
+__all__ = [
+    "by_value_classes",
+    "changed_code_refusal",
+    "changed_setups_refusal",
+    "changed_strategies",
+    "class_spec",
+    "identity_changes",
+    "serialise_classes",
+    "setups_problem",
+    "setups_run_id",
+    "strategy_fingerprints",
+]
