@@ -352,6 +352,7 @@ def run_experiment(
                 resume=existing is not None and not force,
                 force=force,
                 progress=progress,
+                label=f"{experiment.name}: {arm.name}",
                 command=f"guandan experiment {experiment.name} --deals {deals} --seed {seed} "
                 f"--strategies {','.join(seats)} --ruleset {ruleset}  (arm {arm.name})",
             )
