@@ -1,7 +1,7 @@
 """guandan: a simulator and analysis toolkit for Guandan (掼蛋).
 
 The rules engine lives in :mod:`guandan_cli.engine` (pure Python). The Python API
-for scripts and notebooks (``simulate``, ``compare``) is importable from here.
+for scripts and notebooks (``simulate``, ``compare``, ``experiment``) is importable from here.
 """
 
 __version__ = "0.1.0"
@@ -45,3 +45,14 @@ def tournament(strategies, matches=50, seed=0, **kwargs):
     from guandan_cli.comparison import tournament as _tournament
 
     return _tournament(strategies, matches=matches, seed=seed, **kwargs)
+
+
+def experiment(name, deals, **kwargs):
+    """Play ``deals`` setups under two rule variants (``tribute``, ``resistance``, ``ruleset``)
+    and measure the paired effects; see :func:`guandan_cli.experiments.run_experiment`.
+
+    Returns an ``ExperimentResult`` (``effects`` frame, ``summary()``, both arms' runs).
+    """
+    from guandan_cli.experiments import run_experiment
+
+    return run_experiment(name, deals, **kwargs)

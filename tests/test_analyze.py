@@ -187,3 +187,43 @@ def test_parquet_and_jsonl_runs_pool(small_run, run_copy):  # noqa: F811
     one = json.loads(invoke("analyze", small_run, "-r", "bombs", "-f", "json").stdout)["bombs"]
     two = json.loads(invoke("analyze", small_run, run_copy, "-r", "bombs", "-f", "json").stdout)["bombs"]
     assert [r["bombs"] * 2 for r in one] == [r["bombs"] for r in two]
+
+
+def test_tables_fit_100_columns_and_wide_shows_every_column(small_run):  # noqa: F811
+    import re
+
+    from guandan_cli.reports.tables import display_width, readable_columns
+
+    res = invoke("analyze", small_run, "--by", "strategy,seat")
+    assert res.exit_code == 0, res.output
+    assert max(display_width(line) for line in res.stdout.splitlines()) <= 100
+    assert re.search(r"\d\.\d\d+ \[\d\.\d\d+, \d\.\d\d+\]", res.stdout)
+    assert "hidden: " in res.stdout and "(--wide shows every column)" in res.stdout
+    wide = invoke("analyze", small_run, "--by", "strategy,seat", "--wide")
+    assert wide.exit_code == 0, wide.output
+    assert "hidden: " not in wide.stdout and max(display_width(x) for x in wide.stdout.splitlines()) > 100
+    data = load(small_run)
+    blocks = wide.stdout.split("\n\n")
+    for name in REPORTS:
+        df = run_report(
+            name, data.deals, data.matches, by=("strategy", "seat") if REPORTS[name].groupable else None
+        )
+        header = blocks[blocks.index(next(b for b in blocks if b.startswith(f"{name}: "))) + 1].splitlines()[
+            0
+        ]
+        assert header.split() == [c.name for c in readable_columns(df)], name
+
+
+def test_abbreviated_headers_have_a_legend(small_run):  # noqa: F811
+    from guandan_cli.reports.tables import readable_columns
+
+    res = invoke("analyze", small_run, "-r", "first-leader")
+    assert res.exit_code == 0, res.output
+    _title, table, notes = res.stdout.split("\n\n")[:3]
+    header = table.splitlines()[0].split()
+    legend = dict(item.split(": ", 1) for item in notes.replace("\n", " ").split("; ")[:-1])
+    data = load(small_run)
+    names = [c.name for c in readable_columns(run_report("first-leader", data.deals))]
+    assert legend and all(full in names and len(short) < len(full) for short, full in legend.items())
+    assert [legend.get(h, h) for h in header] == [n for n in names if n in [legend.get(h, h) for h in header]]
+    assert all(legend.get(h, h) in names for h in header)

@@ -110,6 +110,17 @@ def test_no_layer_imports_a_higher_one():
     assert not bad, "\n".join(bad)
 
 
+def test_comparison_layer_imports_no_cli():
+    """Layer 7 (comparisons, experiments) serves the CLI and the Python API alike."""
+    bad = []
+    for name in ("comparison.py", "experiments.py"):
+        path = ROOT / "guandan_cli" / name
+        bad += [
+            f"{name} imports {m}" for m in _imports(path) if m == "typer" or m.startswith("guandan_cli.cli")
+        ]
+    assert not bad, "\n".join(bad)
+
+
 def test_engine_and_strategies_load_no_heavy_packages():
     code = (
         "import sys, pkgutil, importlib, guandan_cli.engine, strategies\n"

@@ -76,6 +76,15 @@ def test_simulate_summary_verify_and_replay(tmp_path):
     assert "has no deal 7" in one_line_error(missing)
 
 
+@pytest.mark.parametrize(("compression", "shown"), [("none", "uncompressed"), ("gzip", "gzip")])
+def test_summary_names_the_compression_in_words(tmp_path, compression, shown):
+    args = [a for a in BASE if a != "-q"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "run"), "--compression", compression])
+    assert result.exit_code == 0, result.output
+    log_line = next(line for line in result.stdout.splitlines() if line.startswith("log "))
+    assert log_line.endswith(f"(1 part(s), {shown})"), log_line
+
+
 def test_verify_reports_file_and_line(tmp_path):
     out = tmp_path / "run"
     assert runner.invoke(app, [*BASE, "--out", str(out)]).exit_code == 0

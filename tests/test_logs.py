@@ -101,7 +101,7 @@ def test_checker_names_file_and_line_of_corrupt_and_truncated_lines(tmp_path, sa
     rec = json.loads(deals[2])
     del rec["hands"]
     bad[2] = dumps_line(rec)
-    bad[3] = deals[3].replace(b'"v":1', b'"v":99')
+    bad[3] = deals[3].replace(b'"v":%d' % schema.SCHEMA_VERSION, b'"v":99')
     bad[-1] = deals[-1][:50]  # truncated: no newline at the end
     path = tmp_path / "deals-00000.jsonl"
     path.write_bytes(b"".join(bad))

@@ -291,6 +291,18 @@ def test_tribute_card(deals):
     check_rate(r["HR"], "receiver_win_rate", 0, 1)
 
 
+def test_tribute_card_plot_runs_by_power(deals):
+    from guandan_cli.reports.plots import figure_for
+
+    df = tribute_card(deals)  # rows: single HR, then double A and level
+    fig = figure_for("tribute-card", df)
+    for ax in fig.axes:
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["A", "level", "HR"]
+    two = pl.concat([df, df.with_columns(ruleset=pl.lit("jiangsu2017"))])
+    ticks = [t.get_text() for t in figure_for("tribute-card", two).axes[0].get_xticklabels()]
+    assert ticks == [f"{r} {c}" for r in ("cgr2022", "jiangsu2017") for c in ("A", "level", "HR")]
+
+
 def test_first_leader(deals):
     df = first_leader(deals)
     assert df["kind"].to_list() == ["none", "single", "double", "resisted", "all"]

@@ -37,6 +37,7 @@ def _register() -> None:
         cmd_analyze,
         cmd_bench,
         cmd_compare,  # noqa: F401
+        cmd_experiment,
         cmd_play,
         cmd_plays,
         cmd_replay,

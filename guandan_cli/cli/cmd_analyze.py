@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail
 
 
 class OutputFormat(StrEnum):
@@ -53,33 +54,30 @@ def _by(spec: str | None) -> list[str] | None:
     return items
 
 
-def _fmt(v: float | None) -> str:
-    return "–" if v is None else f"{v:.3f}"
-
-
-def _readable(df):
-    """Merge each ``x``, ``x_lo``, ``x_hi`` into one text column ``x [95% CI]``; round floats."""
+def _markdown(df) -> str:
+    """A Markdown table of the readable columns (intervals merged, every column)."""
     import polars as pl
 
-    cols = []
-    for c in df.columns:
-        if c.endswith(("_lo", "_hi")) and c[:-3] in df.columns:
-            continue
-        if f"{c}_lo" in df.columns and f"{c}_hi" in df.columns:
-            text = [
-                "–" if v is None else f"{_fmt(v)} [{_fmt(lo)}, {_fmt(hi)}]"
-                for v, lo, hi in zip(df[c].to_list(), df[f"{c}_lo"].to_list(), df[f"{c}_hi"].to_list())
-            ]
-            cols.append(pl.Series(f"{c} [95% CI]", text, dtype=pl.String))
-        elif df[c].dtype.is_float():
-            cols.append(df[c].round(4))
-        else:
-            cols.append(df[c])
-    return pl.DataFrame(cols)
+    from guandan_cli.reports.tables import readable_columns
+
+    cols = readable_columns(df)
+    frame = pl.DataFrame([pl.Series(c.name, c.cells, dtype=pl.String) for c in cols])
+    with pl.Config(
+        tbl_rows=-1,
+        tbl_cols=-1,
+        tbl_width_chars=10_000,
+        tbl_hide_column_data_types=True,
+        tbl_hide_dataframe_shape=True,
+        fmt_str_lengths=100,
+        tbl_formatting="MARKDOWN",
+    ):
+        return str(frame)
 
 
-def _render(results: dict, fmt: OutputFormat, titles: dict[str, str], metadata: dict | None = None) -> str:
-    import polars as pl
+def _render(
+    results: dict, fmt: OutputFormat, titles: dict[str, str], wide: bool = False, metadata: dict | None = None
+) -> str:
+    from guandan_cli.reports.tables import INTERVAL_NOTE, text_table
 
     if fmt is OutputFormat.json:
         doc = {"metadata": metadata or {}} | {name: df.to_dicts() for name, df in results.items()}
@@ -90,18 +88,10 @@ def _render(results: dict, fmt: OutputFormat, titles: dict[str, str], metadata: 
             text = df.write_csv().rstrip("\n")
             blocks.append(text if len(results) == 1 else f"# {name}\n{text}\n")
             continue
-        with pl.Config(
-            tbl_rows=-1,
-            tbl_cols=-1,
-            tbl_width_chars=10_000,
-            tbl_hide_column_data_types=True,
-            tbl_hide_dataframe_shape=True,
-            fmt_str_lengths=100,
-            tbl_formatting="MARKDOWN" if fmt is OutputFormat.markdown else "UTF8_FULL_CONDENSED",
-        ):
-            table = str(_readable(df))
-        head = f"## {name}: {titles[name]}" if fmt is OutputFormat.markdown else f"{name}: {titles[name]}"
-        blocks.append(f"{head}\n\n{table}\n")
+        if fmt is OutputFormat.markdown:
+            blocks.append(f"## {name}: {titles[name]}\n\n{_markdown(df)}\n\n{INTERVAL_NOTE}\n")
+        else:
+            blocks.append(f"{name}: {titles[name]}\n\n{text_table(df, wide=wide)}\n")
     return "\n".join(blocks)
 
 
@@ -133,12 +123,27 @@ def analyze(
         bool,
         typer.Option("--check/--no-check", help="Check every log line before reading (names bad lines)."),
     ] = True,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write one self-contained HTML page (run metadata, each report's definition, "
+            "table and plot) to this file.",
+            show_default=False,
+        ),
+    ] = None,
+    wide: Annotated[
+        bool,
+        typer.Option(
+            "--wide", help="Table format: every column with its full name (tables may exceed 100 columns)."
+        ),
+    ] = False,
     to_parquet: Annotated[
         bool,
         typer.Option(
             "--to-parquet",
             help="Convert each run's logs to deals.parquet/matches.parquet in the run directory "
-            "(later analyses read them); reports run only if --report is given.",
+            "(later analyses read them); reports run only if --report or --html is given.",
         ),
     ] = False,
 ) -> None:
@@ -160,6 +165,11 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    if html is not None:
+        if html.is_dir():
+            fail(f"--html {html} is a directory; give the file to write, e.g. {html / 'report.html'}")
+        if not html.parent.is_dir():
+            fail(f"--html {html}: the directory {html.parent} does not exist")
     try:
         if to_parquet:
             stats = ScanStats()
@@ -168,7 +178,7 @@ def analyze(
                     typer.echo(f"wrote {path}", err=True)
             if skip_bad:
                 typer.echo(f"skipped {stats.skipped} bad line(s)", err=True)
-            if report is None:
+            if report is None and html is None:
                 return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IncompleteRunWarning)  # said below, once, in our style
@@ -181,10 +191,28 @@ def analyze(
         for bad in data.stats.bad[:10]:
             typer.echo(f"  {bad}", err=True)
     results = {name: run_report(name, data.deals, data.matches, by=groups) for name in names}
+    titles = {n: REPORTS[n].title for n in names}
     for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
         typer.echo(line, err=True)
     metadata = {"runs": [c.as_dict() for c in data.completeness], "incomplete": data.incomplete}
-    typer.echo(_render(results, fmt, {n: REPORTS[n].title for n in names}, metadata))
+    typer.echo(_render(results, fmt, titles, wide=wide, metadata=metadata))
+    if html is not None:
+        from guandan_cli.reports.html import render_html, run_info, write_html
+
+        infos = [info for info in (run_info(r) for r in runs if r.is_dir()) if info is not None]
+        page = render_html(
+            results,
+            runs=infos,
+            titles=titles,
+            definitions={n: REPORTS[n].definition for n in names},
+            by=groups,
+            skipped=data.skipped,
+        )
+        try:
+            write_html(html, page)
+        except OSError as exc:
+            fail(f"cannot write --html {html}: {exc.strerror or exc}", FAILURE)
+        typer.echo(f"wrote {html}", err=True)
     if plots is not None:
         from guandan_cli.reports.plots import save_plot
 

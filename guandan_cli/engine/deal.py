@@ -186,6 +186,8 @@ class Deal:
       card goes to 上游, the lower to its partner; equal cards go to each payer's 上家.
     - Resistance: the paying side holds both ``HR`` (one payer, or the two between them);
       no tribute, the previous 上游 leads.
+    - The ruleset's ``tribute`` option (for counterfactual experiments): ``off`` skips
+      tribute and return (the previous 上游 leads); ``paid`` ignores resistance.
     - Return: receivers choose in turn (上游 first) and both returns are revealed
       together. ``cgr2022``: natural rank 2..10, else the lowest card(s) by power.
       ``jiangsu2017``: the ≤10 limit (with the same fallback) only applies to a return to
@@ -240,12 +242,15 @@ class Deal:
             return
         order, double_down = prev
         first = order[0]
+        if self.rules.tribute == "off":  # experiment option: no tribute, 上游 leads
+            self._start_play(first)
+            return
         if double_down:
             payers = [(first + 1) % 4, (first + 3) % 4]
         else:
             payers = [order[3]]
         big_jokers = sum(self.hands[p].count(HR) for p in payers)
-        if big_jokers == 2:
+        if big_jokers == 2 and self.rules.tribute != "paid":  # "paid": no resistance
             self.tribute_kind = "resisted"
             self.resisted_by = tuple(payers)
             self._start_play(first)

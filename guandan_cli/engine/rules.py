@@ -26,6 +26,10 @@ class Ruleset:
       (jiangsu2017: 上游's 下家).
     - ``jiefeng``: ``"any"`` (after any finisher's unbeaten last play) or ``"first_only"``
       (only after 上游's; otherwise the lead passes to the owner's next seat still in play).
+    - ``tribute`` (an experiment option, not a rule point; ``guandan experiment``): ``"on"``
+      (rules.md §10, the default), ``"off"`` (no tribute and no return; the previous 上游
+      leads, as after resistance) or ``"paid"`` (no resistance: the payers pay even when
+      they hold both ``HR``).
     """
 
     name: str
@@ -34,15 +38,28 @@ class Ruleset:
     jiefeng: str = "any"
     a_fail_limit: int | None = None
     max_deals: int | None = None
+    tribute: str = "on"
 
-    def with_options(self, a_fail_limit: int | None = None, max_deals: int | None = None) -> Ruleset:
+    def with_options(
+        self, a_fail_limit: int | None = None, max_deals: int | None = None, tribute: str | None = None
+    ) -> Ruleset:
         for name, value in (("a_fail_limit", a_fail_limit), ("max_deals", max_deals)):
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be a positive number of deals, got {value}")
-        return replace(self, a_fail_limit=a_fail_limit, max_deals=max_deals)
+        tribute = self.tribute if tribute is None else tribute
+        if tribute not in TRIBUTE_MODES:
+            raise ValueError(f"unknown tribute mode {tribute!r}: valid modes are {', '.join(TRIBUTE_MODES)}")
+        return replace(self, a_fail_limit=a_fail_limit, max_deals=max_deals, tribute=tribute)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "a_fail_limit": self.a_fail_limit, "max_deals": self.max_deals}
+        out = {"name": self.name, "a_fail_limit": self.a_fail_limit, "max_deals": self.max_deals}
+        if self.tribute != "on":
+            out["tribute"] = self.tribute
+        return out
+
+
+#: values of the ``tribute`` option
+TRIBUTE_MODES = ("on", "off", "paid")
 
 
 RULESETS: dict[str, Ruleset] = {
@@ -55,9 +72,16 @@ DEFAULT_RULESET = "cgr2022"
 
 
 def get_ruleset(
-    name: str | Ruleset = DEFAULT_RULESET, a_fail_limit: int | None = None, max_deals: int | None = None
+    name: str | Ruleset = DEFAULT_RULESET,
+    a_fail_limit: int | None = None,
+    max_deals: int | None = None,
+    tribute: str | None = None,
 ) -> Ruleset:
-    """A named ruleset with options; an unknown name lists the valid ones."""
+    """A named ruleset with options; an unknown name lists the valid ones.
+
+    >>> get_ruleset("cgr2022", tribute="off").tribute
+    'off'
+    """
     if isinstance(name, Ruleset):
         base = name
         a_fail_limit = a_fail_limit if a_fail_limit is not None else name.a_fail_limit
@@ -69,4 +93,4 @@ def get_ruleset(
             raise UnknownRulesetError(
                 f"unknown ruleset {name!r}: valid rulesets are {', '.join(sorted(RULESETS))}"
             ) from None
-    return base.with_options(a_fail_limit=a_fail_limit, max_deals=max_deals)
+    return base.with_options(a_fail_limit=a_fail_limit, max_deals=max_deals, tribute=tribute)

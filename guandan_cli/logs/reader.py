@@ -30,7 +30,7 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     The strict checker: each line must end with a newline (a last line without one is
     reported as truncated), be a JSON object, have exactly the schema's top-level fields
     in order (``DEAL_FIELDS`` / ``MATCH_FIELDS``) with the right JSON kinds, and
-    ``"v" == SCHEMA_VERSION``. A compressed part that cannot be decompressed to its end is
+    ``"v"`` one of ``READABLE_VERSIONS``. A compressed part that cannot be decompressed to its end is
     reported as a bad line after its last complete line. ``kind`` defaults from the name.
 
 ``open_part(path)`` / ``kind_of(path)`` / ``schema_of(kind)``
@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layout import MANIFEST, read_manifest, run_completeness
-from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, SCHEMA_VERSION
+from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, READABLE_VERSIONS
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
 FIELDS = {"deals": DEAL_FIELDS, "matches": MATCH_FIELDS}
@@ -212,8 +212,9 @@ def check_line(raw: bytes, kind: str) -> tuple[dict | None, str | None]:
             return None, f"not a {kind[:-1]} record: " + "; ".join(parts)
         return None, f"fields out of the schema's order (expected {', '.join(names)})"
     v = obj["v"]
-    if v != SCHEMA_VERSION:
-        return None, f"schema version {v!r}; this reader reads version {SCHEMA_VERSION}"
+    if v not in READABLE_VERSIONS or isinstance(v, bool):
+        known = ", ".join(map(str, READABLE_VERSIONS))
+        return None, f"schema version {v!r}; this reader reads versions {known}"
     for name, kinds in fields:
         value = obj[name]
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):

@@ -19,7 +19,13 @@ from guandan_cli.engine.combos import BOMB_CLASS
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup, action_text
 from guandan_cli.engine.match import MatchUpdate, level_token
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: versions readers accept. Version 1 differs only in ``derived.jiefeng`` under
+#: ``jiangsu2017``: it also counted a lead that passed in turn order to the partner of a
+#: finisher other than 上游 (not 接风 in that ruleset). ``derive_stats(deal, version=1)``
+#: reproduces it (``guandan verify`` checks old lines with it); the ``jiefeng`` report
+#: leaves such deals out.
+READABLE_VERSIONS = (1, 2)
 
 
 #: bomb classes as reports name them
@@ -32,8 +38,16 @@ def bomb_class(type_: str, size: int) -> str:
     return str(size)
 
 
-def derive_stats(deal: Deal) -> dict:
-    """Facts derived from a finished deal's actions (tricks, bombs, wild use, 接风)."""
+def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
+    """Facts derived from a finished deal's actions (tricks, bombs, wild use, 接风).
+
+    ``jiefeng`` counts the leads that were 接风 as the deal's ruleset defines it
+    (rules.md §7, §12): the trick's top play was its owner's last cards, every seat still
+    in play passed, and the owner's partner leads, with ``jiangsu2017`` only when the
+    owner is 上游. ``version=1`` gives the schema-1 count (any finished owner's partner
+    leading the next trick), kept to verify old logs.
+    """
+    any_finisher = version == 1 or deal.rules.jiefeng == "any"
     level = deal.level
     wild = level * 4 + 1
     counts = [len(h) for h in deal.setup.hands]
@@ -59,7 +73,12 @@ def derive_stats(deal: Deal) -> dict:
         seat = ev.seat
         if ev.lead:
             tricks += 1
-            if last_owner >= 0 and last_owner in finished and seat == last_owner ^ 2:
+            if (
+                last_owner >= 0
+                and last_owner in finished
+                and seat == last_owner ^ 2
+                and (any_finisher or last_owner == finished[0])
+            ):
                 jiefeng += 1
         plays += 1
         if combo.type in BOMB_CLASS:
@@ -299,6 +318,7 @@ __all__ = [
     "KINDS",
     "MATCH_FIELDS",
     "PASS",
+    "READABLE_VERSIONS",
     "SCHEMA_VERSION",
     "bomb_class",
     "deal_record",

@@ -56,6 +56,7 @@ class Report:
     func: Callable[..., pl.DataFrame]
     source: str = "deals"  # or "matches"
     groupable: bool = False
+    definition: str = ""  # one or two sentences: what a row is and what it answers
 
     def run(
         self, deals: pl.LazyFrame | None, matches: pl.LazyFrame | None = None, by: Sequence[str] | None = None
@@ -69,21 +70,115 @@ class Report:
 
 
 _ALL = [
-    Report("tribute", "Tribute effect: deal-win rate by side and kind", tribute_effect),
-    Report("tribute-card", "Tribute card power", tribute_card),
-    Report("first-leader", "First leader's advantage", first_leader),
-    Report("bombs", "Bombs per deal by class", bombs),
-    Report("bombs-by-player", "Bombs per seat-deal by strategy", bombs_by_player, groupable=True),
-    Report("winner-bombs", "How often the deal's winner bombed", winner_bombs),
-    Report("partners", "Partner's place given 上游", partners, groupable=True),
-    Report("double-down", "Double-down rate by team", double_down),
-    Report("deal-length", "Deal length", deal_length),
-    Report("match-length", "Match length (deals per match)", match_length, source="matches"),
-    Report("levels", "Level progression through a match", level_progression),
-    Report("wilds", "Wild-card use by combination type", wild_use),
-    Report("jiefeng", "接风 frequency", jiefeng),
-    Report("strategy-deals", "Strategy deal-win rates", strategy_deals, groupable=True),
-    Report("strategy-matches", "Strategy match-win rates", strategy_matches, source="matches"),
+    Report(
+        "tribute",
+        "Tribute effect: deal-win rate by side and kind",
+        tribute_effect,
+        definition="Deal-win rate and mean upgrade of the receiving side (the previous 上游's team) and "
+        "the paying side after a single, double or resisted tribute; for a match's first deal (no "
+        "tribute) the first leader's team and the other. A side wins when its player is 上游.",
+    ),
+    Report(
+        "tribute-card",
+        "Tribute card power",
+        tribute_card,
+        definition="Which cards are paid as tribute, by power (2…A, level card, small joker SB, big "
+        "joker HR): their share of the payments and the receiving side's deal-win rate.",
+    ),
+    Report(
+        "first-leader",
+        "First leader's advantage",
+        first_leader,
+        definition="How often the seat that leads the first trick has its team win the deal (0.5 = no "
+        "advantage) and goes out first itself (0.25 = none), by tribute kind.",
+    ),
+    Report(
+        "bombs",
+        "Bombs per deal by class",
+        bombs,
+        definition="Bombs (4–10 of a kind, straight flushes, the joker bomb) per deal by class, the "
+        "share of deals with at least one, and how often one was played while an opponent held ≤ 5 cards.",
+    ),
+    Report(
+        "bombs-by-player",
+        "Bombs per seat-deal by strategy",
+        bombs_by_player,
+        groupable=True,
+        definition="Bombs played per seat and deal, by strategy (or seat), and the share played near an "
+        "opponent's going out.",
+    ),
+    Report(
+        "winner-bombs",
+        "How often the deal's winner bombed",
+        winner_bombs,
+        definition="How often 上游, the winning team and the losing team bombed; among deals where only "
+        "one team bombed, how often that team won.",
+    ),
+    Report(
+        "partners",
+        "Partner's place given 上游",
+        partners,
+        groupable=True,
+        definition="Given the player who goes out first (上游), where the partner finishes: 2nd (+3 "
+        "levels), 3rd (+2) or last (+1).",
+    ),
+    Report(
+        "double-down",
+        "Double-down rate by team",
+        double_down,
+        definition="How often a team's two players go out first and second (双下, the opponents are "
+        "double-down), achieved and suffered, per team-deal.",
+    ),
+    Report(
+        "deal-length",
+        "Deal length",
+        deal_length,
+        definition="Tricks, plays, passes and actions per deal: mean, median, 90th percentile, min, max.",
+    ),
+    Report(
+        "match-length",
+        "Match length (deals per match)",
+        match_length,
+        source="matches",
+        definition="Deals per match, for all matches and for won, capped and errored ones.",
+    ),
+    Report(
+        "levels",
+        "Level progression through a match",
+        level_progression,
+        definition="By deal index within a match: the mean level played, the higher team's level and the "
+        "share of deals played at A.",
+    ),
+    Report(
+        "wilds",
+        "Wild-card use by combination type",
+        wild_use,
+        definition="Plays that use a ♥ level card (wild): share by combination type, per deal, deals "
+        "with at least one, wilds per play.",
+    ),
+    Report(
+        "jiefeng",
+        "接风 frequency",
+        jiefeng,
+        definition="接风: a player goes out with an unbeaten play and the partner leads next (cgr2022: "
+        "after any finisher; jiangsu2017: only after 上游). Per deal, share of deals with one, per 100 "
+        "tricks.",
+    ),
+    Report(
+        "strategy-deals",
+        "Strategy deal-win rates",
+        strategy_deals,
+        groupable=True,
+        definition="Per strategy: deal-win rate of the teams it sits on (each team once per deal), its "
+        "own 上游 rate and levels gained per deal.",
+    ),
+    Report(
+        "strategy-matches",
+        "Strategy match-win rates",
+        strategy_matches,
+        source="matches",
+        definition="Per strategy: match-win rate over decided matches (capped and errored ones left out).",
+    ),
 ]
 #: every report by name, in presentation order
 REPORTS: dict[str, Report] = {r.name: r for r in _ALL}

@@ -1,4 +1,10 @@
-"""接风 (jiefeng) frequency: a finisher's unbeaten last play hands the lead to the partner."""
+"""接风 (jiefeng) frequency: a finisher's unbeaten last play hands the lead to the partner.
+
+Counted as each ruleset defines 接风 (``derived.jiefeng``, see docs/log-format.md):
+``cgr2022`` after any finisher's last play, ``jiangsu2017`` only after 上游's. Deals
+logged under schema version 1 with ``jiangsu2017`` counted more than that; they are left
+out of this report.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,8 @@ def jiefeng(deals: pl.LazyFrame) -> pl.DataFrame:
     """接风 per ruleset: deals, total, deals_with, deals_with_rate(+CI), per_deal(+CI),
     per_100_tricks. Sorted by ruleset."""
     d = pl.col("derived")
+    if "v" in deals.collect_schema().names():
+        deals = deals.filter(~((pl.col("v") == 1) & (pl.col("ruleset") == "jiangsu2017")))
     out = (
         deals.select("ruleset", j=d.struct.field("jiefeng"), t=d.struct.field("tricks"))
         .group_by("ruleset")

@@ -36,6 +36,7 @@ class Panel:
     title: str | None = None
     line: bool = False
     ref: float | None = None  # a reference line (e.g. 0.5 for "no advantage")
+    order_by: str | None = None  # a column that orders the x positions (else the rows' order)
 
 
 PANELS: dict[str, tuple[str, list[Panel]]] = {
@@ -66,6 +67,7 @@ PANELS: dict[str, tuple[str, list[Panel]]] = {
                 "tribute card (by power)",
                 hue="kind",
                 title="Cards paid",
+                order_by="power",
             ),
             Panel(
                 ("card",),
@@ -75,6 +77,7 @@ PANELS: dict[str, tuple[str, list[Panel]]] = {
                 hue="kind",
                 title="Receiver's win rate",
                 ref=0.5,
+                order_by="power",
             ),
         ],
     ),
@@ -154,6 +157,19 @@ def _unique(values: list) -> list:
     return list(seen)
 
 
+def _x_positions(df: pl.DataFrame, labels: list[str], x_cols: list[str], panel: Panel) -> list[str]:
+    """The distinct x labels, in row order or, with ``panel.order_by``, by that column
+    (within the leading grouping columns such as ``ruleset``)."""
+    if panel.order_by is None or panel.order_by not in df.columns:
+        return _unique(labels)
+    groups = [c for c in x_cols if c not in panel.x]
+    rows = zip(labels, *(df[c].cast(pl.String).to_list() for c in groups), df[panel.order_by].to_list())
+    keys: dict[str, tuple] = {}
+    for label, *key in rows:
+        keys.setdefault(label, tuple(key))
+    return sorted(keys, key=lambda lab: keys[lab])
+
+
 def _num(v) -> float:
     return float("nan") if v is None else float(v)
 
@@ -197,7 +213,7 @@ def _draw(ax, df: pl.DataFrame, panel: Panel) -> None:
             ax.legend(title="ruleset")
     else:
         labels = _labels(df, x_cols)
-        xs = _unique(labels)
+        xs = _x_positions(df, labels, x_cols, panel)
         hues = _unique(df[hue].cast(pl.String).to_list()) if hue else [None]
         width = 0.8 / len(hues)
         for j, h in enumerate(hues):

@@ -143,7 +143,7 @@ def setups_run_id(source: str | None) -> str | None:
     Part of the identity of such a run: when the source run is replaced by another, the
     setups are other deals.
     """
-    from guandan_cli.runner.setups import SOURCES
+    from guandan_cli.runner.setups import SETUP_SOURCES as SOURCES  # named sources, not run dirs
 
     if source is None or source in SOURCES:
         return None
@@ -165,7 +165,7 @@ def changed_setups_refusal(out: Path, existing: dict) -> str | None:
 
 def setups_problem(source: str, matches: int, max_deals: int | None) -> str | None:
     """Why a setups run cannot start (``None``: it can): one deal per setup, ``matches`` setups."""
-    from guandan_cli.runner.setups import SOURCES
+    from guandan_cli.runner.setups import SETUP_SOURCES as SOURCES  # named sources, not run dirs
 
     if max_deals not in (None, 1):
         return f"--max-deals {max_deals} does not go with --setups: a setups run plays one deal per setup"

@@ -56,9 +56,22 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`."""
     options = options or {}
     rules = get_ruleset(
-        rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
+        rec["ruleset"],
+        a_fail_limit=options.get("a_fail_limit"),
+        max_deals=options.get("max_deals"),
+        tribute=options.get("tribute"),
     )
-    setup = record_setup(rec, prev, rules)
+    from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
+
+    source = options.get("setups")
+    if source in SETUP_SOURCES and options.get("seed") is not None:  # a setups run: rebuilt from its source
+        setup = source_setup(source, options["seed"], rec["match"], rules).setup
+    elif source is not None:  # a run directory's deals: from the record alone
+        from guandan_cli.runner.records import record_setup_alone
+
+        setup = record_setup_alone(rec, rules)
+    else:
+        setup = record_setup(rec, prev, rules)
     deal = replay(setup, record_actions(rec))
     strategies = rec["strategies"]
     style = Style(symbols=symbols, colour=False)
@@ -79,7 +92,10 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
         h = setup.hands[seat]
         out.append(f"  seat {seat} (team {seat & 1}, {strategies[seat]}):  {format_cards(h, symbols)}")
     out.append("")
-    out += tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
+    if deal.tribute_kind == "none" and setup.previous is not None:
+        out.append("tribute: none (tribute switched off)")
+    else:
+        out += tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
     out.append(f"seat {deal.leader} leads")
 
     log = TrickLog(setup.level, style, marks=False)

@@ -54,6 +54,7 @@ IDENTITY_KEYS = (
     "part_size",
     "schema_version",
     "setups",
+    "tribute",
 )
 
 
@@ -232,7 +233,8 @@ class Run:
             )
         if m.get("error"):
             lines.append(f"error    {m['error'].splitlines()[0]}")
-        lines.append(f"log      {self.path}/  ({len(m['parts'])} part(s), {cfg['compression']})")
+        compression = "uncompressed" if cfg["compression"] == "none" else cfg["compression"]
+        lines.append(f"log      {self.path}/  ({len(m['parts'])} part(s), {compression})")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

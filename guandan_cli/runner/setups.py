@@ -20,6 +20,12 @@ The API (small and stable):
     double-down (double tribute), a single tribute from an opponent and a single tribute
     from 上游's own partner each have probability ⅓ (a tribute may still be resisted, as
     the hands decide).
+  - ``paying_setup(seed, index, rules)`` / ``resisting_setup(seed, index, rules)``: a
+    random situation in which the tribute is paid / resisted (counterfactual experiments,
+    ``guandan_cli.experiments``): hands and situation are drawn as by ``random_setup``,
+    conditioned on the outcome (module section "conditioned sources").
+  - ``source_setup(name, seed, index, rules)``: setup ``index`` of the named source
+    (``SETUP_SOURCES``), how a run made of setups is rebuilt (``guandan verify``).
   - ``run_setups(run_dir)``: every logged deal of a run directory in log order (match,
     deal), each rebuilt with ``records.record_setup``.
   - ``load_setups(source, seed, count, rules)``: ``count`` setups from ``"fresh"``,
@@ -47,19 +53,20 @@ True
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from guandan_cli.engine.cards import deal_hands
+from guandan_cli.engine.cards import HR, deal_hands
 from guandan_cli.engine.deal import Deal, DealSetup
 from guandan_cli.engine.match import Match, MatchUpdate, deal_seed
 from guandan_cli.engine.observation import observe
 from guandan_cli.engine.play import StrategyError, play_deal
 from guandan_cli.engine.rules import Ruleset
-from guandan_cli.engine.seeding import derived_rng
+from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.schema import deal_record
 from guandan_cli.runner.records import record_setup
 from guandan_cli.runner.tasks import match_seed
@@ -179,6 +186,85 @@ def load_setups(source: str | os.PathLike, seed: int, count: int, rules: Ruleset
     return out
 
 
+# ------------------------------------------------------------------ conditioned sources
+
+
+def _resisted(hands: Sequence[Sequence[int]], order: Sequence[int]) -> bool:
+    """Whether the paying side holds both ``HR`` after the previous finish ``order``."""
+    first = order[0]
+    payers = ((first + 1) % 4, (first + 3) % 4) if order[1] == first ^ 2 else (order[3],)
+    return sum(hands[p].count(HR) for p in payers) == 2
+
+
+def _conditioned_setup(seed: int, index: int, rules: Ruleset, resisted: bool) -> SourcedSetup:
+    """Setup ``index``: hands and situation as ``random_setup`` draws them, given the outcome.
+
+    The previous finish order is uniform over the 24 orders whose tribute is resisted
+    (``resisted``) or paid; the level team is 上游's team, levels as in ``random_setup``.
+    Hands that allow no such order (resistance needs both ``HR`` in one team) are dealt
+    again: attempt ``a`` uses match seed ``derive_seed(seed, "setup", index, a)``.
+    """
+    for attempt in itertools.count():
+        ms = derive_seed(seed, "setup", index, attempt)
+        ds = deal_seed(ms, 0)
+        hands = deal_hands(random.Random(ds))
+        orders = [o for o in itertools.permutations(range(4)) if _resisted(hands, o) == resisted]
+        if not orders:
+            continue
+        rng = derived_rng(ms, "situation")
+        order = rng.choice(orders)
+        level_team = order[0] % 2
+        levels = [0, 0]
+        levels[level_team] = rng.randint(1, 12)
+        levels[1 - level_team] = rng.randint(0, 12)
+        setup = DealSetup(
+            hands=hands,
+            level=levels[level_team],
+            levels=(levels[0], levels[1]),
+            level_team=level_team,
+            previous=(order, order[1] == order[0] ^ 2),
+            first_leader=None,
+            rules=rules,
+        )
+        return SourcedSetup(setup, ms, 0, ds)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def paying_setup(seed: int, index: int, rules: Ruleset) -> SourcedSetup:
+    """A random situation whose tribute is paid (single or double, not resisted)."""
+    return _conditioned_setup(seed, index, rules, resisted=False)
+
+
+def resisting_setup(seed: int, index: int, rules: Ruleset) -> SourcedSetup:
+    """A random situation whose tribute is resisted (the paying side holds both ``HR``).
+
+    >>> from guandan_cli.engine.rules import get_ruleset
+    >>> Deal(resisting_setup(1, 0, get_ruleset("cgr2022")).setup).tribute_kind
+    'resisted'
+    """
+    return _conditioned_setup(seed, index, rules, resisted=True)
+
+
+#: the sources a run of setups may name (``simulate(setups=…)``), index -> setup
+SETUP_SOURCES = {
+    "fresh": fresh_setup,
+    "random": random_setup,
+    "paying": paying_setup,
+    "resisting": resisting_setup,
+}
+
+
+def source_setup(name: str, seed: int, index: int, rules: Ruleset) -> SourcedSetup:
+    """Setup ``index`` of the source ``name`` (one of ``SETUP_SOURCES``) with root ``seed``."""
+    try:
+        source = SETUP_SOURCES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown setup source {name!r}: valid sources are {', '.join(SETUP_SOURCES)}"
+        ) from None
+    return source(seed, index, rules)
+
+
 # ------------------------------------------------------------------ swapping teams
 
 
@@ -280,13 +366,17 @@ def play_setup(
 
 
 __all__ = [
+    "SETUP_SOURCES",
     "SOURCES",
     "PlayedSetup",
     "SourcedSetup",
     "fresh_setup",
     "load_setups",
+    "paying_setup",
     "play_setup",
     "random_setup",
+    "resisting_setup",
     "run_setups",
+    "source_setup",
     "swap_teams",
 ]

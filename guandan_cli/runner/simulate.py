@@ -70,6 +70,7 @@ DEFAULTS = {
     "compression": "none",
     "part_size": 1000,
     "setups": None,
+    "tribute": None,
 }
 DEFAULT_CHUNK = 8
 
@@ -165,6 +166,8 @@ def run_id_of(config: dict) -> str:
     parts.append(config["max_deals"])
     if config.get("setups") not in (None, "fresh"):  # fresh setups are deal 0 of one-deal matches
         parts.append(f"setups={config['setups']}")
+    if config.get("tribute") not in (None, "on"):  # the ruleset's tribute option (experiments)
+        parts.append(f"tribute={config['tribute']}")
     h = derive_seed("run", *parts)
     return f"{h:016x}"
 
@@ -198,6 +201,8 @@ def canonical_command(config: dict) -> str:
         args += ["--compression", config["compression"]]
     if config.get("setups") is not None:
         args += ["--setups", str(config["setups"])]
+    if config.get("tribute") not in (None, "on"):
+        args += ["--tribute", str(config["tribute"])]
     if config["part_size"] != DEFAULTS["part_size"]:
         args += ["--part-size", str(config["part_size"])]
     return shlex.join(args)
@@ -392,6 +397,7 @@ def simulate(
     progress: bool | Callable[[int, int], None] = False,
     command: str | None = None,
     setups: str | os.PathLike | None = None,
+    tribute: str | None = None,
     label: str | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
@@ -416,7 +422,10 @@ def simulate(
       each task.
     - ``setups``: play one deal per "match" from a setup source instead of whole matches:
       ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
-      each is logged as a one-deal match (``max_deals`` is 1).
+      each is logged as a one-deal match (``max_deals`` is 1). ``"paying"`` and
+      ``"resisting"`` are the conditioned sources of ``guandan experiment``.
+    - ``tribute``: the ruleset's tribute option, ``"on"`` (the rules, default), ``"off"``
+      (no tribute or return) or ``"paid"`` (no resistance), for counterfactual experiments.
 
     Each finished task is journaled (fsynced) at once, so a stopped run loses only the
     matches in flight (docs/log-format.md, Durability). Ctrl-C raises
@@ -442,6 +451,7 @@ def simulate(
             "compression": compression,
             "part_size": part_size,
             "setups": None if setups is None else str(setups),
+            "tribute": None if tribute in (None, "on") else tribute,
         }.items()
         if v is not None
     }
@@ -518,7 +528,12 @@ def simulate(
     from guandan_cli.engine.rules import get_ruleset
 
     try:
-        get_ruleset(config["ruleset"], a_fail_limit=config["a_fail_limit"], max_deals=config["max_deals"])
+        get_ruleset(
+            config["ruleset"],
+            a_fail_limit=config["a_fail_limit"],
+            max_deals=config["max_deals"],
+            tribute=config["tribute"],
+        )
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
 
@@ -699,7 +714,7 @@ def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(f"{res.errors[0]} (use --on-error record to record errored matches and go on)")
 
 
-def _new_manifest(config, run_id, command, existing, options) -> dict:
+def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> dict:
     from guandan_cli import __version__
 
     return {
@@ -712,11 +727,7 @@ def _new_manifest(config, run_id, command, existing, options) -> dict:
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
         "fingerprints": config["fingerprints"],
         **({"setups_run_id": config["setups_run_id"]} if config["setups_run_id"] else {}),
-        "ruleset": {
-            "name": config["ruleset"],
-            "a_fail_limit": config["a_fail_limit"],
-            "max_deals": config["max_deals"],
-        },
+        "ruleset": ruleset,
         "options": options,
         "state": "running",
         "error": None,
@@ -744,6 +755,7 @@ def _run(
         on_error=on_error,
         setups=config["setups"],
         classes=config["classes"],
+        tribute=config["tribute"],
     )
     _tasks.forget_loaded()
     _tasks.LOCAL_CLASSES.update(config["local_classes"])
@@ -776,7 +788,7 @@ def _run(
         "chunk_size": chunk_size,
         "ray_address": ray_address,
     }
-    manifest = _new_manifest(config, run_id, command, existing, options)
+    manifest = _new_manifest(config, run_id, command, existing, options, spec.rules().to_dict())
     session = {
         "started_at": now_iso(),
         "ended_at": None,

@@ -37,11 +37,20 @@ class RunSpec:
     a_fail_limit: int | None = None
     max_deals: int | None = None
     on_error: str = "stop"
-    #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"`` or a run
-    #: directory, see ``runner/setups.py``): "match" ``i`` is one deal from setup ``i``
+    #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"``, ``"paying"``,
+    #: ``"resisting"`` or a run directory, see ``runner/setups.py``): "match" ``i`` is one
+    #: deal from setup ``i``
     setups: str | None = None
     #: strategy classes workers cannot import, by spec, serialised by value (``dill``)
     classes: tuple[tuple[str, bytes], ...] = ()
+    #: the ruleset's ``tribute`` option (``on``, ``off``, ``paid``; ``None`` is ``on``)
+    tribute: str | None = None
+
+    def rules(self):
+        """The ruleset with this run's options."""
+        return get_ruleset(
+            self.ruleset, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals, tribute=self.tribute
+        )
 
 
 @dataclass
@@ -94,10 +103,8 @@ def _setup(spec: RunSpec, index: int, rules):
     """Setup ``index`` of the run's setup source (a run directory's are read once per process)."""
     from guandan_cli.runner import setups
 
-    if spec.setups == "fresh":
-        return setups.fresh_setup(spec.seed, index, rules)
-    if spec.setups == "random":
-        return setups.random_setup(spec.seed, index, rules)
+    if spec.setups in setups.SETUP_SOURCES:  # fresh, random, paying, resisting
+        return setups.source_setup(spec.setups, spec.seed, index, rules)
     key = (spec.setups, rules)
     got = _SETUP_LISTS.get(key)
     if got is None or len(got) <= index:  # read the source's first deals only, growing as needed
@@ -156,7 +163,7 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error)."""
     from strategies.registry import make_players
 
-    rules = rules or get_ruleset(spec.ruleset, a_fail_limit=spec.a_fail_limit, max_deals=spec.max_deals)
+    rules = rules or spec.rules()
     if spec.setups is not None:
         return play_setup_match(spec, index, rules)
     seed = match_seed(spec.seed, index)
@@ -202,7 +209,7 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
     """Play matches ``start … stop-1`` of ``spec``; see the module docstring."""
     spec, start, stop = task
     res = TaskResult(start, stop)
-    rules = get_ruleset(spec.ruleset, a_fail_limit=spec.a_fail_limit, max_deals=spec.max_deals)
+    rules = spec.rules()
     deal_parts: list[bytes] = []
     match_parts: list[bytes] = []
     wins = [0, 0]
@@ -232,4 +239,4 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
     return res
 
 
-__all__ = ["ON_ERROR", "RunSpec", "TaskResult", "match_seed", "play_match", "run_task"]
+__all__ = ["ON_ERROR", "RunSpec", "TaskResult", "match_seed", "play_match", "play_setup_match", "run_task"]

@@ -9,7 +9,10 @@ tribute and return, first leader, finish order, double-down, upgrade, levels aft
 end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
 seed, the first leader drawn from the match seed), the order of deals in a match and each
 match record (deals, final levels, winner, cap, error) are checked against the deals too;
-with a manifest, each part's sha256 as well.
+with a manifest, each part's sha256 as well. A setups run (one deal per "match", the
+manifest's ``config.setups``) is checked deal by deal: a named source's setup ``m``
+(``runner.setups.source_setup``) gives the seeds, hands and situation to compare and replay;
+a run directory's deals are rebuilt from the record alone.
 
 Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all.
 """
@@ -22,19 +25,20 @@ import random
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
 from guandan_cli.engine.cards import deal_hands, parse_cards
 from guandan_cli.engine.deal import OVER, IllegalActionError, replay
-from guandan_cli.engine.match import Match, deal_seed
+from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
-from guandan_cli.logs.schema import deal_record
+from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 from guandan_cli.runner.tasks import match_seed as _match_seed
 
 
@@ -118,6 +122,7 @@ def _facts(manifest: dict | None) -> dict:
         "run_id": (manifest or {}).get("run_id"),
         "strategies": cfg.get("strategies"),
         "setups": cfg.get("setups"),
+        "tribute": cfg.get("tribute"),
     }
 
 
@@ -133,6 +138,7 @@ class _RunVerifier:
         self.max_deals = facts["max_deals"]
         self.run_id = facts["run_id"]
         self.strategies = facts["strategies"]
+        self.tribute = facts["tribute"]
         #: a setups run (one deal per "match", see runner/setups.py) other than fresh ones
         self.setups = facts["setups"] if facts["setups"] not in (None, "fresh") else None
         self.states: dict[int, _MatchState] = {}
@@ -145,9 +151,15 @@ class _RunVerifier:
         r = self._rules.get(name)
         if r is None:
             r = self._rules[name] = get_ruleset(
-                name, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals
+                name, a_fail_limit=self.a_fail_limit, max_deals=self.max_deals, tribute=self.tribute
             )
         return r
+
+    def sourced(self, m: int, rules):
+        """Setup ``m`` of a named setup source (``random``, ``paying``, ``resisting``), else None."""
+        if self.seed is None or self.setups not in SETUP_SOURCES:
+            return None
+        return source_setup(self.setups, self.seed, m, rules)
 
     # -------------------------------------------------------------- deals
 
@@ -250,29 +262,37 @@ class _RunVerifier:
             deal=deal,
             update=update,
         )
+        if rec["v"] != SCHEMA_VERSION:  # an older line: its derived facts as that version counted them
+            expected["derived"] = derive_stats(deal, version=rec["v"])
         problems.extend(_diff(rec, expected, COMPARED))
 
     def _check_setup_deal(self, rec: dict, problems: list[str]) -> None:
-        """A deal of a setups run stands alone: its setup is rebuilt from the record itself."""
+        """A deal of a setups run stands alone: its setup is rebuilt from its named source
+        (``random``, ``paying``, ``resisting``: seeds, hands and situation checked against it)
+        or, for a run directory's deals, from the record itself."""
         from guandan_cli.runner.records import record_setup_alone
 
+        rules = self.rules(rec["ruleset"])
+        item = self.sourced(rec["match"], rules)
+        if item is not None:
+            if rec["match_seed"] != item.match_seed:
+                problems.append(f"match_seed {rec['match_seed']} is not the seed of setup {rec['match']}")
+            want = [level_token(x) for x in item.setup.levels]
+            if rec["levels_before"] != want or rec["level_team"] != item.setup.level_team:
+                problems.append(
+                    f"levels_before {rec['levels_before']} and level_team {rec['level_team']} are not setup "
+                    f"{rec['match']}'s {want} and {item.setup.level_team}"
+                )
         if rec["deal_seed"] != deal_seed(rec["match_seed"], rec["deal"]):
             problems.append(
                 f"deal_seed {rec['deal_seed']} is not deal {rec['deal']}'s seed in match seed {rec['match_seed']}"
             )
-        if (
-            self.seed is not None
-            and self.setups == "random"
-            and rec["match_seed"] != _match_seed(self.seed, rec["match"])
-        ):
-            problems.append(f"match_seed {rec['match_seed']} is not the seed of setup {rec['match']}")
         if self.strategies is not None and rec["strategies"] != self.strategies:
             problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
-        rules = self.rules(rec["ruleset"])
         hands = tuple(parse_cards(h) for h in rec["hands"])
         if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
             problems.append("hands are not the ones dealt from deal_seed")
-        setup = record_setup_alone(rec, rules)
+        setup = record_setup_alone(rec, rules) if item is None else replace(item.setup, rules=rules)
         try:
             deal = replay(setup, record_actions(rec))
         except (IllegalActionError, ValueError) as exc:
@@ -289,6 +309,8 @@ class _RunVerifier:
             deal_seed=rec["deal_seed"], strategies=rec["strategies"], setup=setup, deal=deal,
             update=match.record(deal.result),
         )  # fmt: skip
+        if rec["v"] != SCHEMA_VERSION:
+            expected["derived"] = derive_stats(deal, version=rec["v"])
         problems.extend(_diff(rec, expected, COMPARED))
 
     # -------------------------------------------------------------- matches
@@ -300,7 +322,7 @@ class _RunVerifier:
         out: list[str] = []
         last = st.last if st else None
         n = st.deals if st else 0
-        seeded = self.setups in (None, "random")  # a run directory's setups keep their own seeds
+        seeded = self.setups is None  # a setup's seed is checked with its deal
         if seeded and self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
             out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
         if last is not None and rec["match_seed"] != last["match_seed"]:

@@ -1,0 +1,80 @@
+"""`guandan experiment`: play the same deal setups under two rule variants; paired effects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
+
+
+@app.command()
+def experiment(
+    name: Annotated[
+        str, typer.Argument(help="tribute, resistance or ruleset.", show_default=False, metavar="EXPERIMENT")
+    ],
+    deals: Annotated[int, typer.Option("--deals", "-n", help="Setups to play (each twice).")] = 1000,
+    strategies: Annotated[
+        str,
+        typer.Option(
+            "--strategies",
+            "-s",
+            help="One name (every seat), two (seats 0/2 and 1/3) or four, comma-separated.",
+        ),
+    ] = "heuristic",
+    seed: Annotated[int, typer.Option(help="Root seed of the setups.")] = 0,
+    ruleset: Annotated[
+        str, typer.Option(help="Ruleset of the tribute and resistance experiments.")
+    ] = "cgr2022",
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output directory (default: runs/experiment-NAME-sSEED-nDEALS).", show_default=False
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Start over, replacing the arms' runs.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Play each sampled deal setup twice, by the same bots with the same hands, under two rule
+    variants, and print the paired effect on the receiving side (95% intervals).
+
+    tribute: with vs without tribute and return (setups whose tribute is paid).
+    resistance: resisted vs paid anyway (setups whose tribute is resisted).
+    ruleset: cgr2022 vs jiangsu2017 (any tribute situation).
+    Each arm is an ordinary run directory under OUT (guandan analyze / verify read it);
+    OUT/effects.json holds the effects and OUT/effect.png plots them.
+    """
+    from guandan_cli.experiments import ExperimentInputError, run_experiment
+    from guandan_cli.runner.simulate import SimulationError
+
+    if deals < 1:
+        fail(f"--deals must be a positive whole number, got {deals}")
+    if workers is not None and workers < 1:
+        fail(f"--workers must be a positive whole number, got {workers}")
+    try:
+        result = run_experiment(
+            name,
+            deals,
+            strategies=strategies,
+            seed=seed,
+            ruleset=ruleset,
+            out=out,
+            workers=workers,
+            force=force,
+            progress=not quiet,
+        )
+    except ExperimentInputError as exc:
+        fail(exc)
+    except SimulationError as exc:
+        fail(exc, FAILURE)
+    except KeyboardInterrupt:
+        interrupted("rerun the same command to continue")
+    typer.echo(result.summary())
+    typer.echo(f"wrote {result.out / 'effects.json'} and {result.out / 'effect.png'}", err=True)
