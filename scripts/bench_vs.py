@@ -138,6 +138,8 @@ def measure(code: Code, opts, samples: dict, digests: dict) -> None:
         samples.setdefault(name, {}).setdefault(code.label, []).append(value)
 
     for strategy, matches in (("random", opts.random_matches), ("heuristic", opts.heuristic_matches)):
+        if "deals" not in opts.only:
+            break
         r = code.driver(what="deals", strategy=strategy, matches=matches, seed=opts.seed, workers=1)
         add(f"{strategy} deals/s (1 worker, wall)", r["deals"] / r["wall"])
         add(f"{strategy} deals/CPU-s (1 worker)", r["deals"] / r["cpu"])
@@ -146,13 +148,16 @@ def measure(code: Code, opts, samples: dict, digests: dict) -> None:
         ("start-up guandan --help", ["--help"]),
         ("start-up guandan plays", ["plays", "S3 H4 D4 C5 S5 H2 SB", "--level", "3"]),
     ):
+        if "startup" not in opts.only:
+            break
         _proc, wall, cpu = code.run(["-c", CLI, *argv])
         add(f"{name} (ms, wall)", wall * 1000)
         add(f"{name} (ms, CPU)", cpu * 1000)
-    r = code.driver(what="legal", positions=opts.positions, seed=opts.seed)
-    add("legal_plays lead (µs median)", r["lead_us"])
-    add("legal_plays follow (µs median)", r["follow_us"])
-    digests.setdefault("legal_plays output", []).append(r["digest"])
+    if "legal" in opts.only:
+        r = code.driver(what="legal", positions=opts.positions, seed=opts.seed)
+        add("legal_plays lead (µs median)", r["lead_us"])
+        add("legal_plays follow (µs median)", r["follow_us"])
+        digests.setdefault("legal_plays output", []).append(r["digest"])
     if opts.parallel:
         walls = {}
         for workers in (1, 2):
@@ -184,7 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=2000, help="legal_plays positions (default 2000)")
     ap.add_argument("--parallel", action="store_true", help="also time 2 workers vs 1 (heuristic)")
     ap.add_argument("--parallel-matches", type=int, default=400)
+    ap.add_argument(
+        "--only",
+        default="deals,startup,legal",
+        help="figure groups to time, comma-separated: deals, startup, legal (default: all three)",
+    )
     opts = ap.parse_args(argv)
+    opts.only = {x.strip() for x in opts.only.split(",")}
+    if not opts.only <= {"deals", "startup", "legal"}:
+        ap.error(f"--only takes deals, startup and/or legal, got {sorted(opts.only)}")
     if opts.reps < 1:
         ap.error("--reps must be at least 1")
 
