@@ -41,6 +41,7 @@ from .combos import (
 )
 
 _new = tuple.__new__
+_new_hand = object.__new__
 _RANGE13 = range(13)
 _BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
 
@@ -93,7 +94,22 @@ class _Hand:
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
     """
 
-    __slots__ = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr")
+    __slots__ = (
+        "by",
+        "rc",
+        "cb",
+        "w",
+        "wild",
+        "lv",
+        "bits",
+        "sfx",
+        "alow",
+        "members",
+        "sb",
+        "hr",
+        "x",
+        "memo",
+    )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
         if type(hand) is not tuple and type(hand) is not list:
@@ -103,8 +119,40 @@ class _Hand:
         w = x >> (2 * wild) & 3
         if w:
             x -= w << (2 * wild)
+        self._setup(x, w, lv, None)
+
+    def without(self, cards: Iterable[int]) -> _Hand:
+        """The analysis of this hand less ``cards`` (which it holds), without a full rebuild."""
+        x = self.x
+        w = self.w
+        wild = self.wild
+        for f in cards:
+            if f == wild:
+                w -= 1
+            else:
+                x -= _P4[f]
+        h = _new_hand(_Hand)
+        h._setup(x, w, self.lv, self)
+        return h
+
+    def _setup(self, x: int, w: int, lv: int, prev: _Hand | None) -> None:
+        """Fill the analysis from ``x`` (natural digit counts) and ``w`` wilds.
+
+        ``prev``, an analysis of a superset of this hand without natural straight flushes,
+        lets unchanged ranks keep their face tuples.
+        """
+        self.x = x
+        self.memo = None
         b = x.to_bytes(14, "little")
-        by = [t[c] for t, c in zip(_BY, b)]
+        if prev is None or prev.members:
+            by = [t[c] for t, c in zip(_BY, b)]
+        else:
+            by = prev.by[:]
+            old = prev.x ^ x
+            while old:
+                r = ((old & -old).bit_length() - 1) >> 3
+                by[r] = _BY[r][b[r]]
+                old &= ~(0xFF << (8 * r))
         jb = b[13]
         self.sb = jb & 3
         self.hr = jb >> 2 & 3
@@ -112,7 +160,7 @@ class _Hand:
         self.cb = cb = b.translate(_COUNT)[:13]
         self.rc = list(cb)
         self.w = w
-        self.wild = wild
+        self.wild = lv * 4 + 1
         self.lv = lv
         self.bits = bits = (x | x >> 1) & _M01
         # natural straight flushes: 5 faces of a suit in a row (A-2-3-4-5 apart)
@@ -122,6 +170,8 @@ class _Hand:
         members = 0
         if sfx or alow:
             # their faces go last, so other choices keep them intact
+            if prev is not None and not prev.members:
+                by = self.by = [t[c] for t, c in zip(_BY, b)]
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
@@ -207,6 +257,70 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     else:
         POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
     _bomb_class(h, 0, out)
+    return out
+
+
+#: per type a follow can answer in kind: whether its key compares by power (else by top rank)
+_BY_POWER = {
+    SINGLE: True,
+    PAIR: True,
+    TRIPLE: True,
+    FULL_HOUSE: True,
+    STRAIGHT: False,
+    TUBE: False,
+    PLATE: False,
+}
+
+
+def _typed(h: _Hand, t: str) -> list[tuple[int, Combo]]:
+    """Every play of type ``t`` (or the bomb class, ``t = BOMB``) as (strength, play), memoized."""
+    memo = h.memo
+    if memo is None:
+        memo = h.memo = {}
+    got = memo.get(t)
+    if got is None:
+        plays: list = []
+        lv = h.lv
+        if t == BOMB:
+            _bomb_class(h, 0, plays)
+            got = [(bomb_value(c, lv), c) for c in plays]
+        else:
+            _GENERATORS[t](h, -1, plays)
+            if _BY_POWER[t]:
+                pw = POWER[lv]
+                got = [(pw[c[1]], c) for c in plays]
+            else:
+                got = [(c[1], c) for c in plays]
+        memo[t] = got
+    return got
+
+
+def plays_memo(h: _Hand, top: Combo | None) -> list[Combo]:
+    """``_plays(h, top)``, from lists memoized on ``h`` (for a hand asked again and again).
+
+    The plays of each type are made once per analysed hand; a follow keeps those that beat
+    ``top``, in the same order as ``_plays``. Returns a new list.
+    """
+    if top is None:
+        memo = h.memo
+        lead = memo.get(None) if memo is not None else None
+        if lead is None:
+            lead = []
+            for t in _LEAD_ORDER:
+                lead += [c for _v, c in _typed(h, t)]
+            h.memo[None] = lead
+        return lead[:]
+    t = top[0]
+    lv = h.lv
+    if t in BOMB_CLASS:
+        tb = bomb_value(top, lv)
+        return [c for v, c in _typed(h, BOMB) if v > tb]
+    by_power = _BY_POWER.get(t)
+    if by_power is None:
+        return _plays(h, top)
+    thr = POWER[lv][top[1]] if by_power else top[1]
+    out = [c for v, c in _typed(h, t) if v > thr]
+    out += [c for _v, c in _typed(h, BOMB)]
     return out
 
 
@@ -523,6 +637,18 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
         if cards is None:
             cards = table[key] = _sf_cards(present, wild, top, s)
         out.append(_new(Combo, (STRAIGHT_FLUSH, top, cards)))
+
+
+_GENERATORS = {
+    SINGLE: _singles,
+    PAIR: _pairs,
+    TRIPLE: _triples,
+    FULL_HOUSE: _full_houses,
+    STRAIGHT: _straights,
+    TUBE: _tubes,
+    PLATE: _plates,
+}
+_LEAD_ORDER = (SINGLE, PAIR, TRIPLE, FULL_HOUSE, STRAIGHT, TUBE, PLATE, BOMB)
 
 
 # ---------------------------------------------------------------------------
