@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .cards import HR, RANK_OF, format_card, format_cards
 from .combos import POWER, Combo, beats, readings
-from .legal import _Hand, plays_memo
+from .legal import _Hand, _plays
 from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
 
 TRIBUTE = "tribute"
@@ -320,7 +320,7 @@ class Deal:
                 cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
             elif cached[2] is None:
                 cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
-            found = plays_memo(cached[2], top)
+            found = _plays(cached[2], top)
             if top is not None:
                 found.append(PASS)
             acts = tuple(found)

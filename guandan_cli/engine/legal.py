@@ -108,7 +108,6 @@ class _Hand:
         "sb",
         "hr",
         "x",
-        "memo",
     )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
@@ -142,7 +141,6 @@ class _Hand:
         lets unchanged ranks keep their face tuples.
         """
         self.x = x
-        self.memo = None
         b = x.to_bytes(14, "little")
         if prev is None or prev.members:
             by = [t[c] for t, c in zip(_BY, b)]
@@ -257,70 +255,6 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     else:
         POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
     _bomb_class(h, 0, out)
-    return out
-
-
-#: per type a follow can answer in kind: whether its key compares by power (else by top rank)
-_BY_POWER = {
-    SINGLE: True,
-    PAIR: True,
-    TRIPLE: True,
-    FULL_HOUSE: True,
-    STRAIGHT: False,
-    TUBE: False,
-    PLATE: False,
-}
-
-
-def _typed(h: _Hand, t: str) -> list[tuple[int, Combo]]:
-    """Every play of type ``t`` (or the bomb class, ``t = BOMB``) as (strength, play), memoized."""
-    memo = h.memo
-    if memo is None:
-        memo = h.memo = {}
-    got = memo.get(t)
-    if got is None:
-        plays: list = []
-        lv = h.lv
-        if t == BOMB:
-            _bomb_class(h, 0, plays)
-            got = [(bomb_value(c, lv), c) for c in plays]
-        else:
-            _GENERATORS[t](h, -1, plays)
-            if _BY_POWER[t]:
-                pw = POWER[lv]
-                got = [(pw[c[1]], c) for c in plays]
-            else:
-                got = [(c[1], c) for c in plays]
-        memo[t] = got
-    return got
-
-
-def plays_memo(h: _Hand, top: Combo | None) -> list[Combo]:
-    """``_plays(h, top)``, from lists memoized on ``h`` (for a hand asked again and again).
-
-    The plays of each type are made once per analysed hand; a follow keeps those that beat
-    ``top``, in the same order as ``_plays``. Returns a new list.
-    """
-    if top is None:
-        memo = h.memo
-        lead = memo.get(None) if memo is not None else None
-        if lead is None:
-            lead = []
-            for t in _LEAD_ORDER:
-                lead += [c for _v, c in _typed(h, t)]
-            h.memo[None] = lead
-        return lead[:]
-    t = top[0]
-    lv = h.lv
-    if t in BOMB_CLASS:
-        tb = bomb_value(top, lv)
-        return [c for v, c in _typed(h, BOMB) if v > tb]
-    by_power = _BY_POWER.get(t)
-    if by_power is None:
-        return _plays(h, top)
-    thr = POWER[lv][top[1]] if by_power else top[1]
-    out = [c for v, c in _typed(h, t) if v > thr]
-    out += [c for _v, c in _typed(h, BOMB)]
     return out
 
 
@@ -637,18 +571,6 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
         if cards is None:
             cards = table[key] = _sf_cards(present, wild, top, s)
         out.append(_new(Combo, (STRAIGHT_FLUSH, top, cards)))
-
-
-_GENERATORS = {
-    SINGLE: _singles,
-    PAIR: _pairs,
-    TRIPLE: _triples,
-    FULL_HOUSE: _full_houses,
-    STRAIGHT: _straights,
-    TUBE: _tubes,
-    PLATE: _plates,
-}
-_LEAD_ORDER = (SINGLE, PAIR, TRIPLE, FULL_HOUSE, STRAIGHT, TUBE, PLATE, BOMB)
 
 
 # ---------------------------------------------------------------------------

@@ -1,10 +1,9 @@
 """The deal's fast paths for legal plays agree with a fresh ``legal_plays`` call.
 
 A deal keeps each seat's hand analysis across turns: after the seat's own play it is
-updated (``_Hand.without``) rather than rebuilt, and the plays of each type are made once
-per hand and filtered for each follow (``plays_memo``). Both must give exactly what a
-fresh analysis gives, in the same order (the random bot's choices, hence the logs,
-depend on the order).
+updated (``_Hand.without``) rather than rebuilt. That must give exactly what a fresh
+analysis gives, in the same order (the random bot's choices, hence the logs, depend on
+the order).
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import random
 
 from guandan_cli.engine import deal_hands, legal_plays
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
-from guandan_cli.engine.legal import _Hand, plays_memo
+from guandan_cli.engine.legal import _Hand
 
 FIELDS = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr", "x")
 
@@ -57,14 +56,3 @@ def test_hand_without_equals_a_fresh_analysis():
             h = h.without(play[2])
             fresh = _Hand(hand, level)
             assert _fields(h) == _fields(fresh), (trial, play)
-
-
-def test_plays_memo_filters_like_plays():
-    rng = random.Random(3)
-    for _ in range(200):
-        level = rng.randrange(13)
-        hands = deal_hands(rng)
-        h = _Hand(hands[0], level)
-        tops = legal_plays(hands[1], level)
-        for top in rng.sample(tops, 8) + [None]:
-            assert plays_memo(h, top) == legal_plays(hands[0], level, top)
