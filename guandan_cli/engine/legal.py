@@ -108,6 +108,7 @@ class _Hand:
         "sb",
         "hr",
         "x",
+        "bombs",
     )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
@@ -141,6 +142,7 @@ class _Hand:
         lets unchanged ranks keep their face tuples.
         """
         self.x = x
+        self.bombs = None
         b = x.to_bytes(14, "little")
         if prev is None or prev.members:
             by = [t[c] for t, c in zip(_BY, b)]
@@ -231,7 +233,7 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
         _straights(h, -1, out)
         _tubes(h, -1, out)
         _plates(h, -1, out)
-        _bomb_class(h, 0, out)
+        out += _all_bombs(h)
         return out
     t = top[0]
     lv = h.lv
@@ -254,8 +256,18 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
         _plates(h, top[1], out)
     else:
         POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
-    _bomb_class(h, 0, out)
+    out += _all_bombs(h)
     return out
+
+
+def _all_bombs(h: _Hand) -> list[Combo]:
+    """Every bomb-class play of the hand, listed once per analysed hand (leads and follows
+    of a non-bomb all answer with every bomb)."""
+    bombs = h.bombs
+    if bombs is None:
+        bombs = h.bombs = []
+        _bomb_class(h, 0, bombs)
+    return bombs
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:
