@@ -123,6 +123,12 @@ class Event(NamedTuple):
     lead: bool = False
 
 
+#: ``Event(kind, seat, combo, card, to, lead)`` built from a tuple (the hot path skips the
+#: keyword handling of a NamedTuple's constructor)
+_new_event = tuple.__new__
+_PASS_KIND = "pass"
+
+
 @dataclass(frozen=True)
 class DealResult:
     """How a deal ended: finish order (all four seats), double-down, winning team, upgrade."""
@@ -502,7 +508,7 @@ class Deal:
             self._analysis[seat] = (hand, len(hand), None, cached[2], combo[2])
         else:
             self._analysis[seat] = None
-        ev = Event(PLAY, seat, combo, lead=self.top is None)
+        ev = _new_event(Event, (PLAY, seat, combo, -1, -1, self.top is None))
         self.events.append(ev)
         self.top = combo
         self.top_owner = seat
@@ -517,7 +523,7 @@ class Deal:
         return ev
 
     def _pass(self, seat: int) -> Event:
-        ev = Event(PASS[0], seat)
+        ev = _new_event(Event, (_PASS_KIND, seat, None, -1, -1, False))
         self.events.append(ev)
         self.passes += 1
         owner = self.top_owner

@@ -226,13 +226,18 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
+        # each guard skips a generator only when it would list nothing (small hands)
+        cb, w = h.cb, h.w
         _singles(h, -1, out)
         _pairs(h, -1, out)
-        _triples(h, -1, out)
-        _full_houses(h, -1, out)
-        _straights(h, -1, out)
-        _tubes(h, -1, out)
-        _plates(h, -1, out)
+        if max(cb) + w >= 3:  # some rank can make a triple
+            _triples(h, -1, out)
+            _full_houses(h, -1, out)
+        if 13 - cb.count(0) + w >= 5:  # enough ranks present for a straight
+            _straights(h, -1, out)
+        if sum(cb) + w >= 6:  # enough cards for a tube or a plate
+            _tubes(h, -1, out)
+            _plates(h, -1, out)
         out += _all_bombs(h)
         return out
     t = top[0]
