@@ -1,4 +1,10 @@
-"""Benchmarks behind `guandan bench`: fixed seeded positions, median per call."""
+"""Benchmarks behind `guandan bench`: fixed seeded positions, median per call.
+
+Figures: ``legal_plays`` lead/follow medians; start-up of ``guandan --help`` and
+``guandan plays`` (whole processes); self-play deals/s with one worker, logging on;
+a parallel run (1 worker vs N) of the heuristic. To compare two versions of the code
+side by side on a noisy machine, use ``scripts/bench_vs.py BASE_COMMIT``.
+"""
 
 from __future__ import annotations
 
@@ -115,9 +121,15 @@ def _cpu_seconds() -> float:
 
 
 def bench_deal_lines(
-    strategies: list[str] | None = None, workers: int | None = None, matches: int = 40, seed: int = 1
+    strategies: list[str] | None = None,
+    workers: int | None = None,
+    matches: int = 40,
+    seed: int = 1,
+    parallel_matches: int = 400,
 ) -> Iterator[str]:
-    """Lines of ``guandan bench``: deals/s for each strategy with one worker and with ``workers``."""
+    """Lines of ``guandan bench``: deals/s of each strategy with one worker, then the
+    heuristic (else greedy) on ``parallel_matches`` matches with one worker and with ``workers``
+    (skipped when ``parallel_matches`` is 0 or only one worker is available)."""
     from guandan_cli.runner.backends import default_workers
 
     workers = workers or default_workers()
@@ -128,11 +140,41 @@ def bench_deal_lines(
             f"  ({one['deals']} deals in {one['seconds']:.1f} s, logging on;"
             f" {one['deals'] / one['cpu_seconds']:.1f} per CPU-second)"
         )
-        if workers > 1:
-            many = bench_deals(strategy, workers, matches, seed)
-            speedup = many["deals_per_s"] / one["deals_per_s"]
-            yield (
-                f"deals/s {strategy:<10} {workers} workers: {many['deals_per_s']:7.1f}"
-                f"  ({many['deals']} deals in {many['seconds']:.1f} s; speedup {speedup:.2f}x;"
-                f" {many['deals'] / many['cpu_seconds']:.1f} per CPU-second)"
-            )
+    if parallel_matches and workers > 1:
+        strategy = self_play_strategy()
+        one = bench_deals(strategy, 1, parallel_matches, seed)
+        many = bench_deals(strategy, workers, parallel_matches, seed)
+        speedup = many["deals_per_s"] / one["deals_per_s"]
+        yield (
+            f"parallel {strategy} x{parallel_matches} matches: 1 worker {one['deals_per_s']:.1f} deals/s,"
+            f" {workers} workers {many['deals_per_s']:.1f} deals/s: speedup {speedup:.2f}x"
+            f"  ({many['deals'] / many['cpu_seconds']:.1f} per CPU-second with {workers})"
+        )
+
+
+#: what the ``guandan`` console script runs
+_CLI = "import sys; sys.argv[0] = 'guandan'; from guandan_cli.cli.app import main; sys.exit(main())"
+
+
+def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
+    """Median start-up (wall and CPU ms) of ``guandan --help`` and ``guandan plays …`` processes."""
+    import resource
+    import subprocess
+    import sys
+
+    for label, argv in (
+        ("guandan --help", ["--help"]),
+        ("guandan plays ", ["plays", "S3 H4 D4 C5 S5 H2 SB", "--level", "3"]),
+    ):
+        walls, cpus = [], []
+        for _ in range(repetitions):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", _CLI, *argv], capture_output=True, check=True)
+            walls.append(time.perf_counter() - t0)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        yield (
+            f"start-up {label}: median {statistics.median(walls) * 1000:6.1f} ms wall,"
+            f" {statistics.median(cpus) * 1000:6.1f} ms CPU ({repetitions} runs)"
+        )

@@ -22,6 +22,10 @@ def bench(
         int | None,
         typer.Option(help="Workers of the parallel figure (default: all cores).", show_default=False),
     ] = None,
+    startup: Annotated[bool, typer.Option(help="Time the start-up of guandan --help and plays.")] = True,
+    parallel_matches: Annotated[
+        int, typer.Option(help="Heuristic matches of the 1-worker vs all-workers figure (0: skip).")
+    ] = 400,
     strategies: Annotated[
         str | None,
         typer.Option(
@@ -30,16 +34,25 @@ def bench(
         ),
     ] = None,
 ) -> None:
-    """Print median µs per legal_plays call, and deals/s with one worker and with all workers."""
-    from guandan_cli.bench import bench_deal_lines, bench_legal_plays
+    """Print median µs per legal_plays call, start-up times, and deals/s with one worker and with all."""
+    from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_startup_lines
 
-    if matches < 1 or (workers is not None and workers < 1) or positions < 1:
-        typer.echo("error: --matches, --workers and --positions must be positive", err=True)
+    if matches < 1 or (workers is not None and workers < 1) or positions < 1 or parallel_matches < 0:
+        typer.echo(
+            "error: --matches, --workers and --positions must be positive, --parallel-matches 0 or more",
+            err=True,
+        )
         raise typer.Exit(2)
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)
+    if startup:
+        for line in bench_startup_lines():
+            typer.echo(line)
     if deals:
         names = [s.strip() for s in strategies.split(",")] if strategies else None
-        for line in bench_deal_lines(names, workers=workers, matches=matches, seed=seed):
+        lines = bench_deal_lines(
+            names, workers=workers, matches=matches, seed=seed, parallel_matches=parallel_matches
+        )
+        for line in lines:
             typer.echo(line)

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards, readings
 
 
 @app.command()
@@ -23,6 +22,8 @@ def plays(
     symbols: Annotated[bool, typer.Option("--symbols", help="Show suit symbols.")] = False,
 ) -> None:
     """List what HAND can play at LEVEL (leading, or beating --top)."""
+    from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards, readings
+
     try:
         cards = parse_cards(hand)
         top_combo = Combo.from_text(top) if top else None

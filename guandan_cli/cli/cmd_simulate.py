@@ -80,7 +80,7 @@ def simulate(
     force: Annotated[bool, typer.Option(help="Overwrite the run in --out, complete or not.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")] = False,
     backend: Annotated[
-        str, typer.Option(help="local, or ray (needs the ray extra: pip install 'guandan\\[ray]').")
+        str, typer.Option(help="local, or ray (needs the ray extra: pip install 'guandan[ray]').")
     ] = "local",
     ray_address: Annotated[
         str | None, typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")

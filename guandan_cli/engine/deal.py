@@ -123,6 +123,12 @@ class Event(NamedTuple):
     lead: bool = False
 
 
+#: ``Event(kind, seat, combo, card, to, lead)`` built from a tuple (the hot path skips the
+#: keyword handling of a NamedTuple's constructor)
+_new_event = tuple.__new__
+_PASS_KIND = "pass"
+
+
 @dataclass(frozen=True)
 class DealResult:
     """How a deal ended: finish order (all four seats), double-down, winning team, upgrade."""
@@ -227,8 +233,10 @@ class Deal:
         self._paid: list[int] = []
         self._returners: list[tuple[int, int]] = []
         self._chosen_returns: list[int] = []
-        self._legal_cache: list | None = None
-        #: per seat: (its hand list, its length, the analysis of it) until the hand changes
+        #: the legal actions of the seat to move (a tuple), until the next action
+        self._legal_cache: tuple | None = None
+        #: per seat: (its hand list, its length, the analysis of it) until the hand changes;
+        #: after the seat's own play, (hand list, length, None, analysis before, cards played)
         self._analysis: list = [None, None, None, None]
         #: ``tuple(self.events)``, shared by observations until the next event
         self._events_tuple: tuple = ()
@@ -307,8 +315,13 @@ class Deal:
 
     def legal_actions(self) -> list:
         """The legal actions of the seat to move (cards, or plays and PASS)."""
-        if self._legal_cache is not None:
-            return list(self._legal_cache)
+        return list(self._legal_tuple())
+
+    def _legal_tuple(self) -> tuple:
+        """``legal_actions()`` as a tuple shared until the next action (do not change it)."""
+        acts = self._legal_cache
+        if acts is not None:
+            return acts
         seat = self.to_move
         if self.phase == PLAY:
             top = self.top
@@ -316,17 +329,20 @@ class Deal:
             cached = self._analysis[seat]
             if cached is None or cached[0] is not hand or cached[1] != len(hand):
                 cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
-            acts: list = _plays(cached[2], top)
+            elif cached[2] is None:
+                cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
+            found = _plays(cached[2], top)
             if top is not None:
-                acts.append(PASS)
+                found.append(PASS)
+            acts = tuple(found)
         elif self.phase == TRIBUTE:
-            acts = self.tribute_options(seat)
+            acts = tuple(self.tribute_options(seat))
         elif self.phase == RETURN:
-            acts = self.return_options(seat, self._returners[len(self._chosen_returns)][1])
+            acts = tuple(self.return_options(seat, self._returners[len(self._chosen_returns)][1]))
         else:
-            acts = []
+            acts = ()
         self._legal_cache = acts
-        return list(acts)
+        return acts
 
     # ----------------------------------------------------------- verify / can / do
 
@@ -484,10 +500,20 @@ class Deal:
 
     def _play(self, seat: int, combo: Combo) -> Event:
         hand = self.hands[seat]
+        cached = self._analysis[seat]
         for f in combo[2]:
             hand.remove(f)
-        self._analysis[seat] = None
-        ev = Event(PLAY, seat, combo, lead=self.top is None)
+        if (
+            cached is not None
+            and cached[2] is not None
+            and cached[0] is hand
+            and cached[1] == len(hand) + len(combo[2])
+        ):
+            # the next analysis is this one less the cards (built when next asked)
+            self._analysis[seat] = (hand, len(hand), None, cached[2], combo[2])
+        else:
+            self._analysis[seat] = None
+        ev = _new_event(Event, (PLAY, seat, combo, -1, -1, self.top is None))
         self.events.append(ev)
         self.top = combo
         self.top_owner = seat
@@ -502,7 +528,7 @@ class Deal:
         return ev
 
     def _pass(self, seat: int) -> Event:
-        ev = Event(PASS[0], seat)
+        ev = _new_event(Event, (_PASS_KIND, seat, None, -1, -1, False))
         self.events.append(ev)
         self.passes += 1
         owner = self.top_owner

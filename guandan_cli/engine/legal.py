@@ -41,6 +41,7 @@ from .combos import (
 )
 
 _new = tuple.__new__
+_new_hand = object.__new__
 _RANGE13 = range(13)
 _BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
 
@@ -93,7 +94,22 @@ class _Hand:
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
     """
 
-    __slots__ = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr")
+    __slots__ = (
+        "by",
+        "rc",
+        "cb",
+        "w",
+        "wild",
+        "lv",
+        "bits",
+        "sfx",
+        "alow",
+        "members",
+        "sb",
+        "hr",
+        "x",
+        "bombs",
+    )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
         if type(hand) is not tuple and type(hand) is not list:
@@ -103,8 +119,40 @@ class _Hand:
         w = x >> (2 * wild) & 3
         if w:
             x -= w << (2 * wild)
+        self._setup(x, w, lv, None)
+
+    def without(self, cards: Iterable[int]) -> _Hand:
+        """The analysis of this hand less ``cards`` (which it holds), without a full rebuild."""
+        x = self.x
+        w = self.w
+        wild = self.wild
+        for f in cards:
+            if f == wild:
+                w -= 1
+            else:
+                x -= _P4[f]
+        h = _new_hand(_Hand)
+        h._setup(x, w, self.lv, self)
+        return h
+
+    def _setup(self, x: int, w: int, lv: int, prev: _Hand | None) -> None:
+        """Fill the analysis from ``x`` (natural digit counts) and ``w`` wilds.
+
+        ``prev``, an analysis of a superset of this hand without natural straight flushes,
+        lets unchanged ranks keep their face tuples.
+        """
+        self.x = x
+        self.bombs = None
         b = x.to_bytes(14, "little")
-        by = [t[c] for t, c in zip(_BY, b)]
+        if prev is None or prev.members:
+            by = [t[c] for t, c in zip(_BY, b)]
+        else:
+            by = prev.by[:]
+            old = prev.x ^ x
+            while old:
+                r = ((old & -old).bit_length() - 1) >> 3
+                by[r] = _BY[r][b[r]]
+                old &= ~(0xFF << (8 * r))
         jb = b[13]
         self.sb = jb & 3
         self.hr = jb >> 2 & 3
@@ -112,7 +160,7 @@ class _Hand:
         self.cb = cb = b.translate(_COUNT)[:13]
         self.rc = list(cb)
         self.w = w
-        self.wild = wild
+        self.wild = lv * 4 + 1
         self.lv = lv
         self.bits = bits = (x | x >> 1) & _M01
         # natural straight flushes: 5 faces of a suit in a row (A-2-3-4-5 apart)
@@ -122,6 +170,8 @@ class _Hand:
         members = 0
         if sfx or alow:
             # their faces go last, so other choices keep them intact
+            if prev is not None and not prev.members:
+                by = self.by = [t[c] for t, c in zip(_BY, b)]
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
@@ -176,14 +226,19 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
+        # each guard skips a generator only when it would list nothing (small hands)
+        cb, w = h.cb, h.w
         _singles(h, -1, out)
         _pairs(h, -1, out)
-        _triples(h, -1, out)
-        _full_houses(h, -1, out)
-        _straights(h, -1, out)
-        _tubes(h, -1, out)
-        _plates(h, -1, out)
-        _bomb_class(h, 0, out)
+        if max(cb) + w >= 3:  # some rank can make a triple
+            _triples(h, -1, out)
+            _full_houses(h, -1, out)
+        if 13 - cb.count(0) + w >= 5:  # enough ranks present for a straight
+            _straights(h, -1, out)
+        if sum(cb) + w >= 6:  # enough cards for a tube or a plate
+            _tubes(h, -1, out)
+            _plates(h, -1, out)
+        out += _all_bombs(h)
         return out
     t = top[0]
     lv = h.lv
@@ -206,8 +261,18 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
         _plates(h, top[1], out)
     else:
         POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
-    _bomb_class(h, 0, out)
+    out += _all_bombs(h)
     return out
+
+
+def _all_bombs(h: _Hand) -> list[Combo]:
+    """Every bomb-class play of the hand, listed once per analysed hand (leads and follows
+    of a non-bomb all answer with every bomb)."""
+    bombs = h.bombs
+    if bombs is None:
+        bombs = h.bombs = []
+        _bomb_class(h, 0, bombs)
+    return bombs
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:

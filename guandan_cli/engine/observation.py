@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .combos import Combo
 from .deal import OVER, RETURN, Deal, Event
@@ -62,30 +62,55 @@ class Observation:
         return self.top is None
 
 
+_new_observation = object.__new__
+#: the slot setters of Observation by field (a frozen dataclass's __init__ is slow)
+_SETTERS = {f.name: getattr(Observation, f.name).__set__ for f in fields(Observation)}
+_set_seat = _SETTERS.pop("seat")
+_set_phase = _SETTERS.pop("phase")
+_set_to_move = _SETTERS.pop("to_move")
+_set_hand = _SETTERS.pop("hand")
+_set_level = _SETTERS.pop("level")
+_set_levels = _SETTERS.pop("levels")
+_set_level_team = _SETTERS.pop("level_team")
+_set_events = _SETTERS.pop("events")
+_set_card_counts = _SETTERS.pop("card_counts")
+_set_finished = _SETTERS.pop("finished")
+_set_top = _SETTERS.pop("top")
+_set_top_owner = _SETTERS.pop("top_owner")
+_set_legal_actions = _SETTERS.pop("legal_actions")
+_set_tribute_kind = _SETTERS.pop("tribute_kind")
+_set_return_to = _SETTERS.pop("return_to")
+if _SETTERS:  # a new field must be filled by observe() below
+    raise ImportError(f"observe() does not fill Observation fields {sorted(_SETTERS)}")
+
+
 def observe(deal: Deal, seat: int) -> Observation:
     """The observation of ``seat`` (the legal actions only when it is its turn)."""
-    my_turn = deal.to_move == seat and deal.phase != OVER
+    phase = deal.phase
+    to_move = deal.to_move
+    my_turn = to_move == seat and phase != OVER
     return_to = -1
-    if my_turn and deal.phase == RETURN:
+    if my_turn and phase == RETURN:
         return_to = deal._returners[len(deal._chosen_returns)][1]
     setup = deal.setup
     events = deal._events_tuple
     if len(events) != len(deal.events) or (events and events[-1] is not deal.events[-1]):
         events = deal._events_tuple = tuple(deal.events)
-    return Observation(
-        seat=seat,
-        phase=deal.phase,
-        to_move=deal.to_move,
-        hand=tuple(deal.hands[seat]),
-        level=deal.level,
-        levels=setup.levels,
-        level_team=setup.level_team,
-        events=events,
-        card_counts=deal.card_counts(),
-        finished=tuple(deal.finished),
-        top=deal.top,
-        top_owner=deal.top_owner,
-        legal_actions=tuple(deal.legal_actions()) if my_turn else (),
-        tribute_kind=deal.tribute_kind,
-        return_to=return_to,
-    )
+    hands = deal.hands
+    obs = _new_observation(Observation)
+    _set_seat(obs, seat)
+    _set_phase(obs, phase)
+    _set_to_move(obs, to_move)
+    _set_hand(obs, tuple(hands[seat]))
+    _set_level(obs, deal.level)
+    _set_levels(obs, setup.levels)
+    _set_level_team(obs, setup.level_team)
+    _set_events(obs, events)
+    _set_card_counts(obs, (len(hands[0]), len(hands[1]), len(hands[2]), len(hands[3])))
+    _set_finished(obs, tuple(deal.finished))
+    _set_top(obs, deal.top)
+    _set_top_owner(obs, deal.top_owner)
+    _set_legal_actions(obs, deal._legal_tuple() if my_turn else ())
+    _set_tribute_kind(obs, deal.tribute_kind)
+    _set_return_to(obs, return_to)
+    return obs

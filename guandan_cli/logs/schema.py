@@ -14,8 +14,8 @@ The builders here turn engine objects into plain dicts; they import no polars.
 
 from __future__ import annotations
 
-from guandan_cli.engine.cards import format_card, format_cards
-from guandan_cli.engine.combos import BOMB_CLASS
+from guandan_cli.engine.cards import FACE_NAMES, RANK_TOKENS, format_card, format_cards
+from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup, action_text
 from guandan_cli.engine.match import MatchUpdate, level_token
 
@@ -109,6 +109,15 @@ def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
     }
 
 
+def _action_line(seat: int, action) -> str:
+    """``"SEAT pass"`` or ``"SEAT type:key cards"``: ``f"{seat} {action_text(action)}"``, faster."""
+    if type(action) is Combo:
+        if action[0] == "pass":
+            return f"{seat} pass"
+        return f"{seat} {action[0]}:{RANK_TOKENS[action[1]]} {' '.join([FACE_NAMES[f] for f in action[2]])}"
+    return f"{seat} {action_text(action)}"
+
+
 def deal_record(
     *,
     run_id: str,
@@ -124,7 +133,7 @@ def deal_record(
     """The JSON-ready record of one finished deal."""
     result = deal.result
     assert result is not None
-    play_actions = [f"{seat} {action_text(a)}" for seat, a in deal.actions if not isinstance(a, int)]
+    play_actions = [_action_line(seat, a) for seat, a in deal.actions if not isinstance(a, int)]
     return {
         "v": SCHEMA_VERSION,
         "run_id": run_id,

@@ -241,6 +241,79 @@ def _leaf(c: list[int], w: int, pw: tuple[int, ...], lv: int, build: bool):
     return cost, groups
 
 
+#: per level, the cost of a rank left as a single / pair / triple (1 + its penalty), by rank
+_SINGLE_COST = tuple(tuple(1.0 + SINGLE_PEN[p] for p in POWER[lv]) for lv in range(13))
+_PAIR_COST = tuple(tuple(1.0 + PAIR_PEN[p] for p in POWER[lv]) for lv in range(13))
+_TRIPLE_COST = tuple(tuple(1.0 + TRIPLE_PEN[p] for p in POWER[lv]) for lv in range(13))
+_WILD_SINGLE_COST = 1.0 + SINGLE_PEN[13]
+
+
+def _leaf_cost(c: list[int], w: int, lv: int) -> float:
+    """``_leaf(c, w, POWER[lv], lv, False)[0]``, the same float operations in the same order."""
+    singles: list[int] = []
+    pairs: list[int] = []
+    triples: list[int] = []
+    bombs = 0
+    for r in ORDER[lv]:
+        n = c[r]
+        if n:
+            if n == 1:
+                singles.append(r)
+            elif n == 2:
+                pairs.append(r)
+            elif n == 3:
+                triples.append(r)
+            else:
+                bombs += 1
+    sb = c[13]
+    hr = c[14]
+    sc = _SINGLE_COST[lv]
+    pc = _PAIR_COST[lv]
+    joker_bomb = sb == 2 and hr == 2
+    n_jpairs = 0  # joker pairs: 1 = SB, 2 = HR (costs added in that order below)
+    if not joker_bomb:
+        if sb == 2:
+            n_jpairs = 1
+        elif sb == 1:
+            singles.append(13)
+        if hr == 2:
+            n_jpairs += 2
+        elif hr == 1:
+            singles.append(14)
+    wild_single = 0
+    if w:
+        pw = POWER[lv]
+        for _ in range(w):
+            if triples:
+                triples.pop()
+                bombs += 1
+            elif len(pairs) >= 2:
+                triples.append(pairs.pop())
+            elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+                pairs.append(singles.pop(0))
+                if len(pairs) > 1:
+                    pairs.sort(key=pw.__getitem__)
+            else:
+                wild_single += 1
+    nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+    cost = 0.0
+    for r in singles:
+        cost += sc[r]
+    cost += wild_single * _WILD_SINGLE_COST
+    for r in pairs[nfh:]:
+        cost += pc[r]
+    if n_jpairs:
+        if n_jpairs & 1:
+            cost += pc[13]
+        if n_jpairs & 2:
+            cost += pc[14]
+    tc = _TRIPLE_COST[lv]
+    for r in triples:
+        cost += tc[r]
+    cost -= BOMB_BONUS * (bombs + joker_bomb)
+    return cost
+
+
 class _Search:
     __slots__ = ("c", "w", "pw", "lv", "best", "best_stack", "stack", "nodes")
     CAP = 300
@@ -258,7 +331,7 @@ class _Search:
     def run(self, idx: int, seq_cost: float) -> None:
         self.nodes += 1
         c = self.c
-        cost, _ = _leaf(c, self.w, self.pw, self.lv, False)
+        cost = _leaf_cost(c, self.w, self.lv)
         cost += seq_cost
         if cost < self.best:
             self.best = cost

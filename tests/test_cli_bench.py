@@ -1,0 +1,47 @@
+"""`guandan bench` prints every figure of the speed targets (values are not checked: speed is
+measured by the bench itself and by scripts/bench_vs.py, never by a timed test)."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+
+runner = CliRunner()
+
+
+def test_bench_prints_legal_startup_and_deal_figures():
+    result = runner.invoke(
+        app,
+        [
+            "bench",
+            "--positions",
+            "30",
+            "--matches",
+            "1",
+            "--parallel-matches",
+            "2",
+            "--workers",
+            "2",
+            "--strategies",
+            "random,greedy",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for figure in (
+        "legal_plays lead",
+        "legal_plays follow",
+        "start-up guandan --help",
+        "start-up guandan plays",
+        "deals/s random     1 worker",
+        "deals/s greedy     1 worker",
+        "parallel heuristic x2 matches: 1 worker",
+    ):
+        assert figure in out, (figure, out)
+
+
+def test_bench_rejects_a_negative_parallel_run():
+    result = runner.invoke(app, ["bench", "--parallel-matches", "-1"])
+    assert result.exit_code == 2
+    assert "--parallel-matches" in result.output

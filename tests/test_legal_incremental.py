@@ -1,0 +1,58 @@
+"""The deal's fast paths for legal plays agree with a fresh ``legal_plays`` call.
+
+A deal keeps each seat's hand analysis across turns: after the seat's own play it is
+updated (``_Hand.without``) rather than rebuilt. That must give exactly what a fresh
+analysis gives, in the same order (the random bot's choices, hence the logs, depend on
+the order).
+"""
+
+from __future__ import annotations
+
+import random
+
+from guandan_cli.engine import deal_hands, legal_plays
+from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
+from guandan_cli.engine.legal import _Hand
+
+FIELDS = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr", "x")
+
+
+def _fields(h: _Hand) -> tuple:
+    return tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(h, f) for f in FIELDS))
+
+
+def test_deal_legal_actions_equal_fresh_legal_plays():
+    rng = random.Random(20261130)
+    checked = 0
+    for trial in range(40):
+        level = trial % 13
+        deal = Deal(DealSetup(hands=deal_hands(rng), level=level, first_leader=trial % 4))
+        while deal.phase == PLAY:
+            seat = deal.to_move
+            expected = legal_plays(deal.hands[seat], level, deal.top)
+            if deal.top is not None:
+                expected.append(PASS)
+            assert deal.legal_actions() == expected
+            checked += 1
+            # lean towards big plays so hands shrink through many shapes
+            acts = deal.legal_actions()
+            deal.apply_unchecked(
+                max(acts, key=lambda a: (len(a[2]), rng.random())) if trial % 2 else rng.choice(acts)
+            )
+    assert checked > 1000
+
+
+def test_hand_without_equals_a_fresh_analysis():
+    rng = random.Random(7)
+    for trial in range(300):
+        level = rng.randrange(13)
+        hand = sorted(deal_hands(rng)[0])
+        h = _Hand(hand, level)
+        while hand:
+            plays = legal_plays(hand, level)
+            play = rng.choice(plays)
+            for f in play[2]:
+                hand.remove(f)
+            h = h.without(play[2])
+            fresh = _Hand(hand, level)
+            assert _fields(h) == _fields(fresh), (trial, play)
