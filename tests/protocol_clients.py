@@ -36,16 +36,18 @@ async def random_client(
                     log.append((msg["type"], msg["stage"], msg))
                     if msg["type"] == "notify" and msg["stage"] == "gameResult":
                         return msg
-                    if pending == "unasked" and msg["stage"] == "beginning":
-                        pending = None
-                        await ws.send(json.dumps({"actIndex": 0}))
-                        continue
                     if msg["type"] != "act":
                         continue
                     assert msg["indexRange"] == len(msg["actionList"]) - 1
                     if pending == "bad_index":
                         pending = None
                         await ws.send(json.dumps({"actIndex": msg["indexRange"] + 1}))
+                    elif pending == "unasked":
+                        # a valid answer, then at once a second one: the seat cannot be asked
+                        # again before three other seats have acted, so this one answers nothing
+                        pending = None
+                        await ws.send(json.dumps({"actIndex": 0}))
+                        await ws.send(json.dumps({"actIndex": 0}))
                     elif pending == "non_json":
                         pending = None
                         await ws.send("this is not JSON")
