@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli import __version__
+from guandan_cli.cli.errors import OneLineErrors
 
 app = typer.Typer(
     name="guandan",
@@ -14,6 +15,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=OneLineErrors,  # usage errors as one `guandan: error:` line, exit 2
 )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 @app.command()
@@ -34,8 +35,7 @@ def bench(
     from guandan_cli.bench import bench_deal_lines, bench_legal_plays
 
     if matches < 1 or (workers is not None and workers < 1) or positions < 1:
-        typer.echo("error: --matches, --workers and --positions must be positive", err=True)
-        raise typer.Exit(2)
+        fail("--matches, --workers and --positions must be positive")
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)

@@ -8,11 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-
-
-def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
-    raise typer.Exit(2)
+from guandan_cli.cli.errors import FAILURE, check_output_file, fail
 
 
 @app.command()
@@ -49,7 +45,7 @@ def compare(
             progress=not quiet,
         )
     except (ValueError, RuntimeError) as exc:
-        _fail(exc)
+        fail(exc)
     design = "duplicate pairs" if res.paired else "unpaired"
     typer.echo(f"{res.a} vs {res.b}: {res.matches} {design} = {res.games} matches, {res.deals} deals")
     typer.echo(
@@ -76,6 +72,8 @@ def tournament(
     """Round robin of duplicate pairs: a leaderboard (openskill) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
 
+    if plot is not None:  # before the tournament runs, not after
+        check_output_file(plot, "--plot", (".png", ".svg"))
     try:
         res = run_tournament(
             strategies,
@@ -88,7 +86,7 @@ def tournament(
             progress=not quiet,
         )
     except (ValueError, RuntimeError) as exc:
-        _fail(exc)
+        fail(exc)
     import polars as pl
 
     with pl.Config(tbl_rows=50, tbl_cols=20, float_precision=3, tbl_hide_dataframe_shape=True):
@@ -99,6 +97,9 @@ def tournament(
     for r in res.results.values():
         typer.echo(r.verdict())
     if plot is not None:
-        plot.parent.mkdir(parents=True, exist_ok=True)
-        res.plot(plot)
+        try:
+            plot.parent.mkdir(parents=True, exist_ok=True)
+            res.plot(plot)
+        except OSError as exc:
+            fail(f"--plot {plot}: cannot write the plot ({exc})", FAILURE)
         typer.echo(f"plot: {plot}")

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
 
 
 def _command_line(ctx: typer.Context) -> str:
@@ -115,13 +116,10 @@ def simulate(
             command=_command_line(ctx),
         )
     except SimulationInputError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     except SimulationError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(exc, FAILURE)
     except KeyboardInterrupt:
-        typer.echo("interrupted: rerun the same command (or add --resume) to continue", err=True)
-        raise typer.Exit(130) from None
+        interrupted("rerun the same command (or add --resume) to continue")
     if not quiet:
         typer.echo(run.summary())

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 @app.command()
@@ -24,8 +25,7 @@ def verify(
     try:
         report = run_verify(runs)
     except LogReadError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     for p in report.problems[:max_problems]:
         typer.echo(str(p))
     if len(report.problems) > max_problems:

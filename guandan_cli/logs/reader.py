@@ -295,7 +295,7 @@ _schema = schema_of  # the old private name, still used by guandan_cli.reports.l
 
 
 #: bytes of JSON lines parsed at a time by :func:`iter_checked_frames`
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 4 << 20
 
 
 def _line_chunks(path: Path, chunk_bytes: int) -> Iterator[tuple[int, bytes, str | None]]:
