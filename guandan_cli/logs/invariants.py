@@ -542,7 +542,7 @@ def rules_for(kind: str, columns: Iterable[str] | None = None) -> Rules:
     computed = {name: (needs, f) for name, (needs, f) in rules.computed.items() if set(needs) <= have}
     have |= set(computed)
     carry = {name: e for name, e in rules.carry.items() if usable(e)}
-    have |= set(carry) | {"_line", "_adjacent"}
+    have |= set(carry) | {"_line", "_adjacent", "_pline", "_pok"}
     rows = [c for c in rules.rows if usable(c.ok)]
     sequence = [c for c in rules.sequence if usable(c.ok)]
     return Rules(helpers, rows, computed, sequence, carry)
