@@ -197,3 +197,23 @@ def test_parquet_and_jsonl_runs_pool(small_run, run_copy):  # noqa: F811
     one = json.loads(invoke("analyze", small_run, "-r", "bombs", "-f", "json").stdout)["bombs"]
     two = json.loads(invoke("analyze", small_run, run_copy, "-r", "bombs", "-f", "json").stdout)["bombs"]
     assert [r["bombs"] * 2 for r in one] == [r["bombs"] for r in two]
+
+
+def test_what_load_returns_stays_valid_on_its_own(small_run):  # noqa: F811
+    """README: ``tribute_effect(load("runs/demo").deals)`` (the loader object is dropped at once)."""
+    import gc
+
+    from guandan_cli.reports import tribute_effect
+
+    expected = run_report("tribute", load(small_run).deals, None)
+    deals = load(small_run).deals  # the RunData is garbage now
+    gc.collect()
+    assert_frame_equal(tribute_effect(deals), expected)
+    assert_frame_equal(tribute_effect(load(small_run).deals), expected)
+
+
+def test_load_takes_a_list_of_part_files(small_run):  # noqa: F811
+    parts = sorted(small_run.glob("*-00000.jsonl"))
+    data = load(parts)
+    assert data.deals.collect().height == load(small_run).deals.collect().height
+    assert data.matches.collect().height == len((small_run / "matches-00000.jsonl").read_text().splitlines())
