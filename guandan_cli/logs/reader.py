@@ -294,8 +294,11 @@ def schema_of(kind: str) -> dict:
 _schema = schema_of  # the old private name, still used by guandan_cli.reports.loading
 
 
-#: bytes of JSON lines parsed at a time by :func:`iter_checked_frames`
+#: bytes of JSON lines parsed at a time by :func:`checked_frames` (Polars' decoder needs
+#: about 15 times a block's size while it works)
 CHUNK_BYTES = 4 << 20
+#: bytes of parsed blocks checked together (the checks cost a few ms per call)
+CHECK_BYTES = 32 << 20
 
 
 def _line_chunks(path: Path, chunk_bytes: int) -> Iterator[tuple[int, bytes, str | None]]:
@@ -517,6 +520,36 @@ def checked_frames(
     carry = None
     lines = 0
     current = -1
+    batch: list = []  # parsed blocks of the current part waiting for the checks
+    batch_bytes = 0
+
+    def settle(path: Path, extra: list[BadLine]):
+        """Check the waiting blocks together; ``(frame, good mask, bad lines)``."""
+        nonlocal carry, batch, batch_bytes
+        bad = list(extra)
+        frame, good = None, None
+        if batch:
+            frames = [b[0] for b in batch]
+            frame = pl.concat(frames) if len(frames) > 1 else frames[0]
+            numbers = pl.concat([b[1] for b in batch]) if len(batch) > 1 else batch[0][1]
+            located = [x for b in batch for x in b[2]]
+            batch, batch_bytes = [], 0
+            found, good, carry = invariants.find_bad(frame, numbers, rules, carry)
+            bad += [BadLine(str(path), n, r) for n, r in located + found]
+        return frame, good, sorted(bad, key=lambda b: b.line)
+
+    def emit(path: Path, frame, good, bad: list[BadLine]):
+        if bad:
+            if not skip_bad:
+                raise LogLineError(path, bad[0].line, bad[0].reason)
+            if stats is not None:
+                stats.skipped += len(bad)
+                stats.bad.extend(bad)
+            if good is not None:
+                frame = frame.filter(good)
+        if frame is not None and frame.height:
+            yield frame
+
     with ThreadPoolExecutor(threads) as pool:
         pending: deque = deque()
         blocks = _blocks(parts, chunk_bytes)
@@ -535,34 +568,24 @@ def checked_frames(
                     current, lines = index, 0
                     sequence = sequences.setdefault(path.parent, invariants.Sequence())
                     carry = sequence.carry.next_part() if sequence.carry is not None else None
-                if first is None:  # the end of the part
-                    sequence.carry = carry
-                    if stats is not None:
-                        stats.files += 1
-                        stats.lines += lines
-                        stats.part_lines[str(path)] = lines
+                if first is None or error is not None:  # the end of the part, or an unreadable rest
+                    extra = [] if error is None else [BadLine(str(path), first, error)]
+                    yield from emit(path, *settle(path, extra))
+                    if first is None:
+                        sequence.carry = carry
+                        if stats is not None:
+                            stats.files += 1
+                            stats.lines += lines
+                            stats.part_lines[str(path)] = lines
                     continue
-                if error is not None:
-                    bad = [BadLine(str(path), first, error)]
-                    frame, good = pl.DataFrame(schema=schema), None
-                else:
-                    lines += data.count(b"\n") + (not data.endswith(b"\n"))
-                    if not check:
-                        yield parsed
-                        continue
-                    frame, numbers, located = parsed
-                    found, good, carry = invariants.find_bad(frame, numbers, rules, carry)
-                    bad = sorted((BadLine(str(path), n, r) for n, r in located + found), key=lambda b: b.line)
-                if bad:
-                    if not skip_bad:
-                        raise LogLineError(path, bad[0].line, bad[0].reason)
-                    if stats is not None:
-                        stats.skipped += len(bad)
-                        stats.bad.extend(bad)
-                    if good is not None:
-                        frame = frame.filter(good)
-                if frame.height:
-                    yield frame
+                lines += data.count(b"\n") + (not data.endswith(b"\n"))
+                if not check:
+                    yield parsed
+                    continue
+                batch.append(parsed)
+                batch_bytes += len(data)
+                if batch_bytes >= CHECK_BYTES:
+                    yield from emit(path, *settle(path, []))
         finally:
             for future in pending:
                 future.cancel()
