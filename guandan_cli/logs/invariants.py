@@ -580,25 +580,33 @@ class Sequence:
         self.carry = Carry(0, False, {})
 
 
-def find_bad(
-    frame: pl.DataFrame, lines: pl.Series, rules: Rules, carry: Carry | None
-) -> tuple[list[tuple[int, str]], pl.Series, Carry | None]:
-    """Check ``frame`` (its rows at file line numbers ``lines``, in order).
+def row_checks(frame: pl.DataFrame, lines: pl.Series, rules: Rules) -> pl.DataFrame:
+    """The checks of each row alone (a block at a time, in parallel): ``frame`` plus check columns.
 
-    Returns ``(bad, good, carry)``: ``(line, reason)`` of each bad row (its first failing
-    check), a boolean mask of the good rows, and the carry for the file's next chunk.
+    ``lines`` are the rows' line numbers in their file. The result feeds
+    :func:`sequence_checks`.
     """
-    if frame.height == 0:
-        return [], pl.Series("ok", [], dtype=pl.Boolean), carry
     computed = [f(frame) for _needs, f in rules.computed.values()]
     base = frame.with_columns(rules.helpers).with_columns(lines.alias("_line"), *computed)
     row_oks = [c.ok.fill_null(False).alias(f"_r{i}") for i, c in enumerate(rules.rows)]
-    base = base.with_columns(row_oks).with_columns(
-        pl.all_horizontal([f"_r{i}" for i in range(len(row_oks))]).alias("_row_ok")
-    )
-    # the previous line's values: shifted, with the previous chunk's last row in front
+    return base.with_columns(
+        *row_oks, *[e.alias(f"_c{name}") for name, e in rules.carry.items()]
+    ).with_columns(pl.all_horizontal([f"_r{i}" for i in range(len(row_oks))]).alias("_row_ok"))
+
+
+def sequence_checks(
+    base: pl.DataFrame, rules: Rules, carry: Carry | None
+) -> tuple[list[tuple[int, str]], pl.Series, Carry | None]:
+    """The checks between consecutive lines, over :func:`row_checks` output (blocks in file order).
+
+    Returns ``(bad, good, carry)``: ``(line, reason)`` of each bad row (its first failing
+    check), a boolean mask of the good rows, and the carry for the file's next block.
+    """
+    if base.height == 0:
+        return [], pl.Series("ok", [], dtype=pl.Boolean), carry
+    # the previous line's values: shifted, with the previous block's last row in front
     prev = base.select(
-        [e.shift(1).alias(name) for name, e in rules.carry.items()]
+        [pl.col(f"_c{name}").shift(1).alias(name) for name in rules.carry]
         + [pl.col("_line").shift(1).alias("_pline"), pl.col("_row_ok").shift(1).alias("_pok")]
     )
     if carry is not None:
@@ -621,9 +629,19 @@ def find_bad(
         for row in base.filter(~pl.col("_ok")).iter_rows(named=True):
             first_bad = next(i for i, n in enumerate(names) if not row[n])
             bad.append((row["_line"], _format(checks[first_bad].message, row)))
-    last = base.select([e.alias(n) for n, e in rules.carry.items()]).row(-1, named=True)
+    last = base.select([pl.col(f"_c{name}").alias(name) for name in rules.carry]).row(-1, named=True)
     new_carry = Carry(int(base.get_column("_line")[-1]), bool(base.get_column("_row_ok")[-1]), last)
     return bad, good, new_carry
+
+
+def find_bad(
+    frame: pl.DataFrame, lines: pl.Series, rules: Rules, carry: Carry | None
+) -> tuple[list[tuple[int, str]], pl.Series, Carry | None]:
+    """Check ``frame`` (its rows at file line numbers ``lines``, in order): both phases.
+
+    Returns ``(bad, good, carry)`` as :func:`sequence_checks`.
+    """
+    return sequence_checks(row_checks(frame, lines, rules), rules, carry)
 
 
 __all__ = [
@@ -637,6 +655,8 @@ __all__ = [
     "deal_checks",
     "deal_sequence_checks",
     "find_bad",
+    "row_checks",
+    "sequence_checks",
     "match_checks",
     "permutation",
     "rules_for",

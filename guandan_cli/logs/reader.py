@@ -515,7 +515,8 @@ def checked_frames(
             return item, None
         if not check:
             return item, pl.read_ndjson(data, schema=schema)
-        return item, _parse_chunk(first, data, kind, schema)
+        frame, numbers, located = _parse_chunk(first, data, kind, schema)
+        return item, (invariants.row_checks(frame, numbers, rules), located)
 
     carry = None
     lines = 0
@@ -529,12 +530,11 @@ def checked_frames(
         bad = list(extra)
         frame, good = None, None
         if batch:
-            frames = [b[0] for b in batch]
-            frame = pl.concat(frames) if len(frames) > 1 else frames[0]
-            numbers = pl.concat([b[1] for b in batch]) if len(batch) > 1 else batch[0][1]
-            located = [x for b in batch for x in b[2]]
+            base = pl.concat([b[0] for b in batch]) if len(batch) > 1 else batch[0][0]
+            located = [x for b in batch for x in b[1]]
             batch, batch_bytes = [], 0
-            found, good, carry = invariants.find_bad(frame, numbers, rules, carry)
+            found, good, carry = invariants.sequence_checks(base, rules, carry)
+            frame = base.select(list(schema))
             bad += [BadLine(str(path), n, r) for n, r in located + found]
         return frame, good, sorted(bad, key=lambda b: b.line)
 
