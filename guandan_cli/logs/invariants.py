@@ -64,7 +64,6 @@ _A, _A_PLUS = 12, 13
 _TOKEN = r"(?:[SHCD][2-9TJQKA]|SB|HR)"
 #: a hand as the writer formats it: 27 card tokens separated by single spaces
 HAND_PATTERN = rf"^{_TOKEN}(?: {_TOKEN}){{26}}$"
-_FACES = pl.Enum(FACE_NAMES)
 TRIBUTE_PAYMENTS = {"none": 0, "single": 1, "double": 2, "resisted": 0}
 BOMB_CLASSES = ("4", "5", "6", "7", "8", "9", "10", "sf", "joker")
 
@@ -178,12 +177,23 @@ def deal_helpers() -> list[pl.Expr]:
         _level(_get("levels_before", 1)).alias("_b1"),
         _level(_get("levels_after", 0)).alias("_a0"),
         _level(_get("levels_after", 1)).alias("_a1"),
+        hands_shaped(),
         pl.col("actions").list.len().alias("_actions"),
         trib.struct.field("kind").alias("_kind"),
         trib.struct.field("payments").list.len().alias("_payments"),
         trib.struct.field("returns").list.len().alias("_returns"),
         trib.struct.field("resisted_by").list.len().alias("_resisting"),
     ]
+
+
+_TABLE: list = []
+
+
+def _token_table():
+    """``table[first byte, second byte]``: the face code of a two-letter card token."""
+    if not _TABLE:
+        _TABLE.append(_token_codes())
+    return _TABLE[0]
 
 
 def two_decks(frame: pl.DataFrame) -> pl.Series:
@@ -193,24 +203,46 @@ def two_decks(frame: pl.DataFrame) -> pl.Series:
     one ``bincount`` over (row, face) gives each row's 54 counts. Rows whose hands are
     not four strings of 27 card tokens are false here (their own check names them).
 
+    ``_hands`` (the shape check: four hands of 27 two-letter tokens, so 323 bytes once
+    joined by spaces) decides which rows are counted: their tokens are read straight
+    from the bytes through a lookup table.
+
     >>> hands = [["S2 " * 26 + "S2"] * 4]
-    >>> two_decks(pl.DataFrame({"hands": hands})).to_list()
+    >>> two_decks(pl.DataFrame({"hands": hands}).with_columns(hands_shaped())).to_list()
     [False]
     """
     import numpy as np
 
-    hands = frame.get_column("hands")
-    shaped = (hands.list.len() == 4) & hands.list.eval(pl.element().str.contains(HAND_PATTERN)).list.all()
-    shaped = shaped.fill_null(False)
+    shaped = frame.get_column("_hands")
     rows = int(shaped.sum())
     ok = np.zeros(frame.height, dtype=bool)
     if rows:
-        codes = hands.filter(shaped).list.join(" ").str.split(" ").explode().cast(_FACES).to_physical()
+        joined = frame.get_column("hands").filter(shaped).list.join(" ")
+        text = np.frombuffer(joined.str.join("").item().encode("ascii"), dtype=np.uint8)
+        width = 4 * 80 + 3
+        tokens = text.reshape(rows, width)
+        codes = _token_table()[tokens[:, 0::3], tokens[:, 1::3]].astype(np.int64)  # (rows, 108)
         n_faces = len(FACE_NAMES)
-        keys = codes.to_numpy().astype(np.int64).reshape(rows, 108) + (np.arange(rows) * n_faces)[:, None]
+        keys = codes + (np.arange(rows, dtype=np.int64) * n_faces)[:, None]
         counts = np.bincount(keys.ravel(), minlength=rows * n_faces).reshape(rows, n_faces)
         ok[shaped.arg_true().to_numpy()] = (counts == 2).all(axis=1)
     return pl.Series("_two_decks", ok)
+
+
+def hands_shaped() -> pl.Expr:
+    """``_hands``: four hands, each 27 card tokens separated by single spaces."""
+    hands = pl.col("hands")
+    shaped = (hands.list.len() == 4) & hands.list.eval(pl.element().str.contains(HAND_PATTERN)).list.all()
+    return shaped.fill_null(False).alias("_hands")
+
+
+def _token_codes():
+    import numpy as np
+
+    table = np.zeros((256, 256), dtype=np.uint8)
+    for code, name in enumerate(FACE_NAMES):
+        table[ord(name[0]), ord(name[1])] = code
+    return table
 
 
 def _moves_ok(field: str) -> pl.Expr:
@@ -277,8 +309,7 @@ def deal_checks() -> list[Check]:
             "{levels_before}; deal 0 is played at 2 with both teams at 2)",
         ),
         Check(
-            (pl.col("hands").list.len() == 4)
-            & pl.col("hands").list.eval(pl.element().str.contains(HAND_PATTERN).fill_null(False)).list.all(),
+            pl.col("_hands"),
             "hands are not 4 hands of 27 cards (tokens S3 … DA, SB, HR separated by spaces)",
         ),
         Check(pl.col("_two_decks"), "hands are not two full decks (each of the 54 faces exactly twice)"),
@@ -526,7 +557,7 @@ def rules_for(kind: str, columns: Iterable[str] | None = None) -> Rules:
     A frame read without some fields (``hands``, ``actions``…) is checked on the rest.
     """
     if kind == "deals":
-        computed = {"_two_decks": (("hands",), two_decks)}
+        computed = {"_two_decks": (("hands", "_hands"), two_decks)}
         rules = Rules(deal_helpers(), deal_checks(), computed, deal_sequence_checks(), DEAL_CARRY)
     else:
         rules = Rules(match_helpers(), match_checks(), {}, match_sequence_checks(), MATCH_CARRY)
@@ -586,8 +617,9 @@ def row_checks(frame: pl.DataFrame, lines: pl.Series, rules: Rules) -> pl.DataFr
     ``lines`` are the rows' line numbers in their file. The result feeds
     :func:`sequence_checks`.
     """
-    computed = [f(frame) for _needs, f in rules.computed.values()]
-    base = frame.with_columns(rules.helpers).with_columns(lines.alias("_line"), *computed)
+    base = frame.with_columns(rules.helpers)
+    computed = [f(base) for _needs, f in rules.computed.values()]
+    base = base.with_columns(lines.alias("_line"), *computed)
     row_oks = [c.ok.fill_null(False).alias(f"_r{i}") for i, c in enumerate(rules.rows)]
     return base.with_columns(
         *row_oks, *[e.alias(f"_c{name}") for name, e in rules.carry.items()]
