@@ -513,8 +513,12 @@ def checked_frames(
         index, first, data, error = item
         if first is None or error is not None:
             return item, None
-        if not check:
-            return item, pl.read_ndjson(data, schema=schema)
+        if not check:  # Polars' own errors only
+            text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
+            lines = text.select(
+                pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
+            )
+            return item, lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
         frame, numbers, located = _parse_chunk(first, data, kind, schema)
         return item, (invariants.row_checks(frame, numbers, rules), located)
 

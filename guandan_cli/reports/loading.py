@@ -17,7 +17,6 @@ truncated or impossible line is a :class:`LogLineError` naming file and line; wi
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 from collections.abc import Sequence
@@ -123,19 +122,6 @@ class RunData:
 RUN_ID_CATEGORICAL = pl.col("run_id").cast(pl.Categorical)
 
 
-def _compact(frame: pl.DataFrame) -> pl.DataFrame:
-    """A copy of ``frame`` that owns its memory.
-
-    Strings parsed from JSON are views into the parser's buffers, so a slim frame would
-    keep every chunk's full text alive; an in-memory Arrow IPC round trip copies out
-    just the values.
-    """
-    buf = io.BytesIO()
-    frame.write_ipc(buf, compression="uncompressed")
-    buf.seek(0)
-    return pl.read_ipc(buf)
-
-
 def _frames(files, kind: str, check: bool, skip_bad: bool, stats: ScanStats, columns=None):
     """Checked frames of every part in ``files`` (see :func:`reader.checked_frames`)."""
     return reader.checked_frames(files, kind, columns=columns, check=check, skip_bad=skip_bad, stats=stats)
@@ -155,7 +141,8 @@ def _collect(runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats) -> 
         else:
             files = reader.part_files(run, kind)
         for frame in _frames(files, kind, check, skip_bad, stats, columns):
-            frames.append(_compact(frame.drop(heavy, strict=False).with_columns(RUN_ID_CATEGORICAL)))
+            # the decoder's frames own their buffers: dropping the heavy columns frees them
+            frames.append(frame.drop(heavy, strict=False).with_columns(RUN_ID_CATEGORICAL))
     if not frames:
         empty = pl.LazyFrame(schema=_schema(kind)).with_columns(RUN_ID_CATEGORICAL)
         return slim_deals(empty) if kind == "deals" else empty
