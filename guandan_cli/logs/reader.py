@@ -14,11 +14,23 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     :mod:`guandan_cli.logs.schema` (never inferred). Rows are in file order, i.e. match
     order then deal order within a run. Plain and compressed parts (gzip, zstd) are
     scanned by Polars directly. With ``check`` (the default) every line is first checked
-    in Python (see ``check_file``; a file that passed is remembered by size and mtime, so
-    scanning it again costs nothing). A bad line raises ``LogLineError`` naming the file
-    and line; with ``skip_bad=True`` bad lines are left out instead and counted in
-    ``stats`` — the good lines of such a file are then read eagerly from memory.
-    ``check=False`` hands the files to Polars unchecked (fastest; errors are Polars').
+    by ``checked_frames`` (files that passed are remembered by size and mtime, so
+    scanning them again costs nothing). A bad line raises ``LogLineError`` naming the
+    file and line; with ``skip_bad=True`` bad lines are left out instead and counted in
+    ``stats`` (the checked records are then returned from memory). ``check=False``
+    hands the files to Polars unchecked (fastest; errors are Polars').
+
+``checked_frames(parts, kind, *, columns=None, check=True, skip_bad=False, stats=None)``
+    The records of ``parts`` as checked ``pl.DataFrame`` blocks, at Polars' speed: each
+    block of lines is matched against ``line_pattern(kind)`` (the exact shape of a
+    record: fields, order, JSON kinds at every depth), decoded by Polars with the
+    declared schema and checked by the vectorised invariants of
+    :mod:`guandan_cli.logs.invariants` (impossible records: an ``upgrade`` of 7, a
+    ``finish_order`` of ``[0,0,1,2]``…), including the checks between consecutive lines
+    of a run's parts. Blocks are parsed ahead in threads. Only a block with a line that
+    does not match is checked line by line (``check_line``, then Polars' strict reader),
+    so every bad line is named ``path:line: reason``. ``iter_checked_frames(path)`` is
+    the same for one part.
 
 ``read_deals(...)`` / ``read_matches(...)``
     The same, collected into a ``pl.DataFrame``.
