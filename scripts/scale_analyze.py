@@ -1,25 +1,31 @@
-"""Scale check for `guandan analyze`: N synthetic deal lines, every report, wall time and peak RSS.
+"""Scale check for `guandan analyze`: every report over a large run, wall time and peak RSS.
 
-Synthesizes a run quickly by replicating real deal records (a small pool played
-in-process by the engine) with varied match and deal indices, written as JSONL parts
-like the runner's. Then, each in a fresh child process so peak RSS is its own:
+A large run is made by replicating a small real one: ``guandan simulate`` plays a
+source run (or ``--source DIR`` names one), then its matches are copied over and over
+with new match indices (and the match's ``match_seed`` perturbed accordingly) until
+``--deals`` deal lines are written, in parts of 1000 matches named as ``simulate`` names
+them. Every copied match is a real match, so the load-time invariant checks (finish
+order, upgrade, levels, contiguous deals …) hold for every line, as in a simulated run.
 
-1. ``jsonl``   — check every line, load, run every report (what ``guandan analyze`` does);
-2. ``convert`` — write deals.parquet / matches.parquet once (``--to-parquet``);
-3. ``parquet`` — run every report again, now reading Parquet.
+Then, each in a fresh child process (wall time; CPU time, user + system, which a
+loaded machine inflates less; peak RSS, ``ru_maxrss``; all the child's own):
+
+1. ``analyze`` — ``guandan analyze RUN --report all --format json`` straight from the
+   JSONL parts, exactly as a user runs it (checks, load, every report, rendering);
+2. ``convert`` — ``--to-parquet`` (optional, ``--parquet``);
+3. ``parquet`` — every report again, now reading Parquet (optional, ``--parquet``).
 
 Usage::
 
-    python scripts/scale_analyze.py --deals 1000000            # keeps nothing
-    python scripts/scale_analyze.py --deals 100000 --dir /tmp/s --keep
-
-Peak RSS is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the child (Linux: KiB).
+    python scripts/scale_analyze.py --deals 1000000 --dir /tmp/big --keep   # make and measure
+    python scripts/scale_analyze.py --run /tmp/big                          # measure an existing run
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import shutil
 import subprocess
@@ -28,68 +34,89 @@ import tempfile
 import time
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 # the repository root, so `strategies` imports even when the editable install predates it
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(ROOT))
+
+_MATCH_FIELD = re.compile(rb'"match":(\d+),"match_seed":(\d+),')
 
 
-def _pool(matches: int, max_deals: int) -> list[dict]:
-    """Real deal records (greedy vs random), played by the runner's own ``play_match``."""
-    from guandan_cli.runner.tasks import RunSpec, play_match
-
-    spec = RunSpec("scale", 12345, ("greedy", "random", "greedy", "random"), max_deals=max_deals)
-    return [json.loads(line) for i in range(matches) for line in play_match(spec, i)[0]]
-
-
-def _template(record: dict, keys: tuple[str, ...]) -> list[str]:
-    """The record's JSON line split around the values of ``keys`` (filled in later)."""
-    rec = dict(record)
-    for k in keys:
-        rec[k] = f"@@{k}@@"
-    text = json.dumps(rec, separators=(",", ":"), ensure_ascii=False)
-    pieces = []
-    for k in keys:
-        head, text = text.split(f'"@@{k}@@"', 1)
-        pieces.append(head)
-    pieces.append(text)
-    return pieces
-
-
-def synthesize(directory: Path, n_deals: int, deals_per_match: int = 10, part_lines: int = 100_000) -> None:
-    """Write ``n_deals`` deal lines (and their match lines) into ``directory`` as JSONL parts."""
-    from guandan_cli.logs.schema import match_record
-
-    directory.mkdir(parents=True, exist_ok=True)
-    pool = _pool(matches=24, max_deals=12)
-    templates = [_template(r, ("match", "deal")) for r in pool]
-    mrec = match_record(
-        run_id="scale",
-        match_index=0,
-        match_seed=1,
-        strategies=["greedy", "random", "greedy", "random"],
-        ruleset="cgr2022",
-        deals=deals_per_match,
-        final_levels=(0, 5),
-        winner=None,
-        capped=True,
+def _source_run(directory: Path, matches: int, seed: int) -> Path:
+    """Play a small real run with ``guandan simulate`` (random vs greedy, uncapped)."""
+    subprocess.run(
+        [sys.executable, "-c", "import sys; from guandan_cli.cli.app import app; app(sys.argv[1:])"]
+        + [
+            "simulate",
+            "-n",
+            str(matches),
+            "--seed",
+            str(seed),
+            "-s",
+            "greedy,random",
+            "-o",
+            str(directory),
+            "-q",
+        ],
+        check=True,
+        cwd=ROOT,
     )
-    mtemplate = _template(mrec, ("match",))
-    written = 0
-    part = 0
+    return directory
+
+
+def _matches_of(run: Path) -> list[tuple[list[bytes], bytes]]:
+    """(deal lines, match line) of every match of ``run``, in match order."""
+    from guandan_cli.logs.reader import open_part, part_files
+
+    deals: dict[int, list[bytes]] = {}
+    for part in part_files(run, "deals"):
+        with open_part(part) as fh:
+            for line in fh:
+                index = int(_MATCH_FIELD.search(line).group(1))
+                deals.setdefault(index, []).append(line)
+    out = []
+    for part in part_files(run, "matches"):
+        with open_part(part) as fh:
+            for line in fh:
+                index = int(_MATCH_FIELD.search(line).group(1))
+                out.append((deals.get(index, []), line))
+    return out
+
+
+def _renumber(line: bytes, index: int) -> bytes:
+    """``line`` with its match index set to ``index`` (and a match seed that differs per copy)."""
+
+    def sub(m: re.Match) -> bytes:
+        seed = (int(m.group(2)) + index * 0x9E3779B97F4A7C15) % (1 << 63)
+        return b'"match":%d,"match_seed":%d,' % (index, seed)
+
+    return _MATCH_FIELD.sub(sub, line, count=1)
+
+
+def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 1000) -> tuple[int, int]:
+    """Write whole copies of ``source``'s matches into ``directory`` until ``n_deals`` deals.
+
+    Returns (deals, matches) written. Parts hold ``part_size`` matches, as simulate's do.
+    """
+    pool = [m for m in _matches_of(source) if m[0]]
+    if not pool:
+        raise SystemExit(f"{source}: no deals to replicate")
+    directory.mkdir(parents=True, exist_ok=True)
+    written = index = part = 0
     while written < n_deals:
-        count = min(part_lines, n_deals - written)
-        lines = []
-        mlines = []
-        for i in range(written, written + count):
-            match, deal = divmod(i, deals_per_match)
-            a, b, c = templates[i % len(templates)]
-            lines.append(f"{a}{match}{b}{deal}{c}\n")
-            if deal == deals_per_match - 1 or i == n_deals - 1:
-                x, y = mtemplate
-                mlines.append(f"{x}{match}{y}\n")
-        (directory / f"deals-{part:05d}.jsonl").write_text("".join(lines), encoding="utf-8")
-        (directory / f"matches-{part:05d}.jsonl").write_text("".join(mlines), encoding="utf-8")
-        written += count
+        deal_lines: list[bytes] = []
+        match_lines: list[bytes] = []
+        for _ in range(part_size):
+            if written >= n_deals:
+                break
+            lines, mline = pool[index % len(pool)]
+            deal_lines += [_renumber(line, index) for line in lines]
+            match_lines.append(_renumber(mline, index))
+            written += len(lines)
+            index += 1
+        (directory / f"deals-{part:05d}.jsonl").write_bytes(b"".join(deal_lines))
+        (directory / f"matches-{part:05d}.jsonl").write_bytes(b"".join(match_lines))
         part += 1
+    return written, index
 
 
 def _peak_mib() -> float:
@@ -99,63 +126,88 @@ def _peak_mib() -> float:
 def child(phase: str, directory: Path) -> None:
     """One measured phase, run in its own process; prints a JSON line of figures."""
     t0 = time.perf_counter()
-    if phase == "convert":
+    if phase == "analyze":
+        from guandan_cli.cli.app import app
+
+        try:
+            app(["analyze", str(directory), "--report", "all", "--format", "json"], standalone_mode=False)
+        except SystemExit as exc:  # an error: the figures are meaningless
+            if exc.code:
+                raise
+        rows = None
+    elif phase == "convert":
         from guandan_cli.reports import convert_to_parquet
 
         convert_to_parquet(directory)
         rows = None
-        load_s = time.perf_counter() - t0
     else:
+        import polars as pl
+
         from guandan_cli.reports import REPORTS, load, run_report
 
         data = load(directory)
-        load_s = time.perf_counter() - t0
-        rows = data.deals.select(__import__("polars").len()).collect().item()
+        rows = data.deals.select(pl.len()).collect().item()
         for name in REPORTS:
             run_report(name, data.deals, data.matches)
     wall = time.perf_counter() - t0
-    print(
-        json.dumps(
-            {
-                "phase": phase,
-                "deals": rows,
-                "load_s": round(load_s, 1),
-                "wall_s": round(wall, 1),
-                "peak_rss_mib": round(_peak_mib(), 1),
-            }
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    figures = {
+        "phase": phase,
+        "deals": rows,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "peak_rss_mib": round(_peak_mib(), 1),
+    }
+    print(json.dumps(figures), file=sys.stderr)
+
+
+def measure(directory: Path, phases: list[str]) -> None:
+    for phase in phases:
+        out = subprocess.run(
+            [sys.executable, __file__, "--phase", phase, "--run", str(directory)],
+            capture_output=True,
+            text=True,
         )
-    )
+        if out.returncode != 0:
+            raise SystemExit(f"phase {phase} failed:\n{out.stderr}")
+        print(out.stderr.strip().splitlines()[-1], flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--deals", type=int, default=1_000_000)
+    ap.add_argument("--deals", type=int, default=1_000_000, help="deal lines to synthesize")
     ap.add_argument("--dir", type=Path, default=None, help="where to write the run (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the synthesized run")
-    ap.add_argument("--phase", choices=["jsonl", "convert", "parquet"], help=argparse.SUPPRESS)
+    ap.add_argument("--source", type=Path, default=None, help="run to replicate (default: simulate one)")
+    ap.add_argument("--source-matches", type=int, default=300, help="matches of the simulated source run")
+    ap.add_argument("--run", type=Path, default=None, help="measure this existing run (no synthesis)")
+    ap.add_argument("--parquet", action="store_true", help="also time --to-parquet and reports from Parquet")
+    ap.add_argument("--phase", choices=["analyze", "convert", "parquet"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        child(args.phase, args.dir)
+        child(args.phase, args.run)
         return
-    directory = args.dir or Path(tempfile.mkdtemp(prefix="guandan-scale-")) / "run"
+    phases = ["analyze"] + (["convert", "parquet"] if args.parquet else [])
+    if args.run is not None:
+        measure(args.run, phases)
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="guandan-scale-"))
+    directory = args.dir or scratch / "run"
     try:
         t0 = time.perf_counter()
-        synthesize(directory, args.deals)
+        source = args.source or _source_run(scratch / "source", args.source_matches, seed=12345)
+        deals, matches = synthesize(directory, args.deals, source)
         size = sum(p.stat().st_size for p in directory.glob("*.jsonl"))
         print(
-            f"synthesized {args.deals:,} deals ({size / 2**30:.2f} GiB JSONL) in {time.perf_counter() - t0:.1f}s"
+            f"synthesized {deals:,} deals in {matches:,} matches ({size / 2**30:.2f} GiB JSONL) "
+            f"from {source} in {time.perf_counter() - t0:.1f}s",
+            flush=True,
         )
-        for phase in ("jsonl", "convert", "parquet"):
-            out = subprocess.run(
-                [sys.executable, __file__, "--phase", phase, "--dir", str(directory)],
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            print(out.stdout.strip(), flush=True)
+        measure(directory, phases)
     finally:
-        if not args.keep:
-            shutil.rmtree(directory.parent if args.dir is None else directory, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+        if args.dir is not None and not args.keep:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ def one_line_error(result, code: int = 2) -> str:
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
     err = result.stderr.strip()
     assert "Traceback" not in result.output and len(err.splitlines()) == 1, err
-    assert err.startswith("error: ")
+    assert err.startswith("guandan: error: ")
     return err
 
 

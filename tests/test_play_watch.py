@@ -149,7 +149,7 @@ def test_play_in_a_pty_refusals_declaration_ctrl_c_and_resume(tmp_path):
     child.expect(r"x bad card token 'ZZ'[^\r\n]*")
     child.expect(PROMPTS[first])  # the same question again
     child.sendline("S3 S3 S3 S3 S3 S3")
-    child.expect(r"x you do not hold[^\r\n]*")
+    child.expect(r"x [^\r\n]*a third S3: two decks hold at most 2 copies of a card")
     child.expect(PROMPTS[first])
     assert child.before.count("your hand (") == 0 and hands_shown == 1  # no state change, no new table
     kinds = []

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from guandan_cli import __version__
+from guandan_cli.cli.errors import OneLineErrors
 
 #: plain parameter annotations (given or not) and the type their values already have
 _PLAIN_TYPES = {
@@ -77,6 +78,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=OneLineErrors,  # usage errors as one `guandan: error:` line, exit 2
 )
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import FAILURE, fail
+from guandan_cli.cli.errors import FAILURE, check_output_dir, fail
 
 
 class OutputFormat(StrEnum):
@@ -33,9 +33,8 @@ def _report_names(spec: str | None) -> list[str]:
     names = [s.strip() for s in spec.split(",") if s.strip()]
     unknown = [n for n in names if n not in REPORTS]
     if unknown or not names:
-        raise typer.BadParameter(
-            f"unknown report {', '.join(unknown) or spec!r}: choose from {', '.join(REPORTS)} or all",
-            param_hint="--report",
+        fail(
+            f"--report {spec!r}: unknown report {', '.join(unknown) or spec!r}; choose from {', '.join(REPORTS)} or all"
         )
     return names
 
@@ -47,9 +46,9 @@ def _by(spec: str | None) -> list[str] | None:
 
     items = [s.strip() for s in spec.split(",") if s.strip()]
     bad = [s for s in items if s not in GROUPINGS]
-    if bad:
-        raise typer.BadParameter(
-            f"unknown grouping {', '.join(bad)}: choose from {', '.join(GROUPINGS)}", param_hint="--by"
+    if bad or not items:
+        fail(
+            f"--by {spec!r}: unknown grouping {', '.join(bad) or spec!r}; choose from {', '.join(GROUPINGS)}"
         )
     return items
 
@@ -156,6 +155,7 @@ def analyze(
     from guandan_cli.reports import (
         REPORTS,
         IncompleteRunWarning,
+        LogLineError,
         LogReadError,
         ScanStats,
         convert_to_parquet,
@@ -165,6 +165,8 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    if plots is not None:
+        check_output_dir(plots, "--plots")
     if html is not None:
         if html.is_dir():
             fail(f"--html {html} is a directory; give the file to write, e.g. {html / 'report.html'}")
@@ -183,9 +185,10 @@ def analyze(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IncompleteRunWarning)  # said below, once, in our style
             data = load(*runs, skip_bad=skip_bad, check=check)
-    except LogReadError as exc:  # LogLineError included: "path:line: reason"
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+    except LogLineError as exc:  # "path:line: reason": found while reading
+        fail(exc, FAILURE)
+    except LogReadError as exc:  # no such run, no parts in it
+        fail(exc)
     if skip_bad and not to_parquet:
         typer.echo(f"skipped {data.skipped} bad line(s)", err=True)
         for bad in data.stats.bad[:10]:
@@ -217,5 +220,8 @@ def analyze(
         from guandan_cli.reports.plots import save_plot
 
         for name, df in results.items():
-            path = save_plot(name, df, plots, plot_format.value)
+            try:
+                path = save_plot(name, df, plots, plot_format.value)
+            except OSError as exc:
+                fail(f"--plots {plots}: cannot write the {name} figure ({exc})", FAILURE)
             typer.echo(f"wrote {path}", err=True)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 @app.command()
@@ -38,11 +39,7 @@ def bench(
     from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_startup_lines
 
     if matches < 1 or (workers is not None and workers < 1) or positions < 1 or parallel_matches < 0:
-        typer.echo(
-            "error: --matches, --workers and --positions must be positive, --parallel-matches 0 or more",
-            err=True,
-        )
-        raise typer.Exit(2)
+        fail("--matches, --workers and --positions must be positive, --parallel-matches 0 or more")
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_output_file, fail, interrupted
 
 DUPLICATE_HELP = (
     "match: each match seed played twice with the teams swapped; deal: each deal setup played twice "
@@ -156,8 +156,8 @@ def tournament(
     _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
     _check_choice("--on-error mode", on_error, ON_ERROR)
     _check_mode_options(duplicate, max_deals, setups)
-    if plot is not None and plot.suffix.lower() not in (".png", ".svg", ".pdf"):
-        fail(f"--plot {plot}: expected a .png, .svg or .pdf file name")
+    if plot is not None:  # before the tournament runs, not after
+        check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
     try:
         strategies = apply_encoding(strategies, encoding)
         res = run_tournament(
@@ -183,6 +183,9 @@ def tournament(
         interrupted(RESUME_HINT)
     typer.echo(res.report())
     if plot is not None:
-        plot.parent.mkdir(parents=True, exist_ok=True)
-        res.plot(plot)
+        try:
+            plot.parent.mkdir(parents=True, exist_ok=True)
+            res.plot(plot)
+        except OSError as exc:
+            fail(f"--plot {plot}: cannot write the plot ({exc})", FAILURE)
         typer.echo(f"plot: {plot}")

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 @app.command()
@@ -22,17 +23,23 @@ def plays(
     symbols: Annotated[bool, typer.Option("--symbols", help="Show suit symbols.")] = False,
 ) -> None:
     """List what HAND can play at LEVEL (leading, or beating --top)."""
-    from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards, readings
+    from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards
+    from guandan_cli.engine.cards import level_index
+    from guandan_cli.engine.combos import check_declared
 
     try:
-        cards = parse_cards(hand)
-        top_combo = Combo.from_text(top) if top else None
-        if top_combo is not None and not readings(top_combo.cards, level):
-            raise ValueError(f"--top {top!r} is no combination at level {level}")
-        found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
+        level_index(level)
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(f"--level: {exc}")
+    try:
+        cards = parse_cards(hand)
+    except ValueError as exc:
+        fail(f"HAND {hand!r}: {exc}")
+    try:
+        top_combo = check_declared(Combo.from_text(top), level) if top else None
+    except ValueError as exc:
+        fail(f"--top: {exc}")
+    found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
     typer.echo(f"hand: {format_cards(cards, symbols)}  (level {level.upper()}, {len(found)} plays)")
     for combo in found:
         typer.echo(combo.text(symbols))

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 @app.command()
@@ -29,7 +30,6 @@ def replay(
         options = (manifest or {}).get("config", {})
         text = render_deal(rec, prev, symbols=symbols, options=options)
     except (DealNotFound, LogReadError, IllegalActionError, ValueError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     typer.echo(f"{path}:{line}")
     typer.echo(text)

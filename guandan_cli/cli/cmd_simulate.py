@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import FAILURE, fail, interrupted
 
 
 def _command_line(ctx: typer.Context) -> str:
@@ -100,7 +101,6 @@ def simulate(
     ] = None,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.cli.errors import fail, interrupted
     from guandan_cli.runner.simulate import SimulationError, SimulationInputError, SimulationInterrupted
     from guandan_cli.runner.simulate import simulate as run_simulation
     from strategies.onnx_model import apply_encoding
@@ -135,11 +135,9 @@ def simulate(
             command=_command_line(ctx),
         )
     except SimulationInputError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     except SimulationError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(exc, FAILURE)
     except SimulationInterrupted as exc:
         interrupted(exc.resume_hint())
     except KeyboardInterrupt:  # before the run started

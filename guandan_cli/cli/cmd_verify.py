@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
+from guandan_cli.cli.errors import fail
 
 
 class _Bar:
@@ -62,7 +63,7 @@ def verify(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
-    from guandan_cli.cli.errors import fail, interrupted
+    from guandan_cli.cli.errors import interrupted
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.runner.backends import default_workers
     from guandan_cli.runner.verify import expected_deals
@@ -78,8 +79,7 @@ def verify(
         bar = None if quiet else _Bar(total)
         report = run_verify(runs, workers=workers, progress=bar)
     except LogReadError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        fail(exc)
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()

@@ -4,14 +4,20 @@
 
 Exit codes: 2 for bad input (checked before any work starts), 1 for a failure while
 working, 130 for an interrupt (Ctrl-C). Commands call :func:`fail` rather than
-printing errors themselves, so the style lives in one place.
+printing errors themselves, so the style lives in one place. Usage errors found by
+Typer/Click itself (an unknown option, a bad choice, a missing argument) get the same
+one line through :class:`OneLineErrors`, the app's command group.
 """
 
 from __future__ import annotations
 
-from typing import NoReturn
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 BAD_INPUT = 2
 FAILURE = 1
@@ -39,3 +45,91 @@ def interrupted(hint: str = "") -> NoReturn:
     """Report a Ctrl-C in one line (with an optional hint such as how to resume) and exit 130."""
     typer.echo(f"guandan: interrupted{': ' + hint if hint else ''}", err=True)
     raise typer.Exit(INTERRUPTED)
+
+
+def _probe_write(directory: Path) -> None:
+    """Create ``directory`` if needed and write (then delete) a file in it; OSError if impossible."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=directory, prefix=".guandan-probe-"):
+        pass
+
+
+def check_output_dir(path: Path, option: str) -> None:
+    """Refuse (exit 2) an output folder that is a file or cannot be written — before any work.
+
+    The folder is created if it does not exist (it is about to be used).
+    """
+    if path.exists() and not path.is_dir():
+        fail(f"{option} {path}: a file is in the way; give a folder to write into")
+    try:
+        _probe_write(path)
+    except OSError as exc:
+        fail(f"{option} {path}: cannot write into this folder ({exc.strerror or exc})")
+
+
+def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> None:
+    """Refuse (exit 2) an output file with another suffix, or one that cannot be written — before any work."""
+    if path.suffix.lower() not in suffixes:
+        fail(f"{option} {path}: the file name must end in {' or '.join(suffixes)}")
+    if path.is_dir():
+        fail(f"{option} {path}: a folder is in the way; give a file name")
+    if path.exists() and not os.access(path, os.W_OK):
+        fail(f"{option} {path}: the file cannot be overwritten")
+    try:
+        _probe_write(path.parent)
+    except OSError as exc:
+        fail(f"{option} {path}: cannot write into {path.parent} ({exc.strerror or exc})")
+
+
+def _usage_line(exc: Any) -> str:
+    """One line for a Click usage error: the message, and where to find help."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    return error_line(f"{message}{where}")
+
+
+def _click_exceptions():
+    """Click's exception module: vendored by Typer ≥ 0.2x as ``typer._click``, else ``click``."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # an older Typer on top of Click
+        from click import exceptions
+    return exceptions
+
+
+class OneLineErrors(TyperGroup):
+    """The app's group: Typer/Click errors become one ``guandan: error:`` line.
+
+    Typer prints usage errors (an unknown option, a bad choice, a missing argument) as
+    a boxed panel. Here the app runs in Click's non-standalone mode and each error is
+    printed in the common style with Click's exit code (2 for usage errors); a Ctrl-C
+    that no command handled is one ``guandan: interrupted`` line and exit 130. This
+    applies to ``guandan`` and to ``typer.testing.CliRunner`` alike.
+    """
+
+    def invoke(self, ctx):  # noqa: D102 - see the class docstring
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: D102
+        exceptions = _click_exceptions()
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except exceptions.NoArgsIsHelpError as exc:  # `guandan` alone: the help text
+            typer.echo(exc.format_message(), err=True)
+            raise SystemExit(exc.exit_code) from None
+        except exceptions.UsageError as exc:
+            typer.echo(_usage_line(exc), err=True)
+            raise SystemExit(BAD_INPUT) from None
+        except exceptions.ClickException as exc:
+            typer.echo(error_line(exc.format_message()), err=True)
+            raise SystemExit(exc.exit_code) from None
+        except typer.Abort:
+            typer.echo("guandan: interrupted", err=True)
+            raise SystemExit(INTERRUPTED) from None
+        raise SystemExit(result if isinstance(result, int) else 0)

@@ -42,7 +42,11 @@ FACE_SYMBOLS: tuple[str, ...] = tuple(
 
 
 class CardParseError(ValueError):
-    """A card token that is not in the notation of rules.md §2."""
+    """A card token that is not in the notation of rules.md §2, or a third copy of a card."""
+
+
+#: copies of each face in the 108-card deal (two decks, rules.md §1)
+COPIES = 2
 
 
 def _build_token_table() -> dict[str, int]:
@@ -84,14 +88,31 @@ def parse_card(token: str, position: int = 0) -> int:
 def parse_cards(text: str | Iterable[str]) -> tuple[int, ...]:
     """Parse cards separated by spaces (or commas) into a sorted tuple of faces.
 
+    Two decks hold two copies of each face, so a third copy is an error naming the
+    token and its position (rules.md §1).
+
     >>> parse_cards("S3 H4 D4 C5 S5 H2")
     (1, 4, 9, 11, 12, 14)
+    >>> parse_cards("SB SB SB")
+    Traceback (most recent call last):
+    ...
+    guandan_cli.engine.cards.CardParseError: card 'SB' at position 2 is a third SB: two decks hold at most 2 copies of a card
     """
     if isinstance(text, str):
         tokens = text.replace(",", " ").split()
     else:
         tokens = list(text)
-    return tuple(sorted(parse_card(tok, i) for i, tok in enumerate(tokens)))
+    faces = [parse_card(tok, i) for i, tok in enumerate(tokens)]
+    if len(faces) > COPIES:
+        seen = [0] * N_FACES
+        for i, face in enumerate(faces):
+            seen[face] += 1
+            if seen[face] > COPIES:
+                raise CardParseError(
+                    f"card {tokens[i]!r} at position {i} is a third {FACE_NAMES[face]}: "
+                    f"two decks hold at most {COPIES} copies of a card"
+                )
+    return tuple(sorted(faces))
 
 
 def format_card(face: int, symbols: bool = False) -> str:

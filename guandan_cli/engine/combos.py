@@ -51,6 +51,19 @@ COMBO_TYPES: tuple[str, ...] = (
     JOKER_BOMB,
 )
 TYPE_ORDER = {t: i for i, t in enumerate(COMBO_TYPES)}
+#: the exact sizes of each type (rules.md §4)
+SIZES: dict[str, tuple[int, ...]] = {
+    SINGLE: (1,),
+    PAIR: (2,),
+    TRIPLE: (3,),
+    FULL_HOUSE: (5,),
+    STRAIGHT: (5,),
+    TUBE: (6,),
+    PLATE: (6,),
+    BOMB: tuple(range(4, 11)),
+    STRAIGHT_FLUSH: (5,),
+    JOKER_BOMB: (4,),
+}
 #: types compared by power (level rank lifted above A)
 POWER_TYPES = frozenset((SINGLE, PAIR, TRIPLE, FULL_HOUSE, BOMB))
 #: types compared by natural top rank
@@ -115,11 +128,26 @@ class Combo(NamedTuple):
 
     @classmethod
     def make(cls, type: str, key: str | int, cards: Iterable[int]) -> Combo:
-        """Build a combo from a type, a key (token or rank index) and faces (sorted here)."""
+        """Build a combo from a type, a key (token or rank index) and faces (sorted here).
+
+        The number of cards must be one the type allows (rules.md §4); whether the
+        cards really read as the declared type and key depends on the level: see
+        :func:`check_declared`.
+
+        >>> Combo.make("pair", "3", [4])
+        Traceback (most recent call last):
+        ...
+        ValueError: a pair is exactly 2 cards (rules.md §4), got 1
+        """
         if type not in TYPE_ORDER:
             raise ValueError(f"unknown combination type {type!r}: expected one of {', '.join(COMBO_TYPES)}")
         rank = key if isinstance(key, int) else _parse_key(key)
-        return cls(type, rank, tuple(sorted(cards)))
+        faces = tuple(sorted(cards))
+        sizes = SIZES[type]
+        if len(faces) not in sizes:
+            exact = f"exactly {sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+            raise ValueError(f"a {type.replace('_', ' ')} is {exact} cards (rules.md §4), got {len(faces)}")
+        return cls(type, rank, faces)
 
     @classmethod
     def from_text(cls, text: str) -> Combo:
@@ -134,11 +162,11 @@ class Combo(NamedTuple):
             raise ValueError(f"bad combo {text!r}: expected 'type:key cards', e.g. 'pair:7 S7 D7'")
         try:
             cards = parse_cards(rest)
+            if not cards:
+                raise ValueError("no cards")
             combo = cls.make(type_, key, cards)
         except ValueError as exc:
             raise type(exc)(f"bad combo {text!r}: {exc}") from None
-        if not cards:
-            raise ValueError(f"bad combo {text!r}: no cards")
         return combo
 
 
@@ -185,6 +213,27 @@ def beats(play: Combo, top: Combo, level: str | int) -> bool:
         return play[1] > top[1]
     pw = POWER[lv]
     return pw[play[1]] > pw[top[1]]
+
+
+def check_declared(combo: Combo, level: str | int) -> Combo:
+    """``combo`` if its cards read as its declared type and key at ``level``, else ValueError.
+
+    >>> check_declared(Combo.from_text("pair:3 S3 D3"), "2").text()
+    'pair:3 S3 D3'
+    >>> check_declared(Combo.from_text("pair:4 S3 D3"), "2")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'pair:4 S3 D3' is no valid reading of its cards at level 2 (rules.md §4, §6); they read as: pair:3 S3 D3
+    """
+    found = readings(combo.cards, level)
+    if not any(r[0] == combo[0] and r[1] == combo[1] for r in found):
+        level_text = level if isinstance(level, str) else RANK_TOKENS[level]
+        options = ", ".join(r.text() for r in found) or "no combination"
+        raise ValueError(
+            f"{combo.text()!r} is no valid reading of its cards at level {level_text.upper()} "
+            f"(rules.md §4, §6); they read as: {options}"
+        )
+    return combo
 
 
 def readings(cards: Iterable[int], level: str | int) -> list[Combo]:

@@ -17,11 +17,23 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     :mod:`guandan_cli.logs.schema` (never inferred). Rows are in file order, i.e. match
     order then deal order within a run. Plain and compressed parts (gzip, zstd) are
     scanned by Polars directly. With ``check`` (the default) every line is first checked
-    in Python (see ``check_file``; a file that passed is remembered by size and mtime, so
-    scanning it again costs nothing). A bad line raises ``LogLineError`` naming the file
-    and line; with ``skip_bad=True`` bad lines are left out instead and counted in
-    ``stats`` — the good lines of such a file are then read eagerly from memory.
-    ``check=False`` hands the files to Polars unchecked (fastest; errors are Polars').
+    by ``checked_frames`` (files that passed are remembered by size and mtime, so
+    scanning them again costs nothing). A bad line raises ``LogLineError`` naming the
+    file and line; with ``skip_bad=True`` bad lines are left out instead and counted in
+    ``stats`` (the checked records are then returned from memory). ``check=False``
+    hands the files to Polars unchecked (fastest; errors are Polars').
+
+``checked_frames(parts, kind, *, columns=None, check=True, skip_bad=False, stats=None)``
+    The records of ``parts`` as checked ``pl.DataFrame`` blocks, at Polars' speed: each
+    block of lines is matched against ``line_pattern(kind)`` (the exact shape of a
+    record: fields, order, JSON kinds at every depth), decoded by Polars with the
+    declared schema and checked by the vectorised invariants of
+    :mod:`guandan_cli.logs.invariants` (impossible records: an ``upgrade`` of 7, a
+    ``finish_order`` of ``[0,0,1,2]``…), including the checks between consecutive lines
+    of a run's parts. Blocks are parsed ahead in threads. Only a block with a line that
+    does not match is checked line by line (``check_line``, then Polars' strict reader),
+    so every bad line is named ``path:line: reason``. ``iter_checked_frames(path)`` is
+    the same for one part.
 
 ``read_deals(...)`` / ``read_matches(...)``
     The same, collected into a ``pl.DataFrame``.
@@ -55,7 +67,9 @@ import io
 import json
 import os
 import zlib
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,6 +113,7 @@ class ScanStats:
     lines: int = 0
     skipped: int = 0
     bad: list[BadLine] = field(default_factory=list)
+    part_lines: dict[str, int] = field(default_factory=dict)  # lines of each part read
 
 
 @dataclass
@@ -309,37 +324,340 @@ def schema_of(kind: str) -> dict:
 _schema = schema_of  # the old private name, still used by guandan_cli.reports.loading
 
 
-def _good_lines(path: Path, kind: str, skip_bad: bool, stats: ScanStats | None) -> bytes | None:
-    """``None`` when every line is good; else the good lines (or raise, without skip_bad)."""
-    key = _stat_key(path)
-    if key in _CHECKED:
-        if stats is not None:
-            stats.files += 1
-            stats.lines += _CHECKED[key]
-        return None
+#: bytes of JSON lines parsed at a time by :func:`checked_frames` (Polars' decoder needs
+#: about 15 times a block's size while it works)
+CHUNK_BYTES = 4 << 20
+#: bytes of parsed blocks checked together (the checks cost a few ms per call)
+CHECK_BYTES = 32 << 20
+
+
+def _line_chunks(path: Path, chunk_bytes: int) -> Iterator[tuple[int, bytes, str | None]]:
+    """``(first line number, whole lines, None)`` for each block of about ``chunk_bytes``.
+
+    A last piece without a newline comes as its own block (a truncated line). A part that
+    cannot be read to its end ends with ``(line, b"", reason)``.
+    """
+    line = 1
+    rest = b""
+    try:
+        with open_part(path) as fh:
+            while True:
+                block = fh.read(chunk_bytes)
+                if not block:
+                    break
+                data = rest + block if rest else block
+                cut = data.rfind(b"\n") + 1
+                chunk, rest = data[:cut], data[cut:]
+                if chunk:
+                    yield line, chunk, None
+                    line += chunk.count(b"\n")
+    except Exception:  # noqa: BLE001 - OSError, EOFError, zlib.error, zstandard.ZstdError …
+        # the block that failed is lost: read it again line by line to name the exact line
+        tail: list[bytes] = []
+        for n, raw, err in _iter_raw(path):
+            if n < line:
+                continue
+            if err is not None:
+                if tail:
+                    yield line, b"".join(tail), None
+                yield n, b"", err
+                return
+            tail.append(raw)
+        raise  # readable the second time: not a damaged file
+    if rest:
+        yield line, rest, None
+
+
+def _polars_error(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+
+
+def _parse_good(lines: list[bytes], numbers: list[int], kind: str, schema: dict):
+    """Parse lines with Polars; lines it refuses are found by bisection.
+
+    Returns ``(frames, numbers kept, [(line, reason)])``.
+    """
+    import polars as pl
+
+    try:
+        frame = pl.read_ndjson(b"".join(lines), schema=schema)
+        if frame.height == len(lines):
+            return [frame], numbers, []
+        error = f"{frame.height} records in {len(lines)} lines"
+    except Exception as exc:  # noqa: BLE001 - Polars' ComputeError, SchemaError …
+        error = _polars_error(exc)
+    if len(lines) == 1:
+        return [], [], [(numbers[0], f"not a {kind[:-1]} record of the declared schema ({error})")]
+    mid = len(lines) // 2
+    f1, n1, b1 = _parse_good(lines[:mid], numbers[:mid], kind, schema)
+    f2, n2, b2 = _parse_good(lines[mid:], numbers[mid:], kind, schema)
+    return f1 + f2, n1 + n2, b1 + b2
+
+
+#: nested fields that may be null (top-level ones are those whose kinds include None)
+NESTED_NULLABLE = frozenset({"derived.bombs.opp_min_cards"})
+_JSON_INT = r"-?(?:0|[1-9][0-9]*)"
+_JSON_STR = r'"(?:[^"\\\x00-\x1f]|\\.)*"'
+_PATTERNS: dict[str, str] = {}
+
+
+def _shape(dtype, path: str, nullable: frozenset[str]) -> str:
+    import polars as pl
+
+    if isinstance(dtype, pl.Struct):
+        inner = ",".join(f'"{f.name}":' + _shape(f.dtype, f"{path}.{f.name}", nullable) for f in dtype.fields)
+        text = r"\{" + inner + r"\}"
+    elif isinstance(dtype, pl.List):
+        item = _shape(dtype.inner, path, nullable)
+        text = rf"\[(?:{item}(?:,{item})*)?\]"
+    elif dtype == pl.String:
+        text = _JSON_STR
+    elif dtype == pl.Boolean:
+        text = "(?:true|false)"
+    else:
+        text = _JSON_INT
+    return f"(?:{text}|null)" if path.lstrip(".") in nullable else text
+
+
+def line_pattern(kind: str) -> str:
+    """A regular expression matched by exactly the lines the writer can produce for ``kind``.
+
+    Every field of the schema, in order, none else, no spaces, each of its JSON kind at
+    every depth (integers without fraction or exponent; null only where the schema
+    allows it). Lines that match are decoded by Polars' fast, lenient decoder; the rest
+    go to the strict per-line path, which names what is wrong.
+
+    >>> import re
+    >>> bool(re.fullmatch(line_pattern("matches"), '{"v":1,"run_id":"r","match":0,"match_seed":5,'
+    ...     '"ruleset":"cgr2022","strategies":["a","b","a","b"],"deals":3,"final_levels":["2","A+"],'
+    ...     '"winner":1,"capped":false,"error":null}'))
+    True
+    """
+    got = _PATTERNS.get(kind)
+    if got is None:
+        import polars as pl
+
+        nullable = frozenset(f for f, kinds in FIELDS[kind] if type(None) in kinds) | NESTED_NULLABLE
+        got = _PATTERNS[kind] = "^" + _shape(pl.Struct(schema_of(kind)), "", nullable) + "$"
+    return got
+
+
+def _parse_chunk(first: int, data: bytes, kind: str, schema: dict):
+    """Parse a block of lines: ``(frame, line numbers of its rows, [(line, reason)])``.
+
+    Fast path: the lines that match :func:`line_pattern` (all of them, normally) are
+    decoded together by Polars (which releases the GIL, so blocks parse in parallel
+    threads). The others are checked one by one, with the strict checker's reasons
+    (``check_line``) and then Polars' strict reader, which names nested fields of the
+    wrong kind.
+    """
+    import polars as pl
+
+    complete = data.endswith(b"\n")
+    n = data.count(b"\n") + (not complete)
+    numbers = pl.Series("line", range(first, first + n), dtype=pl.Int64)
+    try:
+        lines = (
+            pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
+            .select(pl.col("text").cast(pl.String).str.split("\n").explode())
+            .head(n)
+            .with_columns(pl.col("text").str.contains(line_pattern(kind)).alias("shaped"))
+        )
+        if not complete:  # a truncated last line
+            lines = lines.with_columns(pl.col("shaped") & (pl.int_range(pl.len()) < n - 1))
+        shaped = lines.get_column("shaped")
+        fast = lines.filter("shaped").select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
+    except Exception:  # noqa: BLE001 - not UTF-8, or numbers out of range: line by line
+        shaped = pl.Series([False] * n)
+        fast = pl.DataFrame(schema=schema)
+    if shaped.all():
+        return fast, numbers, []
+    pieces = data.split(b"\n")
     good: list[bytes] = []
-    any_bad = False
-    n_lines = 0
-    for n, raw, err in _iter_raw(path):
-        if err is None:
-            n_lines = n
-            _rec, err = check_line(raw, kind)
-        if err is not None:
+    good_numbers: list[int] = []
+    bad: list[tuple[int, str]] = []
+    for index in (~shaped).arg_true().to_list():
+        raw = pieces[index] if index == n - 1 and not complete else pieces[index] + b"\n"
+        _rec, reason = check_line(raw, kind)
+        if reason is None:
+            good.append(raw)
+            good_numbers.append(first + index)
+        else:
+            bad.append((first + index, reason))
+    frames, kept, refused = _parse_good(good, good_numbers, kind, schema) if good else ([], [], [])
+    frame = pl.concat([fast, *frames]) if frames else fast
+    lines_of = pl.concat([numbers.filter(shaped), pl.Series("line", kept, dtype=pl.Int64)])
+    if frames:
+        order = lines_of.arg_sort()
+        frame, lines_of = frame[order], lines_of[order]
+    return frame, lines_of, bad + refused
+
+
+#: threads that parse blocks ahead of the checks (Polars releases the GIL while parsing)
+PARSE_THREADS = min(4, os.cpu_count() or 1)
+
+
+def _blocks(parts: list[Path], chunk_bytes: int):
+    for index, path in enumerate(parts):
+        for first, data, error in _line_chunks(path, chunk_bytes):
+            yield index, first, data, error
+        yield index, None, b"", None  # end of this part
+
+
+def standalone_deals(manifest: dict | None) -> bool:
+    """Whether a run's deals stand alone: played from deal setups (``config.setups``) or with
+    the tribute rule changed (``config.tribute``), rather than as the deals of whole matches.
+
+    >>> standalone_deals({"config": {"setups": "random"}}), standalone_deals({"config": {}})
+    (True, False)
+    """
+    config = (manifest or {}).get("config", {})
+    return config.get("setups") is not None or config.get("tribute") not in (None, "on")
+
+
+def checked_frames(
+    parts: Iterable[str | os.PathLike],
+    kind: str,
+    *,
+    columns: Iterable[str] | None = None,
+    check: bool = True,
+    skip_bad: bool = False,
+    stats: ScanStats | None = None,
+    threads: int | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    standalone: bool | None = None,
+):
+    """The records of ``parts`` (all of ``kind``) as checked ``pl.DataFrame`` chunks, in order.
+
+    ``standalone``: whether the parts hold a run of deal setups (each deal played from its
+    own setup), checked accordingly; ``None`` (the default) asks each part's folder's
+    manifest (:func:`standalone_deals`).
+
+    Each block of about ``chunk_bytes`` of lines is parsed by Polars with the declared
+    schema (restricted to ``columns`` if given; other fields are then skipped) and
+    checked by the vectorised rules of :mod:`guandan_cli.logs.invariants` (impossible
+    records), the lines of consecutive parts of one directory as one sequence. Only a
+    block Polars refuses is checked line by line, to name the line. A bad line raises
+    ``LogLineError`` (``path:line: reason``, the first in its file) unless ``skip_bad``:
+    then it is left out and counted in ``stats``. ``check=False`` parses without
+    checks. ``threads`` blocks are parsed ahead, in parallel (default ``PARSE_THREADS``).
+    """
+    import polars as pl
+
+    from . import invariants
+
+    parts = [Path(p) for p in parts]
+    schema = schema_of(kind)
+    if columns is not None:
+        wanted = set(columns)
+        schema = {k: v for k, v in schema.items() if k in wanted}
+    by_mode = {mode: invariants.rules_for(kind, schema, mode) if check else None for mode in (False, True)}
+    modes: dict[Path, bool] = {}
+
+    def rules_of(path: Path):
+        folder = path.parent
+        if folder not in modes:
+            if standalone is not None:
+                modes[folder] = standalone
+            else:
+                try:
+                    modes[folder] = standalone_deals(read_manifest(folder))
+                except ValueError:
+                    modes[folder] = False
+        return by_mode[modes[folder]]
+
+    sequences: dict[Path, invariants.Sequence] = {}
+    threads = max(1, threads or PARSE_THREADS)
+
+    def parse(item):
+        index, first, data, error = item
+        if first is None or error is not None:
+            return item, None
+        if not check:  # Polars' own errors only
+            text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
+            lines = text.select(
+                pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
+            )
+            return item, lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
+        frame, numbers, located = _parse_chunk(first, data, kind, schema)
+        return item, (invariants.row_checks(frame, numbers, rules_of(parts[index])), located)
+
+    carry = None
+    lines = 0
+    current = -1
+    batch: list = []  # parsed blocks of the current part waiting for the checks
+    batch_bytes = 0
+
+    def settle(path: Path, extra: list[BadLine]):
+        """Check the waiting blocks together; ``(frame, good mask, bad lines)``."""
+        nonlocal carry, batch, batch_bytes
+        bad = list(extra)
+        frame, good = None, None
+        if batch:
+            base = pl.concat([b[0] for b in batch]) if len(batch) > 1 else batch[0][0]
+            located = [x for b in batch for x in b[1]]
+            batch, batch_bytes = [], 0
+            found, good, carry = invariants.sequence_checks(base, rules_of(path), carry)
+            frame = base.select(list(schema))
+            bad += [BadLine(str(path), n, r) for n, r in located + found]
+        return frame, good, sorted(bad, key=lambda b: b.line)
+
+    def emit(path: Path, frame, good, bad: list[BadLine]):
+        if bad:
             if not skip_bad:
-                raise LogLineError(path, n, err)
-            any_bad = True
+                raise LogLineError(path, bad[0].line, bad[0].reason)
             if stats is not None:
-                stats.skipped += 1
-                stats.bad.append(BadLine(str(path), n, err))
-            continue
-        good.append(raw)
-    if stats is not None:
-        stats.files += 1
-        stats.lines += n_lines
-    if not any_bad:
-        _CHECKED[key] = n_lines
-        return None
-    return b"".join(good)
+                stats.skipped += len(bad)
+                stats.bad.extend(bad)
+            if good is not None:
+                frame = frame.filter(good)
+        if frame is not None and frame.height:
+            yield frame
+
+    with ThreadPoolExecutor(threads) as pool:
+        pending: deque = deque()
+        blocks = _blocks(parts, chunk_bytes)
+        try:
+            while True:
+                while len(pending) < threads + 1:
+                    item = next(blocks, None)
+                    if item is None:
+                        break
+                    pending.append(pool.submit(parse, item))
+                if not pending:
+                    break
+                (index, first, data, error), parsed = pending.popleft().result()
+                path = parts[index]
+                if index != current:  # a new part
+                    current, lines = index, 0
+                    sequence = sequences.setdefault(path.parent, invariants.Sequence())
+                    carry = sequence.carry.next_part() if sequence.carry is not None else None
+                if first is None or error is not None:  # the end of the part, or an unreadable rest
+                    extra = [] if error is None else [BadLine(str(path), first, error)]
+                    yield from emit(path, *settle(path, extra))
+                    if first is None:
+                        sequence.carry = carry
+                        if stats is not None:
+                            stats.files += 1
+                            stats.lines += lines
+                            stats.part_lines[str(path)] = lines
+                    continue
+                lines += data.count(b"\n") + (not data.endswith(b"\n"))
+                if not check:
+                    yield parsed
+                    continue
+                batch.append(parsed)
+                batch_bytes += len(data)
+                if batch_bytes >= CHECK_BYTES:
+                    yield from emit(path, *settle(path, []))
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def iter_checked_frames(path: str | os.PathLike, kind: str | None = None, **options):
+    """:func:`checked_frames` of one part (``kind`` defaults from its name)."""
+    return checked_frames([path], kind or kind_of(path), **options)
 
 
 def _scan(paths, kind: str, check: bool, skip_bad: bool, stats: ScanStats | None):
@@ -347,13 +665,26 @@ def _scan(paths, kind: str, check: bool, skip_bad: bool, stats: ScanStats | None
 
     schema = _schema(kind)
     files = part_files(paths, kind)
-    frames = []
-    for f in files:
-        good = _good_lines(f, kind, skip_bad, stats) if check else None
-        if good is None:
-            frames.append(pl.scan_ndjson(f, schema=schema))
-        elif good:
-            frames.append(pl.read_ndjson(io.BytesIO(good), schema=schema).lazy())
+    keys = [_stat_key(f) for f in files] if check else []
+    if not check or all(k in _CHECKED for k in keys):  # unchecked, or all checked before
+        if stats is not None and check:
+            stats.files += len(files)
+            stats.lines += sum(_CHECKED[k] for k in keys)
+        frames = [pl.scan_ndjson(f, schema=schema) for f in files]
+    else:
+        local = ScanStats()
+        checked = list(checked_frames(files, kind, skip_bad=skip_bad, stats=local))
+        if stats is not None:
+            stats.files += local.files
+            stats.lines += local.lines
+            stats.skipped += local.skipped
+            stats.bad.extend(local.bad)
+        if not local.skipped:
+            for f, key in zip(files, keys):
+                _CHECKED[key] = local.part_lines[str(f)]
+            frames = [pl.scan_ndjson(f, schema=schema) for f in files]
+        else:  # some lines were left out: the checked records, in order
+            frames = [pl.concat(checked).lazy()] if checked else []
     if not frames:
         return pl.DataFrame(schema=schema).lazy()
     if len(frames) == 1:
@@ -389,7 +720,9 @@ __all__ = [
     "ScanStats",
     "check_file",
     "check_line",
+    "checked_frames",
     "iter_raw",
+    "iter_checked_frames",
     "iter_records",
     "kind_of",
     "open_part",

@@ -1,0 +1,145 @@
+"""One line, one exit code: every command, given bad input, prints exactly one `guandan: error:` line.
+
+Exit 2 for bad input (checked before any work), 1 for a failure while working, 130 for
+an interrupt. The walk covers every command registered in the app: a new command
+without a bad-input case here fails ``test_every_command_is_walked``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import typer
+from report_fixtures import small_run  # noqa: F401  (fixture)
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+
+runner = CliRunner()
+
+#: command -> bad invocations (arguments after the command name, "{run}" is a good run,
+#: "{tmp}" a scratch folder) and the exit code each must give
+CASES: dict[str, list[tuple[list[str], int]]] = {
+    "analyze": [
+        (["{tmp}/no-such-run"], 2),
+        (["{run}", "--report", "foo"], 2),
+        (["{run}", "--by", "team"], 2),
+        (["{run}", "--format", "xml"], 2),
+        (["{run}", "--plots", "{run}/deals-00000.jsonl"], 2),  # a file, not a folder
+        (["{run}", "--plots", "{run}/deals-00000.jsonl/figures"], 2),  # cannot be created
+        (["{run}", "--no-such-option"], 2),
+        ([], 2),  # missing argument
+    ],
+    "bench": [(["--matches", "0"], 2), (["--positions", "x"], 2)],
+    "compare": [(["random", "no-such-bot", "-n", "1", "--out", "{tmp}/c"], 2), (["random"], 2)],
+    "tournament": [
+        (["random", "greedy", "-n", "1", "--out", "{tmp}/t", "--plot", "{tmp}/x.xyz"], 2),
+        (["random", "greedy", "-n", "1", "--out", "{tmp}/t", "--plot", "{run}/deals-00000.jsonl/x.png"], 2),
+    ],
+    "plays": [
+        (["S3 S3 S3"], 2),
+        (["SB SB SB"], 2),
+        (["S3 D3", "--top", "pair:3 S3"], 2),
+        (["S3 D3", "--top", "pair:4 S3 D3"], 2),
+        (["S3 X9"], 2),
+        (["S3", "--level", "Z"], 2),
+    ],
+    "replay": [(["{tmp}/no-such-run"], 2), (["{run}", "--match", "99"], 2), (["{run}", "--deal", "x"], 2)],
+    "simulate": [
+        (["-n", "1", "-s", "no-such-bot", "-o", "{tmp}/s", "-q"], 2),
+        (["-n", "1", "--ruleset", "poker", "-o", "{tmp}/s", "-q"], 2),
+    ],
+    "verify": [(["{tmp}/no-such-run"], 2), (["{run}", "--max-problems", "x"], 2)],
+    "connect": [(["http://127.0.0.1:1/game/x"], 2), (["ws://127.0.0.1:1/game/x", "-s", "no-such-bot"], 2)],
+    "serve": [(["--strategies", "no-such-bot,remote", "-n", "1", "--out", "{tmp}/sv"], 2)],
+    "experiment": [
+        (["coin-toss", "--deals", "2"], 2),
+        (["tribute", "--deals", "0", "--out", "{tmp}/e"], 2),
+        (["tribute", "--deals", "x"], 2),
+    ],
+    "play": [
+        (["--seat", "7", "--out", "{tmp}/p"], 2),
+        (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
+    ],
+    "watch": [
+        (["{tmp}/no-such-run"], 2),
+        (["--seed", "1", "-s", "no-such-bot"], 2),
+        (["{run}", "--match", "99"], 2),
+    ],
+}
+
+
+def commands() -> list[str]:
+    group = typer.main.get_command(app)
+    return sorted(group.list_commands(None))  # type: ignore[arg-type]
+
+
+def test_every_command_is_walked():
+    assert sorted(CASES) == commands()
+
+
+def _cases():
+    for command, cases in CASES.items():
+        for args, code in cases:
+            yield pytest.param(command, args, code, id=f"{command} {' '.join(args)}")
+
+
+@pytest.mark.parametrize(("command", "args", "code"), list(_cases()))
+def test_bad_input_gives_one_line_and_the_exit_code(small_run, tmp_path, command, args, code):  # noqa: F811
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    argv = [command] + [a.format(run=run, tmp=tmp_path) for a in args]
+    res = runner.invoke(app, argv)
+    lines = res.stderr.splitlines()
+    assert res.exit_code == code, (argv, res.output)
+    assert len(lines) == 1 and lines[0].startswith("guandan: error: "), (argv, res.stderr)
+    assert "Traceback" not in res.output and "╭" not in res.output
+
+
+def test_a_missing_run_is_the_same_error_everywhere(tmp_path):
+    missing = str(tmp_path / "nope")
+    results = [runner.invoke(app, [command, missing]) for command in ("analyze", "verify", "replay")]
+    assert {r.exit_code for r in results} == {2}
+    assert len({r.stderr for r in results}) == 1
+
+
+def test_the_tournament_plot_is_checked_before_any_match_is_played(tmp_path):
+    res = runner.invoke(
+        app, ["tournament", "random", "greedy", "-n", "1", "--out", str(tmp_path / "t"), "--plot", "x.xyz"]
+    )
+    assert res.exit_code == 2 and "must end in .png or .svg or .pdf" in res.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_corrupt_log_is_a_failure_while_working(small_run, tmp_path):  # noqa: F811
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    part = run / "deals-00000.jsonl"
+    lines = part.read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:50] + "\n"
+    part.write_text("".join(lines))
+    res = runner.invoke(app, ["analyze", str(run)])
+    assert res.exit_code == 1
+    assert res.stderr.splitlines() == [res.stderr.strip()] and f"{part}:3:" in res.stderr
+
+
+def test_ctrl_c_is_one_line_and_exit_130(small_run, monkeypatch):  # noqa: F811
+    import guandan_cli.reports as reports
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reports, "load", interrupted)
+    res = runner.invoke(app, ["analyze", str(small_run)])
+    assert res.exit_code == 130
+    assert res.stderr.splitlines() == ["guandan: interrupted"]
+
+
+def test_good_input_still_works(small_run):  # noqa: F811
+    res = runner.invoke(app, ["plays", "S3 S3 D4", "--top", "single:3 C3"])
+    assert res.exit_code == 0 and "single:4 D4" in res.stdout
+    res = runner.invoke(app, ["plays", "S3 S3 D4"])
+    assert res.exit_code == 0 and "pair:3 S3 S3" in res.stdout
+    assert runner.invoke(app, ["--version"]).exit_code == 0
+    assert runner.invoke(app, ["analyze", "--help"]).exit_code == 0
