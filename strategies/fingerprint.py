@@ -88,11 +88,23 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
 
 
 @functools.cache
-def _distributions() -> dict[str, list[str]]:
-    """Top-level package → distributions (read once per process: it scans every installed one)."""
-    from importlib.metadata import packages_distributions
+def _distributions_of(top: str) -> tuple[str, ...]:
+    """The distributions providing top-level package ``top``: ``packages_distributions()[top]``.
 
-    return packages_distributions()
+    The same scan in the same order, but the metadata (an e-mail parse per distribution,
+    most of the cost) is read only for the distributions that provide ``top``.
+    """
+    from importlib import metadata
+
+    declared = getattr(metadata, "_top_level_declared", None)
+    inferred = getattr(metadata, "_top_level_inferred", None)
+    if declared is None or inferred is None:  # pragma: no cover - another importlib layout
+        return tuple(metadata.packages_distributions().get(top, []))
+    return tuple(
+        dist.metadata["Name"]
+        for dist in metadata.distributions()
+        if top in (declared(dist) or inferred(dist))
+    )
 
 
 def _distribution(module_name: str) -> str | None:
@@ -100,7 +112,7 @@ def _distribution(module_name: str) -> str | None:
     from importlib.metadata import PackageNotFoundError, version
 
     top = module_name.partition(".")[0]
-    for dist in _distributions().get(top, []):
+    for dist in _distributions_of(top):
         try:
             return f"{dist} {version(dist)}"
         except PackageNotFoundError:  # pragma: no cover - inconsistent metadata
