@@ -87,32 +87,30 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
     _folder_imports(module, f.parent, seen)
 
 
-@functools.cache
-def _distributions_of(top: str) -> tuple[str, ...]:
-    """The distributions providing top-level package ``top``: ``packages_distributions()[top]``.
-
-    The same scan in the same order, but the metadata (an e-mail parse per distribution,
-    most of the cost) is read only for the distributions that provide ``top``.
-    """
+def _providers(top: str):
+    """The distributions providing top-level package ``top``, in the order of
+    ``packages_distributions()[top]`` (its scan, lazily: a distribution's metadata, an
+    e-mail parse, is read only when it provides ``top``)."""
     from importlib import metadata
 
     declared = getattr(metadata, "_top_level_declared", None)
     inferred = getattr(metadata, "_top_level_inferred", None)
     if declared is None or inferred is None:  # pragma: no cover - another importlib layout
-        return tuple(metadata.packages_distributions().get(top, []))
-    return tuple(
-        dist.metadata["Name"]
-        for dist in metadata.distributions()
-        if top in (declared(dist) or inferred(dist))
-    )
+        yield from metadata.packages_distributions().get(top, [])
+        return
+    for dist in metadata.distributions():
+        if top in (declared(dist) or inferred(dist)):
+            yield dist.metadata["Name"]
 
 
+@functools.cache
 def _distribution(module_name: str) -> str | None:
-    """``name version`` of the installed distribution providing the top-level package, if any."""
+    """``name version`` of the installed distribution providing the top-level package, if any
+    (the first one listed whose version can be read; the scan stops there)."""
     from importlib.metadata import PackageNotFoundError, version
 
     top = module_name.partition(".")[0]
-    for dist in _distributions_of(top):
+    for dist in _providers(top):
         try:
             return f"{dist} {version(dist)}"
         except PackageNotFoundError:  # pragma: no cover - inconsistent metadata
