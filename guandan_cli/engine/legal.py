@@ -68,10 +68,10 @@ _BOMB_BASE = (0, 0, 0, 0, 100, 200, 400, 500, 600, 700, 800)
 
 
 def _faces_table(r: int) -> tuple[tuple[int, ...], ...]:
-    """The sorted faces of rank ``r`` for each byte of digit counts."""
-    return tuple(
-        tuple(f for s in range(4) for f in [r * 4 + s] * (byte >> (2 * s) & 3)) for byte in range(256)
-    )
+    """The sorted faces of rank ``r`` for each byte of digit counts (byte ``n0 | n1 << 2 |
+    n2 << 4 | n3 << 6``: ``n_s`` faces of suit ``s``; ``product`` varies ``n0`` fastest)."""
+    f0, f1, f2, f3 = (tuple((r * 4 + s,) * n for n in range(4)) for s in range(4))
+    return tuple(f0[n0] + f1[n1] + f2[n2] + f3[n3] for n3, n2, n1, n0 in product(range(4), repeat=4))
 
 
 #: ``_BY[r][byte]``: the faces of rank ``r`` (13: jokers) held, sorted
