@@ -388,21 +388,29 @@ class _Search:
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
-        if w:
-            windows = range(idx, N_SEQS)
-        else:
-            # without wilds only windows whose every rank holds k cards can be taken: bit i of
-            # ``cand`` for window i (rank masks with A also below 2, bit 0; a bit per start)
-            a1 = m1 << 1 | m1 >> 12
-            a2 = m2 << 1 | m2 >> 12
-            a3 = m3 << 1 | m3 >> 12
-            t2 = a2 & a2 >> 1
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (t2 & a2 >> 2 & 0xFFF) << 10
+        # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
+        # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
+        # window must hold k cards; with wilds tubes and plates still need every rank present
+        # and enough of them paired (tripled); straights are all checked then.
+        a1 = m1 << 1 | m1 >> 12
+        a2 = m2 << 1 | m2 >> 12
+        a3 = m3 << 1 | m3 >> 12
+        a2a2 = a2 & a2 >> 1
+        if not w:
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
             cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-            cand = cand >> idx << idx
-            if not cand:
-                return
-            windows = _bit_indices(cand)
+        elif w == 1:
+            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+        elif w == 2:
+            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2 | a2 >> 1 | a2 >> 2)
+            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a1 & a1 >> 1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+        else:  # pragma: no cover - a hand holds at most two wilds
+            cand = (1 << N_SEQS) - 1
+        cand = cand >> idx << idx
+        if not cand:
+            return
+        windows = _bit_indices(cand)
         for i in windows:
             k, wm = SEQ_K[i], SEQ_MASK[i]
             if k == 1:
