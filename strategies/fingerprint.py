@@ -90,7 +90,8 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
 def _providers(top: str):
     """The distributions providing top-level package ``top``, in the order of
     ``packages_distributions()[top]`` (its scan, lazily: a distribution's metadata, an
-    e-mail parse, is read only when it provides ``top``)."""
+    e-mail parse, is read only when it provides ``top``, and its list of files only when
+    ``top`` occurs in it)."""
     from importlib import metadata
 
     declared = getattr(metadata, "_top_level_declared", None)
@@ -99,7 +100,13 @@ def _providers(top: str):
         yield from metadata.packages_distributions().get(top, [])
         return
     for dist in metadata.distributions():
-        if top in (declared(dist) or inferred(dist)):
+        tops = declared(dist)
+        if not tops:
+            # inferred from the files listed in RECORD (or SOURCES.txt): parsed only when
+            # the name appears in them at all
+            listed = (dist.read_text("RECORD") or "") + (dist.read_text("SOURCES.txt") or "")
+            tops = inferred(dist) if top in listed else ()
+        if top in tops:
             yield dist.metadata["Name"]
 
 
