@@ -28,6 +28,19 @@ class Strategy:
 
     name = "strategy"
 
+    #: optional shortcut for a bot whose every answer depends on ``obs.legal_actions`` alone:
+    #: ``choose_from_legal(legal)`` returns one element of ``legal`` and the engine then
+    #: builds no observation for it (see ``guandan_cli.engine.play``). ``None``: not offered.
+    choose_from_legal = None
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A subclass overriding a ``choose_*`` method loses an inherited shortcut (it would bypass it)."""
+        super().__init_subclass__(**kwargs)
+        if "choose_from_legal" not in vars(cls) and any(
+            m in vars(cls) for m in ("choose_play", "choose_tribute", "choose_return")
+        ):
+            cls.choose_from_legal = None
+
     def __init__(self, seat: int, rng: random.Random | None = None) -> None:
         self.seat = seat
         self.rng = rng if rng is not None else random.Random(0)

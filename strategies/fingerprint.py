@@ -87,20 +87,37 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
     _folder_imports(module, f.parent, seen)
 
 
+def _providers(top: str):
+    """The distributions providing top-level package ``top``, in the order of
+    ``packages_distributions()[top]`` (its scan, lazily: a distribution's metadata, an
+    e-mail parse, is read only when it provides ``top``, and its list of files only when
+    ``top`` occurs in it)."""
+    from importlib import metadata
+
+    declared = getattr(metadata, "_top_level_declared", None)
+    inferred = getattr(metadata, "_top_level_inferred", None)
+    if declared is None or inferred is None:  # pragma: no cover - another importlib layout
+        yield from metadata.packages_distributions().get(top, [])
+        return
+    for dist in metadata.distributions():
+        tops = declared(dist)
+        if not tops:
+            # inferred from the files listed in RECORD (or SOURCES.txt): parsed only when
+            # the name appears in them at all
+            listed = (dist.read_text("RECORD") or "") + (dist.read_text("SOURCES.txt") or "")
+            tops = inferred(dist) if top in listed else ()
+        if top in tops:
+            yield dist.metadata["Name"]
+
+
 @functools.cache
-def _distributions() -> dict[str, list[str]]:
-    """Top-level package → distributions (read once per process: it scans every installed one)."""
-    from importlib.metadata import packages_distributions
-
-    return packages_distributions()
-
-
 def _distribution(module_name: str) -> str | None:
-    """``name version`` of the installed distribution providing the top-level package, if any."""
+    """``name version`` of the installed distribution providing the top-level package, if any
+    (the first one listed whose version can be read; the scan stops there)."""
     from importlib.metadata import PackageNotFoundError, version
 
     top = module_name.partition(".")[0]
-    for dist in _distributions().get(top, []):
+    for dist in _providers(top):
         try:
             return f"{dist} {version(dist)}"
         except PackageNotFoundError:  # pragma: no cover - inconsistent metadata

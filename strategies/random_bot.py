@@ -16,3 +16,7 @@ class RandomStrategy(Strategy):
 
     def choose_play(self, obs):
         return self.rng.choice(obs.legal_actions)
+
+    def choose_from_legal(self, legal):
+        """The engine's shortcut (same draws as the three methods above): no observation built."""
+        return self.rng.choice(legal)

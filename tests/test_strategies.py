@@ -303,3 +303,31 @@ def test_doc_mentions_every_builtin():
     text = DOC.read_text()
     for name in BUILTINS:
         assert f"`{name}`" in text
+
+
+def test_choose_from_legal_shortcut_is_dropped_by_a_subclass_that_overrides_a_choice():
+    """``random``'s engine shortcut skips the observation; a subclass changing a choice must not
+    be bypassed by it, and one that only adds state keeps it (same draws either way)."""
+    from guandan_cli.engine.match import Match
+    from guandan_cli.engine.play import iter_match
+
+    class Lowest(RandomStrategy):
+        def choose_play(self, obs):
+            return obs.legal_actions[0]
+
+    class Named(RandomStrategy):
+        name = "named"
+
+    assert RandomStrategy.choose_from_legal is not None
+    assert Lowest.choose_from_legal is None
+    assert Named.choose_from_legal is not None
+    # the shortcut draws exactly what the observation path draws
+    logs = []
+    for shortcut in (True, False):
+        players = [RandomStrategy(s, random.Random(s)) for s in range(4)]
+        if not shortcut:
+            for p in players:
+                p.choose_from_legal = None
+        m = Match(seed=11)
+        logs.append([pd.deal.actions for pd in iter_match(m, players)])
+    assert logs[0] == logs[1]

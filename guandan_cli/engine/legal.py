@@ -68,10 +68,10 @@ _BOMB_BASE = (0, 0, 0, 0, 100, 200, 400, 500, 600, 700, 800)
 
 
 def _faces_table(r: int) -> tuple[tuple[int, ...], ...]:
-    """The sorted faces of rank ``r`` for each byte of digit counts."""
-    return tuple(
-        tuple(f for s in range(4) for f in [r * 4 + s] * (byte >> (2 * s) & 3)) for byte in range(256)
-    )
+    """The sorted faces of rank ``r`` for each byte of digit counts (byte ``n0 | n1 << 2 |
+    n2 << 4 | n3 << 6``: ``n_s`` faces of suit ``s``; ``product`` varies ``n0`` fastest)."""
+    f0, f1, f2, f3 = (tuple((r * 4 + s,) * n for n in range(4)) for s in range(4))
+    return tuple(f0[n0] + f1[n1] + f2[n2] + f3[n3] for n3, n2, n1, n0 in product(range(4), repeat=4))
 
 
 #: ``_BY[r][byte]``: the faces of rank ``r`` (13: jokers) held, sorted
@@ -407,22 +407,51 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
 
+#: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
+_STRAIGHT_STEPS = tuple(
+    (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
+)
+#: per tube window: (top, ranks, A-low)
+_TUBE_STEPS = tuple((top, ranks, ranks[0] > ranks[-1]) for top, ranks in TUBE_WINDOWS)
+
+
 def _straights(h: _Hand, thr: int, out: list) -> None:
     w, wild, by = h.w, h.wild, h.by
     bits = h.bits
     present = bits | bits >> 2 | bits >> 4 | bits >> 6
+    # the first (preferred) face of each rank, a wild where none: one per rank of a window,
+    # ascending with the ranks (faces are 4 * rank + suit) except in A-2-3-4-5 or with wilds
+    firsts = [t[0] if t else wild for t in by]
+    if not w:
+        for top, _ranks, wm, get, alow in _STRAIGHT_STEPS:
+            if top > thr and present & wm == wm:
+                cards = get(firsts)
+                out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
+        return
     need = 5 - w
-    for top, ranks, wm in _SF_WINDOWS:
+    for top, _ranks, wm, get, _alow in _STRAIGHT_STEPS:
         if top <= thr or (present & wm).bit_count() < need:
             continue
-        cards = [by[r][0] if by[r] else wild for r in ranks]
-        cards.sort()
-        out.append(_new(Combo, (STRAIGHT, top, tuple(cards))))
+        out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(get(firsts))))))
 
 
 def _tubes(h: _Hand, thr: int, out: list) -> None:
     rc, w, wild = h.rc, h.w, h.wild
     take = h.take
+    if not w:
+        # natural pairs only: per rank its two preferred faces, sorted; ascending by rank
+        by = h.by
+        members = h.members
+        for top, (a, b, c), alow in _TUBE_STEPS:
+            if top > thr and rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
+                if members:
+                    cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
+                elif alow:
+                    cards = by[b][:2] + by[c][:2] + by[a][:2]
+                else:
+                    cards = by[a][:2] + by[b][:2] + by[c][:2]
+                out.append(_new(Combo, (TUBE, top, cards)))
+        return
     for top, ranks in TUBE_WINDOWS:
         if top <= thr:
             continue

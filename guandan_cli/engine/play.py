@@ -14,6 +14,12 @@ double-tribute card stays hidden) and, once the deal is over, ``end``: a ``DealE
 with the result and the hands left (shown at the end of a deal), else ``None``. The
 competition server's remote seats use it to send the platform's notifications.
 
+Optional shortcut: a player whose ``choose_from_legal`` attribute is not ``None`` is asked
+``choose_from_legal(legal)`` instead (``legal``: the tuple ``obs.legal_actions`` would
+hold, in every phase) and builds no observation; its answer must be an element of
+``legal`` (it is applied without a check, like ``Deal.apply_unchecked``). A bot offers it
+only when its answers depend on the legal actions alone (``random`` does).
+
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
 >>> m = Match(seed=3)
@@ -79,8 +85,23 @@ def play_deal(
     ]
     listeners = [(s, p) for s, p in enumerate(players) if hasattr(p, "on_public_events")]
     seen = len(deal.events)
+    shortcuts = [getattr(p, "choose_from_legal", None) for p in players]
     while deal.phase != "over":
         seat = deal.to_move
+        pick = shortcuts[seat]
+        if pick is not None:
+            try:
+                action = pick(deal._legal_tuple())
+            except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
+                raise StrategyError(
+                    seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
+                ) from exc
+            deal.apply_unchecked(action)
+            if watchers:
+                _tell(watchers, deal, players, match_seed, deal_index)
+            if listeners:
+                seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
+            continue
         player = players[seat]
         obs = observe(deal, seat)
         phase = deal.phase

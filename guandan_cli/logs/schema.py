@@ -109,12 +109,24 @@ def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
     }
 
 
+#: the text of each play seen (a Combo is a value: equal plays have equal texts), bounded
+_PLAY_TEXT: dict[Combo, str] = {}
+_PLAY_TEXT_MAX = 100_000
+
+
 def _action_line(seat: int, action) -> str:
     """``"SEAT pass"`` or ``"SEAT type:key cards"``: ``f"{seat} {action_text(action)}"``, faster."""
     if type(action) is Combo:
-        if action[0] == "pass":
-            return f"{seat} pass"
-        return f"{seat} {action[0]}:{RANK_TOKENS[action[1]]} {' '.join([FACE_NAMES[f] for f in action[2]])}"
+        text = _PLAY_TEXT.get(action)
+        if text is None:
+            if action[0] == "pass":
+                text = "pass"
+            else:
+                text = f"{action[0]}:{RANK_TOKENS[action[1]]} {' '.join([FACE_NAMES[f] for f in action[2]])}"
+            if len(_PLAY_TEXT) >= _PLAY_TEXT_MAX:
+                _PLAY_TEXT.clear()
+            _PLAY_TEXT[action] = text
+        return f"{seat} {text}"
     return f"{seat} {action_text(action)}"
 
 

@@ -265,8 +265,14 @@ def _leaf_cost(c: list[int], w: int, lv: int) -> float:
                 triples.append(r)
             else:
                 bombs += 1
-    sb = c[13]
-    hr = c[14]
+    return _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
+
+
+def _leaf_cost_of(
+    singles: list[int], pairs: list[int], triples: list[int], bombs: int, sb: int, hr: int, w: int, lv: int
+) -> float:
+    """The leaf cost from the ranks 0..12 held once, twice, three times (each list in power
+    order; changed here), the number held 4+ times, the jokers and the wilds."""
     sc = _SINGLE_COST[lv]
     pc = _PAIR_COST[lv]
     joker_bomb = sb == 2 and hr == 2
@@ -314,6 +320,18 @@ def _leaf_cost(c: list[int], w: int, lv: int) -> float:
     return cost
 
 
+def _bit_indices(x: int):
+    """The indices of the set bits of ``x``, lowest first."""
+    while x:
+        low = x & -x
+        yield low.bit_length() - 1
+        x ^= low
+
+
+if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 13:  # pragma: no cover
+    raise ImportError("the plan search's window bits assume 10 straights, 12 tubes and 13 plates")
+
+
 class _Search:
     __slots__ = ("c", "w", "pw", "lv", "best", "best_stack", "stack", "nodes")
     CAP = 300
@@ -331,32 +349,69 @@ class _Search:
     def run(self, idx: int, seq_cost: float) -> None:
         self.nodes += 1
         c = self.c
-        cost = _leaf_cost(c, self.w, self.lv)
+        w = self.w
+        lv = self.lv
+        # one pass over the ranks in power order: the leaf's same-rank groups (as
+        # ``_leaf_cost``) and the rank masks the windows below are checked against
+        singles: list[int] = []
+        pairs: list[int] = []
+        triples: list[int] = []
+        bombs = 0
+        m1 = m2 = m3 = f1 = f2 = f3 = 0
+        for r in ORDER[lv]:
+            n = c[r]
+            if n:
+                bit = 1 << r
+                m1 |= bit
+                if n == 1:
+                    singles.append(r)
+                    continue
+                m2 |= bit
+                if n == 2:
+                    pairs.append(r)
+                    continue
+                m3 |= bit
+                if n == 3:
+                    triples.append(r)
+                    continue
+                bombs += 1
+                if n == 4:
+                    f1 |= bit
+                if n <= 5:
+                    f2 |= bit
+                if n <= 6:
+                    f3 |= bit
+        cost = _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
         cost += seq_cost
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
-        w = self.w
-        m1 = m2 = m3 = f1 = f2 = f3 = 0
-        for r in range(13):
-            n = c[r]
-            if n:
-                bit = 1 << r
-                m1 |= bit
-                if n >= 2:
-                    m2 |= bit
-                    if n >= 3:
-                        m3 |= bit
-                        if n >= 4:
-                            if n == 4:
-                                f1 |= bit
-                            if n <= 5:
-                                f2 |= bit
-                            if n <= 6:
-                                f3 |= bit
-        for i in range(idx, N_SEQS):
+        # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
+        # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
+        # window must hold k cards; with wilds tubes and plates still need every rank present
+        # and enough of them paired (tripled); straights are all checked then.
+        a1 = m1 << 1 | m1 >> 12
+        a2 = m2 << 1 | m2 >> 12
+        a3 = m3 << 1 | m3 >> 12
+        a2a2 = a2 & a2 >> 1
+        if not w:
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
+            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+        elif w == 1:
+            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+        elif w == 2:
+            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2 | a2 >> 1 | a2 >> 2)
+            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a1 & a1 >> 1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+        else:  # pragma: no cover - a hand holds at most two wilds
+            cand = (1 << N_SEQS) - 1
+        cand = cand >> idx << idx
+        if not cand:
+            return
+        windows = _bit_indices(cand)
+        for i in windows:
             k, wm = SEQ_K[i], SEQ_MASK[i]
             if k == 1:
                 if wm & f1:
