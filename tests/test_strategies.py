@@ -331,3 +331,19 @@ def test_choose_from_legal_shortcut_is_dropped_by_a_subclass_that_overrides_a_ch
         m = Match(seed=11)
         logs.append([pd.deal.actions for pd in iter_match(m, players)])
     assert logs[0] == logs[1]
+
+
+def test_a_shortcut_answer_outside_the_legal_actions_is_a_strategy_error():
+    """A third-party bot's ``choose_from_legal`` answer is checked like any other answer."""
+    from guandan_cli.engine.match import Match
+    from guandan_cli.engine.play import StrategyError, iter_match
+
+    class Cheat(RandomStrategy):
+        name = "cheat"
+
+        def choose_from_legal(self, legal):
+            return ("bomb", "A", (0, 0, 0, 0))  # not a legal action, not even a Combo
+
+    players = [Cheat(0, random.Random(0))] + [RandomStrategy(s, random.Random(s)) for s in range(1, 4)]
+    with pytest.raises(StrategyError, match="seat 0.*illegal action"):
+        list(iter_match(Match(seed=3), players))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Annotated
 
@@ -143,6 +142,8 @@ def connect(
             typer.echo(f"guandan connect: {text}", err=True)
 
     try:
+        import asyncio  # here, not at import: every command's start-up would pay for it
+
         result = asyncio.run(run_client(url, cls, seed=seed, retry_for=retry_for, say=say))
     except ClientError as exc:
         fail(exc, FAILURE)

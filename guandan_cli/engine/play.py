@@ -17,7 +17,7 @@ competition server's remote seats use it to send the platform's notifications.
 Optional shortcut: a player whose ``choose_from_legal`` attribute is not ``None`` is asked
 ``choose_from_legal(legal)`` instead (``legal``: the tuple ``obs.legal_actions`` would
 hold, in every phase) and builds no observation; its answer must be an element of
-``legal`` (it is applied without a check, like ``Deal.apply_unchecked``). A bot offers it
+``legal`` (an answer that is not is a ``StrategyError``, as for any bot). A bot offers it
 only when its answers depend on the legal actions alone (``random`` does).
 
 >>> from strategies import make_players
@@ -90,13 +90,23 @@ def play_deal(
         seat = deal.to_move
         pick = shortcuts[seat]
         if pick is not None:
+            legal = deal._legal_tuple()
             try:
-                action = pick(deal._legal_tuple())
+                action = pick(legal)
             except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
                 raise StrategyError(
                     seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
                 ) from exc
-            deal.apply_unchecked(action)
+            canonical = _find_legal(action, legal)
+            if canonical is None:
+                raise StrategyError(
+                    seat,
+                    _name(players[seat]),
+                    match_seed,
+                    deal_index,
+                    f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
+                )
+            deal.apply_unchecked(canonical)
             if watchers:
                 _tell(watchers, deal, players, match_seed, deal_index)
             if listeners:
