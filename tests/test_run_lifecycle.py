@@ -129,7 +129,7 @@ def test_ctrl_c_in_process_exits_130_with_one_line(tmp_path, monkeypatch):
 def test_ctrl_c_on_a_pool_exits_130_with_one_line_then_resumes(tmp_path):
     """A real SIGINT to the process group, as a terminal sends it: workers stay silent."""
     out = tmp_path / "run"
-    args = ["simulate", "-n", "4000", "-s", "random", "--max-deals", "2", "-w", "2", "--chunk-size", "2"]
+    args = ["simulate", "-n", "1500", "-s", "random", "--max-deals", "2", "-w", "2", "--chunk-size", "2"]
     args += ["--part-size", "50", "--out", str(out), "-q"]
     cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", *args]
     proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
