@@ -130,9 +130,27 @@ def ignore_sigint() -> None:
 
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
+        import signal
+
         import multiprocess
 
-        self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+        # While the workers are started, SIGINT is ignored (they inherit that disposition
+        # through exec, so Python never installs its KeyboardInterrupt handler in them and a
+        # Ctrl-C while one is still booting prints nothing there) and blocked here (on Linux a
+        # blocked signal stays pending even while ignored, so a Ctrl-C in that window reaches
+        # the parent's own handler once it is back, instead of being lost).
+        import threading
+
+        main = threading.current_thread() is threading.main_thread()
+        if main:
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, previous)
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)
