@@ -132,14 +132,14 @@ class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
         import signal
 
-        import multiprocess
-
         # While the workers are started, SIGINT is ignored (they inherit that disposition
         # through exec, so Python never installs its KeyboardInterrupt handler in them and a
         # Ctrl-C while one is still booting prints nothing there) and blocked here (on Linux a
         # blocked signal stays pending even while ignored, so a Ctrl-C in that window reaches
         # the parent's own handler once it is back, instead of being lost).
         import threading
+
+        import multiprocess
 
         main = threading.current_thread() is threading.main_thread()
         if main:
