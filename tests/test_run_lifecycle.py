@@ -152,6 +152,10 @@ def test_ctrl_c_on_a_pool_exits_130_with_one_line_then_resumes(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("guandan: interrupted: "), lines
     assert lines[0].endswith(f"resume with: guandan simulate --out {out} --resume")
     assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
+    from guandan_cli.logs.layout import run_completeness
+
+    saved = run_completeness(out).matches  # what a resume keeps, and what analyze counts
+    assert lines[0].startswith(f"guandan: interrupted: {saved} of 400 matches saved;"), (lines, saved)
     done = subprocess.run([*cmd[:3], "simulate", "--out", str(out), "--resume", "-q"], capture_output=True)
     assert done.returncode == 0, done.stderr
 

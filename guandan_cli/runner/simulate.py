@@ -142,7 +142,7 @@ def interruption(
         exc.nothing_written = True
     else:
         exc = SimulationInterrupted(out, c.matches, c.total_matches, reason)
-        exc.complete = c.complete
+        exc.complete = c.complete and c.state == "complete"  # else a resume records it complete
     exc.args = (exc.resume_hint(),)
     return exc
 
