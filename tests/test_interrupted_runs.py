@@ -82,6 +82,9 @@ def test_torn_journal_tail_reads_only_whole_verified_entries(tmp_path, reference
     res = runner.invoke(app, ["analyze", str(out), "-r", "match-length", "-f", "json"])
     assert res.exit_code == 0, res.output
     assert res.stderr.splitlines() == [f"{out}: incomplete run: 13 of {N} matches"]
+    page = tmp_path / "report.html"
+    res = runner.invoke(app, ["analyze", str(out), "-r", "match-length", "--html", str(page)])
+    assert res.exit_code == 0 and f"incomplete (interrupted): 13 of {N} matches" in page.read_text()
     got, _ = _loaded(out, list(range(N)))
     expected, _ = _loaded(reference, list(range(13)))
     assert got[1].get_column("match").to_list() == list(range(13))

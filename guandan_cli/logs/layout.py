@@ -198,6 +198,18 @@ class Completeness:
         """Finished matches, in complete parts and in journals: what readers see."""
         return self.complete_matches + self.journaled_matches
 
+    def journaled_counts(self) -> dict:
+        """``matches``, ``deals``, ``errors``, ``capped``, ``wins`` of the journaled matches
+        (from their entries' facts): to add to the manifest's ``counts``, which cover complete parts."""
+        facts = [e.facts for j in self.journaled for e in j.entries]
+        out = {k: sum(int(f.get(k, 0)) for f in facts) for k in ("deals", "errors", "capped")}
+        wins = [f.get("wins", [0, 0]) for f in facts]
+        return {
+            "matches": self.journaled_matches,
+            **out,
+            "wins": [sum(w[0] for w in wins), sum(w[1] for w in wins)],
+        }
+
     def sources(self, kind: str) -> list[Source]:
         """What readers read for ``kind``, in part order: complete parts' files and journals' lines."""
         files = self.files(kind)
