@@ -9,6 +9,7 @@ source: its files as soon as both exist, else its journal. A Ctrl-C at any phase
 from __future__ import annotations
 
 import importlib
+import random
 import re
 import shutil
 import warnings
@@ -246,3 +247,44 @@ def test_ctrl_c_while_printing_the_summary_says_the_run_is_complete(tmp_path, mo
     assert res.stderr.splitlines()[-1] == (
         f"guandan: interrupted: the run was complete: {N} of {N} matches saved in {out}"
     )
+
+
+@pytest.mark.slow
+def test_real_ctrl_c_at_random_moments_reports_what_a_resume_keeps(tmp_path):
+    """SIGINT to the process group, as a terminal sends it, from start-up to the end of the run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(11)
+    seen = set()
+    for k in range(10):
+        out = tmp_path / f"run{k}"
+        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "120"]
+        cmd += ["-s", "random", "--max-deals", "3", "-w", "2", "--out", str(out), "-q", "--seed", str(k)]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            time.sleep(rng.uniform(0.0, 4.0))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+            _out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        lines = err.decode().splitlines()
+        if proc.returncode == 0:
+            seen.add("finished")
+            continue
+        assert proc.returncode == 130 and len(lines) == 1, lines
+        if (out / "manifest.json").is_file():
+            saved = run_completeness(out).matches
+            assert lines[0] == (
+                f"guandan: interrupted: {saved} of 120 matches saved; resume with: guandan simulate --out {out} --resume"
+            ) or lines[0].startswith(f"guandan: interrupted: the run was complete: {saved} of 120"), lines
+            seen.add("saved")
+        else:
+            assert "nothing was written" in lines[0] or lines[0] == "guandan: interrupted", lines
+            seen.add("nothing")
+    print("\noutcomes:", sorted(seen))
