@@ -288,3 +288,36 @@ def test_real_ctrl_c_at_random_moments_reports_what_a_resume_keeps(tmp_path):
             assert "nothing was written" in lines[0] or lines[0] == "guandan: interrupted", lines
             seen.add("nothing")
     print("\noutcomes:", sorted(seen))
+
+
+def test_ctrl_c_while_the_workers_start_prints_one_line(tmp_path):
+    """SIGINT as the pool starts: workers spawned ignoring it, so none prints a traceback while it imports."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for k in range(6):
+        out = tmp_path / f"run{k}"
+        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "200"]
+        cmd += ["-s", "random", "--max-deals", "2", "-w", "2", "--part-size", "50", "--out", str(out), "-q"]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while (
+                not (out / "manifest.json").is_file() and proc.poll() is None and time.monotonic() < deadline
+            ):
+                time.sleep(0.002)
+            time.sleep(0.06 * k)
+            os.killpg(proc.pid, signal.SIGINT)
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        lines = err.decode().splitlines()
+        assert proc.returncode in (0, 130) and len(lines) == (proc.returncode == 130), lines[:3] + lines[-2:]
+        if lines:
+            assert lines[0].startswith(
+                f"guandan: interrupted: {run_completeness(out).matches} of 200 matches saved"
+            )

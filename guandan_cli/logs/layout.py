@@ -125,7 +125,7 @@ class JournaledPart:
     stop_match: int
     path: Path
     entries: tuple[JournalEntry, ...]
-    data: bytes = field(repr=False, compare=False)
+    data: bytes | None = field(repr=False, compare=False)  # None: not kept (``without_data``)
 
     @property
     def matches(self) -> int:
@@ -133,6 +133,8 @@ class JournaledPart:
 
     def lines(self, kind: str) -> bytes:
         """Its deal or match lines, in match order: the bytes its part's file will hold (uncompressed)."""
+        if self.data is None:
+            raise ValueError(f"{self.path}: journal bytes not kept; ask run_completeness again")
         return b"".join(entry_lines(self.data, e, kind) for e in self.entries)
 
     def source(self, kind: str) -> JournalSource:
@@ -209,6 +211,14 @@ class Completeness:
             **out,
             "wins": [sum(w[0] for w in wins), sum(w[1] for w in wins)],
         }
+
+    def without_data(self) -> Completeness:
+        """The same facts without the journals' bytes (to keep; its sources can no longer be read)."""
+        light = tuple(
+            JournaledPart(j.index, j.first_match, j.stop_match, j.path, j.entries, None)
+            for j in self.journaled
+        )
+        return Completeness(self.path, self.state, self.total_matches, self.parts, self.missing_parts, light)
 
     def sources(self, kind: str) -> list[Source]:
         """What readers read for ``kind``, in part order: complete parts' files and journals' lines."""

@@ -220,7 +220,7 @@ def load(
     stats = ScanStats()
     deals = _collect(runs, "deals", check, skip_bad, stats, completeness)
     matches = _collect(runs, "matches", check, skip_bad, stats, completeness)
-    return RunData(deals, matches, stats, completeness)
+    return RunData(deals, matches, stats, [c.without_data() for c in completeness])
 
 
 def convert_to_parquet(

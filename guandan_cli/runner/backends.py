@@ -128,11 +128,34 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _started_ignoring_sigint(start):
+    """``start()`` with SIGINT ignored, so the processes it spawns ignore it from their first
+    instruction (an ignored signal stays ignored across exec; the initializer alone leaves
+    a window, while a worker imports, where Ctrl-C prints its traceback). A Ctrl-C meanwhile
+    is held (blocked, so not discarded) and delivered to this process once ``start`` returns."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return start()
+    can_block = hasattr(signal, "pthread_sigmask")
+    if can_block:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if can_block:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
         import multiprocess
 
-        self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+        context = multiprocess.get_context("spawn")
+        self._pool = _started_ignoring_sigint(lambda: context.Pool(workers, initializer=ignore_sigint))
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)

@@ -929,9 +929,9 @@ def _run(
         writer.shutdown()  # a part being written is finished first
         if isinstance(exc, KeyboardInterrupt):
             state, error = "interrupted", "interrupted (rerun the command, or add --resume, to continue)"
-            saved = sum(p["matches"] for p in parts.values())
-            saved += sum(j.covered() for j in [*journals.values(), *writer.pending.values()])
-            raise SimulationInterrupted(out, saved, config["matches"], exc) from None
+            # counted on disk: an entry fsynced just before the interrupt is saved, though
+            # the interrupt came before this process noted it
+            raise interruption(out, exc) from None
         state, error = (
             "failed",
             str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
