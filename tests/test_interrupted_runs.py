@@ -140,6 +140,15 @@ def test_out_of_order_chunks_are_read_in_match_order_with_their_gaps(tmp_path, r
     assert got[1].get_column("match").to_list() == wanted
     assert got[0].equals(expected[0]) and got[1].equals(expected[1])
     assert data.stats.skipped == 0
+    # replay and watch find a journaled match; a match not finished is not there
+    from guandan_cli.interactive.watch import logged_deals
+
+    res = runner.invoke(app, ["replay", str(out), "--match", "18", "--deal", "1"])
+    assert res.exit_code == 0 and res.stdout.startswith(f"{journal_path(out, 1)}[deals]:"), res.output
+    deals_18 = expected[0].filter(pl.col("match") == 18).height
+    assert len(list(logged_deals(out, 18))) == deals_18
+    gone = runner.invoke(app, ["replay", str(out), "--match", "14"])
+    assert gone.exit_code == 2 and "no match 14" in gone.stderr
 
 
 def test_a_part_is_read_once_in_the_window_around_its_finalisation(tmp_path, reference, monkeypatch):

@@ -2,8 +2,9 @@
 
 - ``local``: one worker runs the tasks in this process; more use a ``multiprocess`` pool
   with an explicit ``spawn`` context (safe in Jupyter and with threads; the task
-  function is importable, so nothing is pickled by value). Workers ignore SIGINT: on
-  Ctrl-C the parent alone stops and terminates them.
+  function is importable, so nothing is pickled by value). Workers ignore SIGINT from
+  their start (spawned while the parent ignores it): on Ctrl-C the parent alone stops and
+  terminates them.
 - ``ray``: ``ray.util.multiprocessing.Pool`` connected to ``ray_address`` (or the
   ``RAY_ADDRESS`` environment variable; a local instance when neither is set). Needs
   the optional extra: ``pip install 'guandan[ray]'``.
