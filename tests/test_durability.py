@@ -114,6 +114,30 @@ def _session(args: list[str], trace: Path, *, prelude: str = "", kill_after: int
     return proc.returncode, err.decode()
 
 
+def _readers_see_exactly(out: Path, ref, durable: set[int]) -> None:
+    """``load``, ``analyze``'s count and the run's scans hold exactly the durable matches, as the reference has them."""
+    import warnings
+
+    import polars as pl
+
+    from guandan_cli import open_run
+    from guandan_cli.reports import IncompleteRunWarning, load
+
+    wanted = sorted(durable)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IncompleteRunWarning)
+        data, whole = load(out), load(ref.path)
+    assert data.incomplete == [f"{out}: incomplete run: {len(durable)} of {MATCHES} matches"]
+    as_text = pl.col("run_id").cast(pl.String)
+    for kind in ("deals", "matches"):
+        got = getattr(data, kind).with_columns(as_text).collect()
+        expected = getattr(whole, kind).with_columns(as_text).filter(pl.col("match").is_in(wanted)).collect()
+        assert got.equals(expected), kind
+    run, reference = open_run(out), open_run(ref.path)
+    assert run.matches().equals(reference.matches().filter(pl.col("match").is_in(wanted)))
+    assert run.deals().equals(reference.deals().filter(pl.col("match").is_in(wanted)))
+
+
 def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
     bot = tmp_path / "tracer.py"
     bot.write_text(TRACER)
@@ -169,6 +193,8 @@ def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
         durable = {m for p in c.parts for m in range(p.first_match, p.stop_match)}
         for index in c.missing_parts:
             durable |= {m for e in read_entries(journal_path(out, index)) for m in range(e.start, e.stop)}
+        # … and readers see exactly those (one source per part: files, else the journal's good entries)
+        _readers_see_exactly(out, ref, durable)
         recomputed.append(len(now - durable))
         started.append(now)
         kinds.append((kind, extra))

@@ -47,39 +47,44 @@ def interrupted_run(tmp_path_factory):
     return out
 
 
-def test_analyze_says_incomplete_and_reads_only_complete_parts(interrupted_run):
+def test_analyze_says_incomplete_and_reads_every_finished_match(interrupted_run):
     res = runner.invoke(app, ["analyze", str(interrupted_run), "-r", "jiefeng", "-f", "json"])
     assert res.exit_code == 0, res.output
-    assert f"{interrupted_run}: incomplete run: 100 of 300 matches" in res.stderr.splitlines()
+    assert f"{interrupted_run}: incomplete run: 130 of 300 matches" in res.stderr.splitlines()
     out = json.loads(res.stdout)
     meta = out["metadata"]
-    assert meta["incomplete"] == [f"{interrupted_run}: incomplete run: 100 of 300 matches"]
+    assert meta["incomplete"] == [f"{interrupted_run}: incomplete run: 130 of 300 matches"]
     assert meta["runs"][0] | {"run": None} == {
         "run": None,
         "state": "interrupted",
         "complete": False,
-        "matches": 100,
+        "matches": 130,
+        "journaled_matches": 30,
         "total_matches": 300,
     }
-    assert out["jiefeng"][0]["deals"] == 100  # one deal per match, part 0 only
+    # one deal per match: part 0, and part 1's 30 journaled matches (not its half-written deals file)
+    assert out["jiefeng"][0]["deals"] == 130
     table = runner.invoke(app, ["analyze", str(interrupted_run), "-r", "jiefeng"])
-    assert table.exit_code == 0 and "incomplete run: 100 of 300 matches" in table.stderr
+    assert table.exit_code == 0 and "incomplete run: 130 of 300 matches" in table.stderr
 
 
 def test_load_warns_and_the_run_layer_tells(interrupted_run):
     from guandan_cli import open_run
     from guandan_cli.reports import IncompleteRunWarning, load
 
-    with pytest.warns(IncompleteRunWarning, match="incomplete run: 100 of 300 matches"):
+    with pytest.warns(IncompleteRunWarning, match="incomplete run: 130 of 300 matches"):
         data = load(interrupted_run)
-    assert data.incomplete == [f"{interrupted_run}: incomplete run: 100 of 300 matches"]
-    assert data.deals.collect().height == 100
+    assert data.incomplete == [f"{interrupted_run}: incomplete run: 130 of 300 matches"]
+    assert data.deals.collect().get_column("match").to_list() == list(range(130))
     c = open_run(interrupted_run).completeness()
-    assert (c.complete, c.matches, c.total_matches, c.missing_parts) == (False, 100, 300, (1, 2))
+    assert (c.complete, c.matches, c.total_matches, c.missing_parts) == (False, 130, 300, (1, 2))
+    assert (c.complete_matches, c.journaled_matches) == (100, 30)
     assert [p.name for p in c.deal_files()] == ["deals-00000.jsonl"]
-    assert open_run(interrupted_run).deals().height == 100
-    ver = runner.invoke(app, ["verify", str(interrupted_run), "-q", "-w", "1"])
+    assert [s.name for s in c.sources("deals")] == ["deals-00000.jsonl", "part-00001.journal[deals]"]
+    assert open_run(interrupted_run).deals().height == 130
+    ver = runner.invoke(app, ["verify", str(interrupted_run), "-q", "-w", "1"])  # complete parts only
     assert ver.exit_code == 0 and "verified 100 deals and 100 matches in 2 files: ok" in ver.stdout
+    assert "not the 30 journaled matches of unfinished parts" in ver.stderr
 
 
 def test_resume_then_a_complete_run_says_so_in_one_line(interrupted_run, tmp_path):
@@ -147,6 +152,10 @@ def test_ctrl_c_on_a_pool_exits_130_with_one_line_then_resumes(tmp_path):
     assert len(lines) == 1 and lines[0].startswith("guandan: interrupted: "), lines
     assert lines[0].endswith(f"resume with: guandan simulate --out {out} --resume")
     assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
+    from guandan_cli.logs.layout import run_completeness
+
+    saved = run_completeness(out).matches  # what a resume keeps, and what analyze counts
+    assert lines[0].startswith(f"guandan: interrupted: {saved} of 1500 matches saved;"), (lines, saved)
     done = subprocess.run([*cmd[:3], "simulate", "--out", str(out), "--resume", "-q"], capture_output=True)
     assert done.returncode == 0, done.stderr
 

@@ -101,7 +101,12 @@ def simulate(
     ] = None,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.runner.simulate import SimulationError, SimulationInputError, SimulationInterrupted
+    from guandan_cli.runner.simulate import (
+        SimulationError,
+        SimulationInputError,
+        SimulationInterrupted,
+        interruption,
+    )
     from guandan_cli.runner.simulate import simulate as run_simulation
     from strategies.onnx_model import apply_encoding
 
@@ -138,14 +143,17 @@ def simulate(
         fail(exc)
     except SimulationError as exc:
         fail(exc, FAILURE)
-    except SimulationInterrupted as exc:
+    except SimulationInterrupted as exc:  # at any moment after the output folder was chosen
         interrupted(exc.resume_hint())
-    except KeyboardInterrupt:  # before the run started
-        interrupted("nothing was written")
-    if run.already_complete:
-        c = run.counts
-        typer.echo(
-            f"{run.path}: run already complete ({c['matches']} matches, {c['deals']} deals); nothing to do"
-        )
-    elif not quiet:
-        typer.echo(run.summary())
+    except KeyboardInterrupt:  # before simulate() knew its output folder
+        interrupted("before the run started: nothing was written")
+    try:
+        if run.already_complete:
+            c = run.counts
+            typer.echo(
+                f"{run.path}: run already complete ({c['matches']} matches, {c['deals']} deals); nothing to do"
+            )
+        elif not quiet:
+            typer.echo(run.summary())
+    except KeyboardInterrupt:  # while printing the summary: the run is written
+        interrupted(interruption(run.path).resume_hint())

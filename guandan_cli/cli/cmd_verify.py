@@ -98,5 +98,26 @@ def verify(
         f"verified {report.deals} deals and {report.matches} matches in {report.files} files: {verdict}"
         f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
+    for line in _unverified_journals(runs):
+        typer.echo(line, err=True)
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _unverified_journals(runs: list[Path]) -> list[str]:
+    """A note per unfinished run with journaled matches: verify reads complete parts only."""
+    from guandan_cli.logs.layout import read_manifest, run_completeness
+
+    notes = []
+    for run in runs:
+        try:
+            manifest = read_manifest(run) if run.is_dir() else None
+            c = run_completeness(run, manifest) if manifest is not None else None
+        except ValueError:
+            continue
+        if c is not None and c.journaled_matches:
+            notes.append(
+                f"note: {run}: {c.describe()}; verify checks complete parts only, not the "
+                f"{c.journaled_matches} journaled matches of unfinished parts (resume the run to verify them)"
+            )
+    return notes

@@ -19,7 +19,7 @@ from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import iter_records, part_files
+from guandan_cli.logs.reader import iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
@@ -82,7 +82,7 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         manifest = read_manifest(run) if run.is_dir() else None
     except ValueError as exc:
         raise WatchInputError(str(exc)) from None
-    files = part_files(run, "deals")
+    files = sources(run, "deals")  # an unfinished run: its journaled matches too
     if not files:
         raise WatchInputError(f"{run} holds no deals log (is it a guandan run directory?)")
     options = (manifest or {}).get("config", {})

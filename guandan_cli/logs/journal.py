@@ -166,6 +166,43 @@ def read_entries(path: str | os.PathLike) -> list[JournalEntry]:
     return _parse(data)[0]
 
 
+def consistent_prefix(entries: list[JournalEntry], start: int, stop: int) -> list[JournalEntry]:
+    """The entries up to the first one outside matches ``start … stop-1`` or overlapping an earlier one.
+
+    What a resumed run keeps of a journal (it cuts the file there), and so what readers see.
+
+    >>> e = [JournalEntry(2, 4, 0, 0, 0, 0), JournalEntry(0, 2, 0, 0, 0, 0), JournalEntry(1, 3, 0, 0, 0, 0)]
+    >>> [(x.start, x.stop) for x in consistent_prefix(e, 0, 4)]
+    [(2, 4), (0, 2)]
+    """
+    seen = bytearray(max(0, stop - start))
+    kept: list[JournalEntry] = []
+    for e in entries:
+        if not (start <= e.start < e.stop <= stop) or any(seen[e.start - start : e.stop - start]):
+            break
+        seen[e.start - start : e.stop - start] = b"\1" * (e.stop - e.start)
+        kept.append(e)
+    return kept
+
+
+def read_journal(path: str | os.PathLike) -> tuple[bytes, list[JournalEntry]]:
+    """A snapshot of a journal: its bytes and their good entries (``FileNotFoundError`` if gone).
+
+    The entries' offsets point into the returned bytes, so a journal appended to (or
+    deleted) meanwhile does not change what the snapshot holds.
+    """
+    data = Path(path).read_bytes()
+    return data, _parse(data)[0]
+
+
+def entry_lines(data: bytes, entry: JournalEntry, kind: str) -> bytes:
+    """The deal (``kind="deals"``) or match lines of ``entry`` in the journal bytes ``data``."""
+    if kind == "deals":
+        return data[entry.offset : entry.offset + entry.deal_bytes]
+    at = entry.offset + entry.deal_bytes
+    return data[at : at + entry.match_bytes]
+
+
 def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
     """The good entries of a journal's bytes and where they end (0: not even a magic line)."""
     if not data.startswith(MAGIC):
@@ -195,4 +232,12 @@ def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
     return entries, at
 
 
-__all__ = ["MAGIC", "Journal", "JournalEntry", "read_entries"]
+__all__ = [
+    "MAGIC",
+    "Journal",
+    "JournalEntry",
+    "consistent_prefix",
+    "entry_lines",
+    "read_entries",
+    "read_journal",
+]

@@ -19,9 +19,31 @@ directory). The one question readers ask is :func:`run_completeness`:
 
 A part is complete when both its files exist under their final names (they are written
 as ``*.tmp`` and renamed, deals first, so a final name always holds a whole file; damage
-done later is for ``guandan verify`` to find, against the sha256 in the manifest). Matches of unfinished parts may be safe in a part's journal
-(``part-NNNNN.journal``, see ``guandan_cli.logs.journal``): ``simulate --resume`` keeps
-them, but no reader sees them until their part is complete.
+done later is for ``guandan verify`` to find, against the sha256 in the manifest).
+
+The finished matches of a part not yet complete are in its journal
+(``part-NNNNN.journal``, see ``guandan_cli.logs.journal``). Readers see them too: the
+journal's good entries (whole, digest matching; a torn tail is left out) up to the first
+one inconsistent with the part (what ``simulate --resume`` keeps), in match order, read
+from one snapshot of its bytes. A part is read either from its two final files or from
+its journal, never both: its files win as soon as both exist (the journal is deleted
+only after the second rename), and a journal found gone is looked for again as files.
+Journaled matches may leave gaps (chunks finish out of order); each is a whole match
+(all its deals), in increasing match order, which is all the readers' sequence checks
+ask. :meth:`Completeness.sources` lists what to read, part by part:
+
+>>> from .journal import Journal
+>>> j = Journal.open(d / "part-00002.journal")
+>>> j.append(250, 252, b'{"d":250}\\n', b'{"m":250}\\n{"m":251}\\n', {})
+>>> j.append(200, 201, b'{"d":200}\\n', b'{"m":200}\\n', {})
+>>> j.close()
+>>> c = run_completeness(d)
+>>> c.describe(), c.journaled_matches
+('incomplete run: 103 of 300 matches', 3)
+>>> [s.name for s in c.sources("matches")]
+['matches-00000.jsonl', 'part-00002.journal[matches]']
+>>> c.sources("deals")[-1].read()
+b'{"d":200}\\n{"d":250}\\n'
 
 Imports no polars.
 """
@@ -30,9 +52,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .journal import JournalEntry, consistent_prefix, entry_lines, read_journal
 from .writer import part_name
 
 MANIFEST = "manifest.json"
@@ -90,6 +113,68 @@ class CompletePart:
 
 
 @dataclass(frozen=True)
+class JournaledPart:
+    """The finished matches of part ``index`` (matches ``first_match … stop_match-1``) in its journal.
+
+    ``entries``: the good, consistent entries (see the module docstring), in match
+    order; ``data``: the journal's bytes as read (the entries' offsets point into it).
+    """
+
+    index: int
+    first_match: int
+    stop_match: int
+    path: Path
+    entries: tuple[JournalEntry, ...]
+    data: bytes | None = field(repr=False, compare=False)  # None: not kept (``without_data``)
+
+    @property
+    def matches(self) -> int:
+        return sum(e.stop - e.start for e in self.entries)
+
+    def lines(self, kind: str) -> bytes:
+        """Its deal or match lines, in match order: the bytes its part's file will hold (uncompressed)."""
+        if self.data is None:
+            raise ValueError(f"{self.path}: journal bytes not kept; ask run_completeness again")
+        return b"".join(entry_lines(self.data, e, kind) for e in self.entries)
+
+    def source(self, kind: str) -> JournalSource:
+        return JournalSource(self, kind)
+
+
+@dataclass(frozen=True)
+class JournalSource:
+    """The ``kind`` lines of a journaled part, read like a part file (``str``: ``PATH[kind]``).
+
+    Readers name its lines ``part-00002.journal[deals]:LINE`` (lines counted in match order).
+    """
+
+    part: JournaledPart
+    kind: str
+
+    @property
+    def path(self) -> Path:
+        return self.part.path
+
+    @property
+    def parent(self) -> Path:
+        return self.part.path.parent
+
+    @property
+    def name(self) -> str:
+        return f"{self.part.path.name}[{self.kind}]"
+
+    def read(self) -> bytes:
+        return self.part.lines(self.kind)
+
+    def __str__(self) -> str:
+        return f"{self.part.path}[{self.kind}]"
+
+
+#: what readers read: a complete part's file, or a journal's lines
+Source = Path | JournalSource
+
+
+@dataclass(frozen=True)
 class Completeness:
     """What of a run directory is finished and may be read (see the module docstring)."""
 
@@ -98,11 +183,49 @@ class Completeness:
     total_matches: int  # the matches the run is to hold
     parts: tuple[CompletePart, ...]  # the complete parts, in order
     missing_parts: tuple[int, ...]  # indices of the parts not (yet) complete
+    journaled: tuple[JournaledPart, ...] = ()  # finished matches of parts not complete
+
+    @property
+    def complete_matches(self) -> int:
+        """Matches in complete parts."""
+        return sum(p.matches for p in self.parts)
+
+    @property
+    def journaled_matches(self) -> int:
+        """Finished matches of parts not yet complete (in their journals)."""
+        return sum(j.matches for j in self.journaled)
 
     @property
     def matches(self) -> int:
-        """Matches in complete parts: what readers see."""
-        return sum(p.matches for p in self.parts)
+        """Finished matches, in complete parts and in journals: what readers see."""
+        return self.complete_matches + self.journaled_matches
+
+    def journaled_counts(self) -> dict:
+        """``matches``, ``deals``, ``errors``, ``capped``, ``wins`` of the journaled matches
+        (from their entries' facts): to add to the manifest's ``counts``, which cover complete parts."""
+        facts = [e.facts for j in self.journaled for e in j.entries]
+        out = {k: sum(int(f.get(k, 0)) for f in facts) for k in ("deals", "errors", "capped")}
+        wins = [f.get("wins", [0, 0]) for f in facts]
+        return {
+            "matches": self.journaled_matches,
+            **out,
+            "wins": [sum(w[0] for w in wins), sum(w[1] for w in wins)],
+        }
+
+    def without_data(self) -> Completeness:
+        """The same facts without the journals' bytes (to keep; its sources can no longer be read)."""
+        light = tuple(
+            JournaledPart(j.index, j.first_match, j.stop_match, j.path, j.entries, None)
+            for j in self.journaled
+        )
+        return Completeness(self.path, self.state, self.total_matches, self.parts, self.missing_parts, light)
+
+    def sources(self, kind: str) -> list[Source]:
+        """What readers read for ``kind``, in part order: complete parts' files and journals' lines."""
+        files = self.files(kind)
+        by_index: dict[int, Source] = {p.index: f for p, f in zip(self.parts, files)}
+        by_index.update({j.index: j.source(kind) for j in self.journaled if j.entries})
+        return [by_index[i] for i in sorted(by_index)]
 
     @property
     def complete(self) -> bool:
@@ -115,7 +238,7 @@ class Completeness:
         return [p.matches_file for p in self.parts]
 
     def files(self, kind: str) -> list[Path]:
-        """The complete data files of ``kind`` (``deals`` or ``matches``), in part order."""
+        """The complete data files of ``kind`` (``deals`` or ``matches``), in part order (no journal)."""
         if kind not in ("deals", "matches"):
             raise ValueError(f"kind must be deals or matches, got {kind!r}")
         return self.deal_files() if kind == "deals" else self.match_files()
@@ -133,12 +256,18 @@ class Completeness:
             "state": self.state,
             "complete": self.complete,
             "matches": self.matches,
+            "journaled_matches": self.journaled_matches,
             "total_matches": self.total_matches,
         }
 
 
-def run_completeness(path: str | os.PathLike, manifest: dict | None = None) -> Completeness:
-    """Which parts of the run at ``path`` are complete (``ValueError`` if it holds no run)."""
+def run_completeness(
+    path: str | os.PathLike, manifest: dict | None = None, *, journals: bool = True
+) -> Completeness:
+    """Which parts of the run at ``path`` are complete, and (``journals``) what the others' journals hold.
+
+    ``ValueError`` if ``path`` holds no run. ``journals=False`` reads no journal.
+    """
     path = Path(path)
     manifest = manifest if manifest is not None else read_manifest(path)
     if manifest is None:
@@ -149,15 +278,34 @@ def run_completeness(path: str | os.PathLike, manifest: dict | None = None) -> C
         compression = cfg["compression"]
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{path / MANIFEST}: no valid config (matches, part_size, compression)") from None
-    done, missing = [], []
+    done, missing, journaled = [], [], []
     for index, first, stop in plan:
         deals, matches = part_paths(path, index, compression)
-        if matches.is_file() and deals.is_file():
+        held = None
+        if not (matches.is_file() and deals.is_file()) and journals:
+            held = _journaled(path, index, first, stop)
+        if held is None and matches.is_file() and deals.is_file():
+            # complete (looked at again: a journal is deleted only after its part's second rename)
             done.append(CompletePart(index, first, stop, deals, matches))
-        else:
-            missing.append(index)
+            continue
+        missing.append(index)
+        if held is not None and held.entries:
+            journaled.append(held)
     total = plan[-1][2] if plan else 0
-    return Completeness(path, str(manifest.get("state")), total, tuple(done), tuple(missing))
+    return Completeness(
+        path, str(manifest.get("state")), total, tuple(done), tuple(missing), tuple(journaled)
+    )
+
+
+def _journaled(path: Path, index: int, first: int, stop: int) -> JournaledPart | None:
+    """A snapshot of part ``index``'s journal, or ``None`` if there is none (or no longer one)."""
+    jpath = journal_path(path, index)
+    try:
+        data, entries = read_journal(jpath)
+    except FileNotFoundError:
+        return None
+    kept = sorted(consistent_prefix(entries, first, stop), key=lambda e: e.start)
+    return JournaledPart(index, first, stop, jpath, tuple(kept), data)
 
 
 __all__ = [
@@ -166,6 +314,9 @@ __all__ = [
     "MANIFEST",
     "CompletePart",
     "Completeness",
+    "JournalSource",
+    "JournaledPart",
+    "Source",
     "journal_path",
     "part_paths",
     "plan_parts",

@@ -9,11 +9,18 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     with a ``manifest.json``) only the files of complete parts are listed, as
     ``guandan_cli.logs.layout.run_completeness`` decides; ``*.tmp`` files and journals
     (parts being written) are never included. A path that holds no part raises
-    ``LogReadError``.
+    ``LogReadError``. ``guandan verify`` and ``guandan replay`` read these.
+
+``sources(paths, kind, *, completeness=()) -> list[Path | JournalSource]``
+    The same, plus the finished matches of a run's unfinished parts: for each part not
+    complete, its journal's verified entries in match order, as a ``JournalSource``
+    (``part-00002.journal[deals]``; see ``guandan_cli.logs.layout``) that every function
+    below reads like a part file. A part is read from its files or its journal, never
+    both. The scans below, ``load`` and ``analyze`` read sources.
 
 ``scan_deals(paths, *, check=True, skip_bad=False, stats=None) -> pl.LazyFrame``
 ``scan_matches(paths, *, check=True, skip_bad=False, stats=None) -> pl.LazyFrame``
-    One lazy frame over every part, with the declared schema of
+    One lazy frame over every source (``sources``), with the declared schema of
     :mod:`guandan_cli.logs.schema` (never inferred). Rows are in file order, i.e. match
     order then deal order within a run. Plain and compressed parts (gzip, zstd) are
     scanned by Polars directly. With ``check`` (the default) every line is first checked
@@ -73,7 +80,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .layout import MANIFEST, read_manifest, run_completeness
+from .layout import MANIFEST, Completeness, JournalSource, Source, read_manifest, run_completeness
 from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, READABLE_VERSIONS
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
@@ -131,8 +138,10 @@ class FileCheck:
 # ------------------------------------------------------------------ files
 
 
-def kind_of(path: str | os.PathLike) -> str:
-    """``deals`` or ``matches`` from a part's file name."""
+def kind_of(path: str | os.PathLike | JournalSource) -> str:
+    """``deals`` or ``matches`` from a part's file name (or a journal source's kind)."""
+    if isinstance(path, JournalSource):
+        return path.kind
     name = Path(path).name
     for kind in KINDS:
         if name.startswith(kind + "-"):
@@ -145,39 +154,48 @@ def _is_part(p: Path, kind: str) -> bool:
     return name.startswith(kind + "-") and name.endswith(_SUFFIXES) and not name.endswith(TMP_SUFFIX)
 
 
-def _dir_parts(d: Path, kind: str) -> list[Path]:
-    """The parts of ``kind`` in ``d``: a run's complete parts, or every final part file."""
+def _dir_parts(d: Path, kind: str, journals: bool = False, known: dict | None = None) -> list[Source]:
+    """The parts of ``kind`` in ``d``: a run's complete parts (and, with ``journals``, its
+    journals' lines), or every final part file. ``known``: completeness already computed."""
+    if known is not None and d in known:
+        c = known[d]
+        return c.sources(kind) if journals else c.files(kind)
     try:
         manifest = read_manifest(d)
     except ValueError as exc:
         raise LogReadError(str(exc)) from None
     if manifest is not None:
         try:
-            return run_completeness(d, manifest).files(kind)
+            c = run_completeness(d, manifest, journals=journals)
         except ValueError as exc:
             raise LogReadError(str(exc)) from None
+        return c.sources(kind) if journals else c.files(kind)
     return sorted(p for p in d.iterdir() if p.is_file() and _is_part(p, kind))
 
 
-def part_files(paths: str | os.PathLike | Iterable[str | os.PathLike], kind: str) -> list[Path]:
-    """The final part files of ``kind`` under ``paths`` (see the module docstring)."""
+def _find(paths, kind: str, journals: bool, known: dict | None = None) -> list[Source]:
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if isinstance(paths, str | os.PathLike):
+    if isinstance(paths, str | os.PathLike | JournalSource):
         paths = [paths]
-    out: list[Path] = []
+    out: list[Source] = []
     for raw in paths:
+        if isinstance(raw, JournalSource):
+            if raw.kind != kind:
+                raise LogReadError(f"{raw}: not a {kind} source")
+            out.append(raw)
+            continue
         p = Path(raw)
         if p.is_file():
             if not _is_part(p, kind):
                 raise LogReadError(f"{p}: not a {kind} part (expected {kind}-NNNNN.jsonl[.gz|.zst])")
             out.append(p)
         elif p.is_dir():
-            found = _dir_parts(p, kind)
+            found = _dir_parts(p, kind, journals, known)
             is_run = (p / MANIFEST).is_file()
             if not found and not is_run:
                 for sub in sorted(q for q in p.iterdir() if q.is_dir()):
-                    found.extend(_dir_parts(sub, kind))
+                    found.extend(_dir_parts(sub, kind, journals, known))
             if not found and not is_run:
                 raise LogReadError(f"{p}: no {kind} parts here (nor in its subdirectories)")
             out.extend(found)
@@ -186,8 +204,31 @@ def part_files(paths: str | os.PathLike | Iterable[str | os.PathLike], kind: str
     return out
 
 
-def open_part(path: str | os.PathLike) -> io.BufferedIOBase:
-    """A binary stream of the decompressed part."""
+def part_files(paths: str | os.PathLike | Iterable[str | os.PathLike], kind: str) -> list[Path]:
+    """The final part files of ``kind`` under ``paths`` (see the module docstring; no journal)."""
+    return _find(paths, kind, journals=False)  # type: ignore[return-value]
+
+
+def sources(
+    paths: str | os.PathLike | Iterable[str | os.PathLike | JournalSource],
+    kind: str,
+    *,
+    completeness: Iterable[Completeness] = (),
+) -> list[Source]:
+    """What readers read of ``kind`` under ``paths``: :func:`part_files`, plus in a run directory the
+    finished matches of its unfinished parts (``JournalSource``, from their journals), in part order.
+
+    ``completeness``: runs' :class:`~guandan_cli.logs.layout.Completeness` already computed
+    (their sources are used as they are, so counts and records agree).
+    """
+    known = {c.path: c for c in completeness}
+    return _find(paths, kind, journals=True, known=known)
+
+
+def open_part(path: str | os.PathLike | JournalSource) -> io.BufferedIOBase:
+    """A binary stream of the decompressed part (or of a journal source's lines)."""
+    if isinstance(path, JournalSource):
+        return io.BytesIO(path.read())
     path = Path(path)
     name = path.name
     if name.endswith(".gz"):
@@ -278,8 +319,8 @@ def iter_records(
     skip_bad: bool = False,
     stats: ScanStats | None = None,
 ) -> Iterator[tuple[int, dict]]:
-    """(line number, record) for each line of one part; bad lines raise or are skipped."""
-    path = Path(path)
+    """(line number, record) for each line of one part (or journal source); bad lines raise or are skipped."""
+    path = path if isinstance(path, JournalSource) else Path(path)
     kind = kind or kind_of(path)
     if stats is not None:
         stats.files += 1
@@ -546,7 +587,7 @@ def checked_frames(
 
     from . import invariants
 
-    parts = [Path(p) for p in parts]
+    parts = [p if isinstance(p, JournalSource) else Path(p) for p in parts]
     schema = schema_of(kind)
     if columns is not None:
         wanted = set(columns)
@@ -554,7 +595,7 @@ def checked_frames(
     by_mode = {mode: invariants.rules_for(kind, schema, mode) if check else None for mode in (False, True)}
     modes: dict[Path, bool] = {}
 
-    def rules_of(path: Path):
+    def rules_of(path: Source):
         folder = path.parent
         if folder not in modes:
             if standalone is not None:
@@ -566,7 +607,7 @@ def checked_frames(
                     modes[folder] = False
         return by_mode[modes[folder]]
 
-    sequences: dict[Path, invariants.Sequence] = {}
+    sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
     threads = max(1, threads or PARSE_THREADS)
 
     def parse(item):
@@ -664,26 +705,27 @@ def _scan(paths, kind: str, check: bool, skip_bad: bool, stats: ScanStats | None
     import polars as pl
 
     schema = _schema(kind)
-    files = part_files(paths, kind)
-    keys = [_stat_key(f) for f in files] if check else []
-    if not check or all(k in _CHECKED for k in keys):  # unchecked, or all checked before
+    files = sources(paths, kind)
+    on_disk = all(isinstance(f, Path) for f in files)
+    keys = [_stat_key(f) for f in files] if check and on_disk else []
+    if on_disk and (not check or all(k in _CHECKED for k in keys)):  # unchecked, or all checked before
         if stats is not None and check:
             stats.files += len(files)
             stats.lines += sum(_CHECKED[k] for k in keys)
         frames = [pl.scan_ndjson(f, schema=schema) for f in files]
     else:
         local = ScanStats()
-        checked = list(checked_frames(files, kind, skip_bad=skip_bad, stats=local))
+        checked = list(checked_frames(files, kind, check=check, skip_bad=skip_bad, stats=local))
         if stats is not None:
             stats.files += local.files
             stats.lines += local.lines
             stats.skipped += local.skipped
             stats.bad.extend(local.bad)
-        if not local.skipped:
+        if on_disk and not local.skipped:
             for f, key in zip(files, keys):
                 _CHECKED[key] = local.part_lines[str(f)]
             frames = [pl.scan_ndjson(f, schema=schema) for f in files]
-        else:  # some lines were left out: the checked records, in order
+        else:  # journaled matches, or some lines left out: the checked records, in order
             frames = [pl.concat(checked).lazy()] if checked else []
     if not frames:
         return pl.DataFrame(schema=schema).lazy()
@@ -732,4 +774,5 @@ __all__ = [
     "scan_deals",
     "schema_of",
     "scan_matches",
+    "sources",
 ]

@@ -152,6 +152,18 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
         cfg, counts = m["config"], m.get("counts") or {}
     except (OSError, ValueError, KeyError, TypeError):
         return None
+    counts = dict(counts)
+    if m.get("state") != "complete":  # the manifest counts complete parts; add the journaled matches
+        from guandan_cli.logs.layout import run_completeness
+
+        try:
+            extra = run_completeness(path, m).journaled_counts()
+        except ValueError:
+            extra = {}
+        for key in ("matches", "deals", "errors", "capped"):
+            counts[key] = int(counts.get(key, 0)) + extra.get(key, 0)
+        if "wins" in extra:
+            counts["wins"] = [a + b for a, b in zip(counts.get("wins", [0, 0]), extra["wins"])]
     ruleset = str(cfg.get("ruleset", ""))
     options = [f"{k}={cfg[k]}" for k in ("max_deals", "a_fail_limit", "tribute", "setups") if cfg.get(k)]
     return RunInfo(

@@ -53,9 +53,11 @@ def fresh_parquet(run: str | os.PathLike, kind: str) -> Path | None:
     if not pq.is_file():
         return None
     try:
-        files = reader.part_files(run, kind)
+        files = reader.sources(run, kind)
     except LogReadError:
         files = []
+    if any(not isinstance(p, Path) for p in files):  # journaled matches: read them as they are now
+        return None
     newest = max((p.stat().st_mtime_ns for p in files), default=0)
     return pq if pq.stat().st_mtime_ns >= newest else None
 
@@ -100,7 +102,7 @@ def slim_deals(deals: pl.LazyFrame) -> pl.LazyFrame:
 
 
 class IncompleteRunWarning(UserWarning):
-    """A run loaded before it finished: reports cover its complete parts only."""
+    """A run loaded before it finished: reports cover its finished matches only."""
 
 
 def completeness_of(*runs: str | os.PathLike | Sequence[str | os.PathLike]) -> list[Completeness]:
@@ -142,7 +144,7 @@ class RunData:
     deals: pl.LazyFrame
     matches: pl.LazyFrame
     stats: ScanStats = field(default_factory=ScanStats)
-    #: each run directory's completeness (reports cover complete parts only)
+    #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
     completeness: list[Completeness] = field(default_factory=list)
 
     @property
@@ -166,7 +168,9 @@ def _frames(files, kind: str, check: bool, skip_bad: bool, stats: ScanStats, col
     return reader.checked_frames(files, kind, columns=columns, check=check, skip_bad=skip_bad, stats=stats)
 
 
-def _collect(runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats) -> pl.LazyFrame:
+def _collect(
+    runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats, completeness: Sequence[Completeness] = ()
+) -> pl.LazyFrame:
     columns = None  # every field is parsed and checked; the heavy ones are dropped after
     heavy = [c for c in HEAVY_DEAL_COLUMNS if kind == "deals"]
     frames: list[pl.DataFrame | pl.LazyFrame] = []
@@ -178,7 +182,7 @@ def _collect(runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats) -> 
             frames.append(slim_deals(scan) if kind == "deals" else scan)
             continue
         else:
-            files = reader.part_files(run, kind)
+            files = reader.sources(run, kind, completeness=completeness)
         for frame in _frames(files, kind, check, skip_bad, stats, columns):
             # the decoder's frames own their buffers: dropping the heavy columns frees them
             frames.append(frame.drop(heavy, strict=False).with_columns(RUN_ID_CATEGORICAL))
@@ -201,10 +205,11 @@ def load(
     (``path:line: reason``) at the first bad line unless ``skip_bad``; then bad lines are
     left out and counted in ``RunData.stats``. ``check=False`` skips the checks (Polars'
     own errors still stop a malformed run). The result holds its records in memory (or
-    scans the runs' fresh Parquet copies) and stays valid on its own. Only complete parts
-    are read: a run stopped before it finished gives an :class:`IncompleteRunWarning`
-    (``PATH: incomplete run: 100 of 300 matches``) and ``RunData.incomplete`` /
-    ``RunData.completeness`` say the same.
+    scans the runs' fresh Parquet copies) and stays valid on its own. A run stopped before
+    it finished is read as far as it went: its complete parts and the verified matches
+    of its journals (see :func:`guandan_cli.logs.reader.sources`); it gives an
+    :class:`IncompleteRunWarning` (``PATH: incomplete run: 232 of 300 matches``, every
+    finished match counted) and ``RunData.incomplete`` / ``RunData.completeness`` say the same.
     """
     if not runs:
         raise ValueError("no run given")
@@ -213,9 +218,9 @@ def load(
         if not c.complete:
             warnings.warn(f"{c.path}: {c.describe()}", IncompleteRunWarning, stacklevel=2)
     stats = ScanStats()
-    deals = _collect(runs, "deals", check, skip_bad, stats)
-    matches = _collect(runs, "matches", check, skip_bad, stats)
-    return RunData(deals, matches, stats, completeness)
+    deals = _collect(runs, "deals", check, skip_bad, stats, completeness)
+    matches = _collect(runs, "matches", check, skip_bad, stats, completeness)
+    return RunData(deals, matches, stats, [c.without_data() for c in completeness])
 
 
 def convert_to_parquet(
@@ -234,7 +239,7 @@ def convert_to_parquet(
     stats = stats if stats is not None else ScanStats()
     written = []
     for kind in KINDS:
-        files = reader.part_files(run, kind)
+        files = reader.sources(run, kind)
         if not files:
             continue
         target = parquet_path(run, kind)

@@ -2,8 +2,9 @@
 
 - ``local``: one worker runs the tasks in this process; more use a ``multiprocess`` pool
   with an explicit ``spawn`` context (safe in Jupyter and with threads; the task
-  function is importable, so nothing is pickled by value). Workers ignore SIGINT: on
-  Ctrl-C the parent alone stops and terminates them.
+  function is importable, so nothing is pickled by value). Workers ignore SIGINT from
+  their start (spawned while the parent ignores it): on Ctrl-C the parent alone stops and
+  terminates them.
 - ``ray``: ``ray.util.multiprocessing.Pool`` connected to ``ray_address`` (or the
   ``RAY_ADDRESS`` environment variable; a local instance when neither is set). Needs
   the optional extra: ``pip install 'guandan[ray]'``.
@@ -128,29 +129,34 @@ def ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _started_ignoring_sigint(start):
+    """``start()`` with SIGINT ignored, so the processes it spawns ignore it from their first
+    instruction (an ignored signal stays ignored across exec; the initializer alone leaves
+    a window, while a worker imports, where Ctrl-C prints its traceback). A Ctrl-C meanwhile
+    is held (blocked, so not discarded) and delivered to this process once ``start`` returns."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return start()
+    can_block = hasattr(signal, "pthread_sigmask")
+    if can_block:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if can_block:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
-        import signal
-
-        # While the workers are started, SIGINT is ignored (they inherit that disposition
-        # through exec, so Python never installs its KeyboardInterrupt handler in them and a
-        # Ctrl-C while one is still booting prints nothing there) and blocked here (on Linux a
-        # blocked signal stays pending even while ignored, so a Ctrl-C in that window reaches
-        # the parent's own handler once it is back, instead of being lost).
-        import threading
-
         import multiprocess
 
-        main = threading.current_thread() is threading.main_thread()
-        if main:
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
-        finally:
-            if main:
-                signal.signal(signal.SIGINT, previous)
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        context = multiprocess.get_context("spawn")
+        self._pool = _started_ignoring_sigint(lambda: context.Pool(workers, initializer=ignore_sigint))
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)

@@ -14,7 +14,7 @@ from pathlib import Path
 from guandan_cli.engine.cards import format_cards
 from guandan_cli.engine.deal import replay
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import iter_records, part_files
+from guandan_cli.logs.reader import iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.view.table import Style, TrickLog, deal_end_lines, tribute_lines
@@ -25,9 +25,12 @@ class DealNotFound(LookupError):
 
 
 def find_deal(run: str | os.PathLike, match: int, deal: int) -> tuple[Path, int, dict, dict | None]:
-    """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``."""
+    """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``.
+
+    An unfinished run's journaled matches are found too (``file`` is then ``part-N.journal[deals]``).
+    """
     run = Path(run)
-    files = part_files(run, "deals")
+    files = sources(run, "deals")
     manifest = read_manifest(run) if run.is_dir() else None
     if manifest is not None:
         part = match // manifest["config"]["part_size"]

@@ -163,11 +163,11 @@ class Run:
 
     def deal_files(self) -> list[Path]:
         """The deals files of the complete parts, in order."""
-        return self.completeness().deal_files()
+        return run_completeness(self.path, self.manifest, journals=False).deal_files()
 
     def match_files(self) -> list[Path]:
         """The matches files of the complete parts, in order."""
-        return self.completeness().match_files()
+        return run_completeness(self.path, self.manifest, journals=False).match_files()
 
     def scan(self, **kwargs):
         """``pl.LazyFrame`` of the deal records (see ``guandan_cli.logs.reader.scan_deals``)."""

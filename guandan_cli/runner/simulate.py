@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from guandan_cli.logs.journal import Journal
+from guandan_cli.logs.journal import Journal, consistent_prefix
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
@@ -99,10 +99,52 @@ class SimulationInterrupted(KeyboardInterrupt):
         self.total = total
         super().__init__(self.resume_hint())
 
+    #: the run directory held no run when the interrupt came: nothing was written
+    nothing_written = False
+    #: the run was complete when the interrupt came (nothing to resume)
+    complete = False
+
     def resume_hint(self) -> str:
         """``152 of 2000 matches saved; resume with: guandan simulate --out runs/x --resume``."""
+        if self.nothing_written:
+            return f"before the run started: nothing was written to {self.out}"
+        if self.complete:
+            return f"the run was complete: {self.saved} of {self.total} matches saved in {self.out}"
         cmd = shlex.join(["guandan", "simulate", "--out", str(self.out), "--resume"])
         return f"{self.saved} of {self.total} matches saved; resume with: {cmd}"
+
+
+def interruption(
+    out: str | os.PathLike, reason: KeyboardInterrupt | None = None, *, created: bool = False
+) -> SimulationInterrupted:
+    """A ``SimulationInterrupted`` for a Ctrl-C at any moment, from what the run directory ``out`` holds.
+
+    The matches saved are those a resume keeps (complete parts and journaled matches, as
+    ``guandan_cli.logs.layout.run_completeness`` counts them). With no run in ``out``, it
+    says nothing was written (and removes ``out`` if this session ``created`` it empty but
+    for its lock).
+    """
+    out = Path(out)
+    try:
+        manifest = read_manifest(out) if out.is_dir() else None
+        c = run_completeness(out, manifest) if manifest is not None else None
+    except (OSError, ValueError):
+        manifest = c = None
+    if c is None:
+        if created and out.is_dir():
+            try:
+                (out / LOCK).unlink(missing_ok=True)
+                (out / (MANIFEST + TMP_SUFFIX)).unlink(missing_ok=True)
+                out.rmdir()
+            except OSError:
+                pass
+        exc = SimulationInterrupted(out, 0, 0, reason)
+        exc.nothing_written = True
+    else:
+        exc = SimulationInterrupted(out, c.matches, c.total_matches, reason)
+        exc.complete = c.complete and c.state == "complete"  # else a resume records it complete
+    exc.args = (exc.resume_hint(),)
+    return exc
 
 
 # ------------------------------------------------------------------ input
@@ -289,7 +331,7 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
     stored = existing["config"]
     if existing["state"] == "complete":
         try:
-            whole = run_completeness(out, existing).complete
+            whole = run_completeness(out, existing, journals=False).complete
         except ValueError as exc:
             raise SimulationInputError(f"{exc}; use --force to start over or another --out") from None
         if not whole:
@@ -492,74 +534,80 @@ def simulate(
         probe["strategies"] = parse_strategies(probe["strategies"])
         out = default_out(probe)
     out = Path(out)
-    existing, wipe = _prepare_dir(out, explicit, resume, force)
-    classes = by_value_classes(strategies)
-    if existing is not None:
-        stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
-        check_strategies(stored_strategies, classes)
-        refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
-        refusal = refusal or changed_setups_refusal(out, existing)
-        if refusal is not None:
-            raise SimulationInputError(refusal)
-    if existing is not None and existing["state"] == "complete":
-        run = Run(out)  # resume=True on a finished run: nothing to do
-        run.already_complete = True
-        return run
-    base = dict(DEFAULTS)
-    if existing is not None:
-        base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
-    config = base | explicit
-    config["strategies"] = parse_strategies(config["strategies"])
-    config["schema_version"] = SCHEMA_VERSION
+    created = not out.exists()
+    try:
+        existing, wipe = _prepare_dir(out, explicit, resume, force)
+        classes = by_value_classes(strategies)
+        if existing is not None:
+            stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
+            check_strategies(stored_strategies, classes)
+            refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
+            refusal = refusal or changed_setups_refusal(out, existing)
+            if refusal is not None:
+                raise SimulationInputError(refusal)
+        if existing is not None and existing["state"] == "complete":
+            run = Run(out)  # resume=True on a finished run: nothing to do
+            run.already_complete = True
+            return run
+        base = dict(DEFAULTS)
+        if existing is not None:
+            base.update({k: existing["config"][k] for k in DEFAULTS if k in existing["config"]})
+        config = base | explicit
+        config["strategies"] = parse_strategies(config["strategies"])
+        config["schema_version"] = SCHEMA_VERSION
 
-    if config["setups"] is not None:
-        problem = setups_problem(config["setups"], config["matches"], config["max_deals"])
-        if problem is not None:
-            raise SimulationInputError(problem)
-        config["max_deals"] = 1
-    config["setups_run_id"] = setups_run_id(config["setups"])
-    check_strategies(config["strategies"], classes)
-    config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
-    try:
-        config["classes"] = serialise_classes(classes) if workers != 1 or backend != "local" else ()
-    except ValueError as exc:
-        raise SimulationInputError(str(exc)) from None
-    config["local_classes"] = classes
-    from guandan_cli.engine.rules import get_ruleset
+        if config["setups"] is not None:
+            problem = setups_problem(config["setups"], config["matches"], config["max_deals"])
+            if problem is not None:
+                raise SimulationInputError(problem)
+            config["max_deals"] = 1
+        config["setups_run_id"] = setups_run_id(config["setups"])
+        check_strategies(config["strategies"], classes)
+        config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
+        try:
+            config["classes"] = serialise_classes(classes) if workers != 1 or backend != "local" else ()
+        except ValueError as exc:
+            raise SimulationInputError(str(exc)) from None
+        config["local_classes"] = classes
+        from guandan_cli.engine.rules import get_ruleset
 
-    try:
-        get_ruleset(
-            config["ruleset"],
-            a_fail_limit=config["a_fail_limit"],
-            max_deals=config["max_deals"],
-            tribute=config["tribute"],
-        )
-    except ValueError as exc:
-        raise SimulationInputError(str(exc)) from None
+        try:
+            get_ruleset(
+                config["ruleset"],
+                a_fail_limit=config["a_fail_limit"],
+                max_deals=config["max_deals"],
+                tribute=config["tribute"],
+            )
+        except ValueError as exc:
+            raise SimulationInputError(str(exc)) from None
 
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        lock = _lock(out)
-    except OSError as exc:
-        raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
-    try:
-        return _run(
-            out,
-            existing,
-            wipe,
-            config,
-            workers,
-            on_error,
-            backend,
-            ray_address,
-            chunk_size,
-            progress,
-            command,
-            label,
-        )
-    finally:
-        if lock is not None:
-            lock.close()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            lock = _lock(out)
+        except OSError as exc:
+            raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
+        try:
+            return _run(
+                out,
+                existing,
+                wipe,
+                config,
+                workers,
+                on_error,
+                backend,
+                ray_address,
+                chunk_size,
+                progress,
+                command,
+                label,
+            )
+        finally:
+            if lock is not None:
+                lock.close()
+    except SimulationInterrupted:
+        raise
+    except KeyboardInterrupt as exc:  # outside the run loop: what is on disk says what is saved
+        raise interruption(out, exc, created=created) from None
 
 
 def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
@@ -588,7 +636,7 @@ def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[in
             journal_path(out, index).unlink(missing_ok=True)
         return parts, journals
     known = {p["index"]: p for p in existing.get("parts", [])}
-    complete = {p.index for p in run_completeness(out, existing).parts}
+    complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
     for index, start, stop in plan:
         jpath = journal_path(out, index)
         if index in complete:
@@ -597,12 +645,7 @@ def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[in
             jpath.unlink(missing_ok=True)
         elif jpath.is_file():
             journal = Journal.open(jpath)
-            seen = bytearray(stop - start)
-            for n, e in enumerate(journal.entries):
-                if not (start <= e.start < e.stop <= stop) or any(seen[e.start - start : e.stop - start]):
-                    journal.keep_first(n)
-                    break
-                seen[e.start - start : e.stop - start] = b"\1" * (e.stop - e.start)
+            journal.keep_first(len(consistent_prefix(journal.entries, start, stop)))
             journals[index] = journal
     return parts, journals
 
@@ -886,9 +929,9 @@ def _run(
         writer.shutdown()  # a part being written is finished first
         if isinstance(exc, KeyboardInterrupt):
             state, error = "interrupted", "interrupted (rerun the command, or add --resume, to continue)"
-            saved = sum(p["matches"] for p in parts.values())
-            saved += sum(j.covered() for j in [*journals.values(), *writer.pending.values()])
-            raise SimulationInterrupted(out, saved, config["matches"], exc) from None
+            # counted on disk: an entry fsynced just before the interrupt is saved, though
+            # the interrupt came before this process noted it
+            raise interruption(out, exc) from None
         state, error = (
             "failed",
             str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
@@ -921,6 +964,7 @@ __all__ = [
     "SimulationInputError",
     "SimulationInterrupted",
     "canonical_command",
+    "interruption",
     "parse_strategies",
     "simulate",
 ]

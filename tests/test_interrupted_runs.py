@@ -1,0 +1,332 @@
+"""An interrupted run as readers and Ctrl-C see it.
+
+Readers (``load``, ``analyze``, ``Run``, ``replay``) see the finished matches of an
+unfinished part from its journal (good entries only, in match order), each part from one
+source: its files as soon as both exist, else its journal. A Ctrl-C at any phase of
+``guandan simulate`` reports what is on disk: the matches a resume keeps, and how to resume.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from guandan_cli import open_run, simulate
+from guandan_cli.cli.app import app
+from guandan_cli.logs import layout
+from guandan_cli.logs.journal import Journal, read_entries
+from guandan_cli.logs.layout import journal_path, run_completeness
+from guandan_cli.reports import IncompleteRunWarning, load
+from guandan_cli.runner import tasks
+
+simulate_module = importlib.import_module("guandan_cli.runner.simulate")  # the module, not the function
+
+runner = CliRunner()
+N, PART, CHUNK = 30, 10, 2
+COMMON = {"seed": 4, "strategies": "random", "max_deals": 2, "part_size": PART, "progress": False}
+ARGS = ["simulate", "-n", str(N), "--seed", "4", "-s", "random", "--max-deals", "2", "--part-size", str(PART)]
+ARGS += ["-w", "1", "--chunk-size", str(CHUNK), "-q"]
+
+
+def _bytes(run: Path) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes() for p in sorted(run.iterdir()) if p.name.startswith(("deals-", "matches-"))
+    }
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    return simulate(N, out=tmp_path_factory.mktemp("ref") / "run", workers=1, **COMMON).path
+
+
+def _interrupted(out: Path, at: int, monkeypatch) -> None:
+    """Play until the task holding match ``at`` (chunks of one match, finishing out of order)."""
+    real = tasks.run_task
+
+    def run_task(task):
+        if task[1] == at:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(tasks, "run_task", run_task)
+    with pytest.raises(KeyboardInterrupt):
+        simulate(N, out=out, workers=1, chunk_size=1, **COMMON)
+    monkeypatch.setattr(tasks, "run_task", real)
+
+
+def _loaded(run: Path, wanted: list[int]):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IncompleteRunWarning)
+        data = load(run)
+    text = pl.col("run_id").cast(pl.String)
+    keep = pl.col("match").is_in(wanted)
+    return [getattr(data, k).with_columns(text).filter(keep).collect() for k in ("deals", "matches")], data
+
+
+def test_torn_journal_tail_reads_only_whole_verified_entries(tmp_path, reference, monkeypatch):
+    out = tmp_path / "run"
+    _interrupted(out, 14, monkeypatch)  # part 0 complete, part 1 journaled: matches 10-13
+    journal = journal_path(out, 1)
+    assert [(e.start, e.stop) for e in read_entries(journal)] == [(10, 11), (11, 12), (12, 13), (13, 14)]
+    whole = journal.read_bytes()
+    last = read_entries(journal)[-1]
+    # a torn last entry (cut inside its payload), then garbage after a good entry with a bad digest
+    journal.write_bytes(whole[: last.offset + 5])
+    res = runner.invoke(app, ["analyze", str(out), "-r", "match-length", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines() == [f"{out}: incomplete run: 13 of {N} matches"]
+    page = tmp_path / "report.html"
+    res = runner.invoke(app, ["analyze", str(out), "-r", "match-length", "--html", str(page)])
+    assert res.exit_code == 0 and f"incomplete (interrupted): 13 of {N} matches" in page.read_text()
+    got, _ = _loaded(out, list(range(N)))
+    expected, _ = _loaded(reference, list(range(13)))
+    assert got[1].get_column("match").to_list() == list(range(13))
+    assert got[0].equals(expected[0]) and got[1].equals(expected[1])
+    flipped = bytearray(whole)
+    flipped[read_entries(journal_path(out, 1))[1].offset + 3] ^= 1  # entry 2's payload damaged
+    journal.write_bytes(bytes(flipped))
+    assert run_completeness(out).matches == 11  # part 0 and the entry before the damage
+    assert open_run(out).matches().get_column("match").to_list() == list(range(11))
+    # the resumed run is the uninterrupted one
+    run = simulate(out=out, resume=True, workers=1, progress=False)
+    assert run.complete and _bytes(out) == _bytes(reference)
+
+
+def test_out_of_order_chunks_are_read_in_match_order_with_their_gaps(tmp_path, reference):
+    out = tmp_path / "run"
+    real = tasks.run_task
+    done: list[int] = []
+
+    def run_task(task):  # chunks 0-9 done; then 18-19 and 12-13 finish, 10-11 is in flight
+        if task[1] >= 10 and len(done) >= 7:
+            raise KeyboardInterrupt
+        done.append(task[1])
+        return real(task)
+
+    tasks.run_task = run_task
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            simulate(N, out=out, workers=1, chunk_size=2, **COMMON)
+    finally:
+        tasks.run_task = real
+    # rewrite part 1's journal with entries out of order and a gap (as two workers leave it)
+    old = Journal.open(journal_path(out, 1))
+    pieces = {e.start: (old.deal_lines(e), old.match_lines(e)) for e in old.entries}
+    old.remove()
+    assert sorted(pieces) == [10, 12]
+    ref_lines = {}
+    for kind in ("deals", "matches"):
+        for line in (reference / f"{kind}-00001.jsonl").read_bytes().splitlines(keepends=True):
+            m = int(re.search(rb'"match":(\d+)', line).group(1))
+            ref_lines.setdefault((kind, m), []).append(line)
+    j = Journal.open(journal_path(out, 1))
+    for a in (18, 12):
+        chunk = {k: b"".join(b"".join(ref_lines[(k, m)]) for m in (a, a + 1)) for k in ("deals", "matches")}
+        j.append(a, a + 2, chunk["deals"], chunk["matches"], {})
+    j.close()
+    wanted = [*range(10), 12, 13, 18, 19]
+    c = run_completeness(out)
+    assert (c.matches, c.journaled_matches, c.describe()) == (14, 4, f"incomplete run: 14 of {N} matches")
+    got, data = _loaded(out, wanted)
+    expected, _ = _loaded(reference, wanted)
+    assert got[1].get_column("match").to_list() == wanted
+    assert got[0].equals(expected[0]) and got[1].equals(expected[1])
+    assert data.stats.skipped == 0
+    # replay and watch find a journaled match; a match not finished is not there
+    from guandan_cli.interactive.watch import logged_deals
+
+    res = runner.invoke(app, ["replay", str(out), "--match", "18", "--deal", "1"])
+    assert res.exit_code == 0 and res.stdout.startswith(f"{journal_path(out, 1)}[deals]:"), res.output
+    deals_18 = expected[0].filter(pl.col("match") == 18).height
+    assert len(list(logged_deals(out, 18))) == deals_18
+    gone = runner.invoke(app, ["replay", str(out), "--match", "14"])
+    assert gone.exit_code == 2 and "no match 14" in gone.stderr
+
+
+def test_a_part_is_read_once_in_the_window_around_its_finalisation(tmp_path, reference, monkeypatch):
+    out = tmp_path / "run"
+    _interrupted(out, 14, monkeypatch)
+    # after both renames, before the journal is deleted: the part's files, not the journal too
+    for kind in ("deals", "matches"):
+        shutil.copy(reference / f"{kind}-00001.jsonl", out / f"{kind}-00001.jsonl")
+    c = run_completeness(out)
+    assert (c.complete_matches, c.journaled_matches, c.matches) == (20, 0, 20)
+    assert open_run(out).matches().get_column("match").to_list() == list(range(20))
+    # the journal deleted while a reader looks at it: the part is looked for again as files
+    (out / "matches-00001.jsonl").unlink()
+    real = layout.read_journal
+
+    def finalised_meanwhile(path):
+        shutil.copy(reference / "matches-00001.jsonl", out / "matches-00001.jsonl")
+        Path(path).unlink()
+        return real(path)
+
+    monkeypatch.setattr(layout, "read_journal", finalised_meanwhile)
+    c = run_completeness(out)
+    assert (c.complete_matches, c.journaled_matches, [p.index for p in c.parts]) == (20, 0, [0, 1])
+
+
+def test_a_finished_run_reads_as_before(reference):
+    c = run_completeness(reference)
+    assert c.complete and c.journaled == () and c.matches == N
+    assert c.sources("deals") == c.deal_files() and c.sources("matches") == c.match_files()
+
+
+# ------------------------------------------------------------------ Ctrl-C at every phase
+
+
+def _saved_line(out: Path) -> str:
+    c = run_completeness(out)
+    return f"guandan: interrupted: {c.matches} of {N} matches saved; resume with: guandan simulate --out {out} --resume"
+
+
+def _ctrl_c(monkeypatch, target, name: str, when=lambda *a, **k: True):
+    real = getattr(target, name)
+
+    def interrupting(*args, **kwargs):
+        if when(*args, **kwargs):
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(target, name, interrupting)
+
+
+def test_ctrl_c_before_anything_exists_says_nothing_was_written(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    _ctrl_c(monkeypatch, simulate_module, "check_strategies")  # before the folder is made
+    res = runner.invoke(app, [*ARGS, "--out", str(out)])
+    assert res.exit_code == 130
+    assert res.stderr.splitlines() == [
+        f"guandan: interrupted: before the run started: nothing was written to {out}"
+    ]
+    monkeypatch.undo()
+    _ctrl_c(monkeypatch, simulate_module, "_clear_or_reload")  # the folder made, no manifest yet
+    res = runner.invoke(app, [*ARGS, "--out", str(out)])
+    assert res.exit_code == 130 and "nothing was written" in res.stderr
+    assert not out.exists()  # the empty folder this session made is gone
+
+
+@pytest.mark.parametrize(
+    "phase",
+    ["recovery", "pool start", "during", "part writing", "final manifest", "second ctrl-c while saving"],
+)
+def test_ctrl_c_at_each_phase_reports_what_is_saved_and_resumes(tmp_path, reference, monkeypatch, phase):
+    out = tmp_path / "run"
+    if phase in (
+        "recovery",
+        "pool start",
+    ):  # a session that stopped at match 14, resumed and interrupted early
+        _interrupted(out, 14, monkeypatch)
+        target, name = simulate_module, "_recover" if phase == "recovery" else "open_backend"
+        _ctrl_c(monkeypatch, target, name)
+    elif phase == "during":
+        _ctrl_c(monkeypatch, tasks, "run_task", lambda task: task[1] == 22)
+    elif phase == "part writing":  # every match journaled; the last part's files not written
+        _ctrl_c(monkeypatch, simulate_module, "_finish_part", lambda out, index, *a: index == 2)
+    elif phase == "final manifest":  # every part written; the manifest not yet saying complete
+        _ctrl_c(monkeypatch, simulate_module, "write_manifest", lambda path, m: m["state"] == "complete")
+    else:  # Ctrl-C at match 22, and again while the manifest is saved
+        _ctrl_c(monkeypatch, tasks, "run_task", lambda task: task[1] == 22)
+        _ctrl_c(monkeypatch, simulate_module, "write_manifest", lambda path, m: m["state"] == "interrupted")
+    res = runner.invoke(app, [*ARGS, "--out", str(out)])
+    assert res.exit_code == 130, res.output
+    assert res.stderr.splitlines() == [_saved_line(out)]
+    saved = {"recovery": 14, "pool start": 14, "during": 22, "part writing": N, "final manifest": N}
+    assert run_completeness(out).matches == saved.get(phase, 22)
+    monkeypatch.undo()
+    done = runner.invoke(app, [*ARGS[:1], "--out", str(out), "--resume", "-w", "1", "-q"])
+    assert done.exit_code == 0, done.output
+    assert open_run(out).complete and _bytes(out) == _bytes(reference)
+    assert not list(out.glob("*.journal"))
+
+
+def test_ctrl_c_while_printing_the_summary_says_the_run_is_complete(tmp_path, monkeypatch):
+    out = tmp_path / "run"
+    _ctrl_c(monkeypatch, simulate_module.Run, "summary")
+    res = runner.invoke(app, [*ARGS[:-1], "--out", str(out)])
+    assert res.exit_code == 130
+    assert res.stderr.splitlines()[-1] == (
+        f"guandan: interrupted: the run was complete: {N} of {N} matches saved in {out}"
+    )
+
+
+@pytest.mark.slow
+def test_real_ctrl_c_at_random_moments_reports_what_a_resume_keeps(tmp_path):
+    """SIGINT to the process group, as a terminal sends it, from start-up to the end of the run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(11)
+    seen = set()
+    for k in range(10):
+        out = tmp_path / f"run{k}"
+        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "120"]
+        cmd += ["-s", "random", "--max-deals", "3", "-w", "2", "--out", str(out), "-q", "--seed", str(k)]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            time.sleep(rng.uniform(0.0, 4.0))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGINT)
+            _out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        lines = err.decode().splitlines()
+        if proc.returncode == 0:
+            seen.add("finished")
+            continue
+        assert proc.returncode == 130 and len(lines) == 1, lines
+        if (out / "manifest.json").is_file():
+            saved = run_completeness(out).matches
+            assert lines[0] == (
+                f"guandan: interrupted: {saved} of 120 matches saved; resume with: guandan simulate --out {out} --resume"
+            ) or lines[0].startswith(f"guandan: interrupted: the run was complete: {saved} of 120"), lines
+            seen.add("saved")
+        else:
+            assert "nothing was written" in lines[0] or lines[0] == "guandan: interrupted", lines
+            seen.add("nothing")
+    print("\noutcomes:", sorted(seen))
+
+
+def test_ctrl_c_while_the_workers_start_prints_one_line(tmp_path):
+    """SIGINT as the pool starts: workers spawned ignoring it, so none prints a traceback while it imports."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for k in range(6):
+        out = tmp_path / f"run{k}"
+        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "200"]
+        cmd += ["-s", "random", "--max-deals", "2", "-w", "2", "--part-size", "50", "--out", str(out), "-q"]
+        proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            deadline = time.monotonic() + 60
+            while (
+                not (out / "manifest.json").is_file() and proc.poll() is None and time.monotonic() < deadline
+            ):
+                time.sleep(0.002)
+            time.sleep(0.06 * k)
+            os.killpg(proc.pid, signal.SIGINT)
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        lines = err.decode().splitlines()
+        assert proc.returncode in (0, 130) and len(lines) == (proc.returncode == 130), lines[:3] + lines[-2:]
+        if lines:
+            assert lines[0].startswith(
+                f"guandan: interrupted: {run_completeness(out).matches} of 200 matches saved"
+            )
