@@ -176,4 +176,29 @@ def fingerprint(strategy: str | type) -> dict:
     }
 
 
-__all__ = ["fingerprint", "source_files"]
+#: the key of the engine's own fingerprint among a run's strategy fingerprints
+ENGINE = "guandan_cli.engine"
+
+
+@functools.cache
+def engine_fingerprint() -> dict:
+    """The fingerprint of the rules' code (every file of ``guandan_cli/engine``).
+
+    A run's identity includes it beside the strategies': the same bots under edited rules
+    are other games, so stored comparisons are recomputed after an engine change.
+
+    >>> fp = engine_fingerprint()
+    >>> len(fp["hash"]), fp["files"] > 5
+    (16, True)
+    """
+    import guandan_cli.engine as engine
+
+    root = Path(engine.__file__).resolve().parent
+    files = sorted(root.rglob("*.py"))
+    h = hashlib.sha256(b"engine\0")
+    for path in files:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return {"hash": h.hexdigest()[:16], "files": len(files), "package": _distribution("guandan_cli")}
+
+
+__all__ = ["ENGINE", "engine_fingerprint", "fingerprint", "source_files"]

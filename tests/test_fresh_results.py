@@ -147,3 +147,20 @@ def test_runs_written_before_fingerprints_are_recomputed_by_compare(tmp_path):
     compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
     assert said[-1].startswith("no code fingerprints recorded since ") and said[-1].endswith(": recomputing")
     assert "fingerprints" in _manifest(res.runs[0].path)
+
+
+def test_an_engine_edit_changes_the_identity_of_every_run(tmp_path, monkeypatch):
+    """The rules' code is fingerprinted beside the bots': stored runs under other rules code
+    are recomputed by compare and refused by simulate --resume."""
+    from strategies import fingerprint as fp_module
+
+    said: list[str] = []
+    res = compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
+    engine = fp_module.engine_fingerprint()
+    assert _manifest(res.runs[0].path)["fingerprints"][fp_module.ENGINE] == engine
+    edited = dict(engine, hash="0" * 16)  # what an edit of guandan_cli/engine would give
+    monkeypatch.setattr(fp_module, "engine_fingerprint", lambda: edited)
+    with pytest.raises(SimulationInputError, match=r"the engine \(guandan_cli/engine\) changed since"):
+        simulate(out=res.runs[0].path, resume=True)
+    compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)
+    assert said[-1].startswith("guandan_cli.engine changed since ") and said[-1].endswith(": recomputing")

@@ -80,11 +80,15 @@ def serialise_classes(classes: dict[str, type]) -> tuple[tuple[str, bytes], ...]
 def strategy_fingerprints(
     strategies: Sequence[str], classes: dict[str, type] | None = None
 ) -> dict[str, dict]:
-    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec."""
-    from strategies.fingerprint import fingerprint
+    """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec,
+    and of the engine (key ``strategies.fingerprint.ENGINE``): a change to either is a change
+    of the games."""
+    from strategies.fingerprint import ENGINE, engine_fingerprint, fingerprint
 
     classes = classes or {}
-    return {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
+    out = {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
+    out[ENGINE] = engine_fingerprint()
+    return out
 
 
 def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
@@ -128,10 +132,13 @@ def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict
     """Why a stored run cannot be continued with these strategies' code (``None``: it can)."""
     if not isinstance(existing.get("fingerprints"), dict):
         return None  # written before fingerprints were recorded: nothing to compare
+    from strategies.fingerprint import ENGINE
+
     changed = changed_strategies(existing, fingerprints)
     if changed:
+        what = "the engine (guandan_cli/engine)" if changed[0] == ENGINE else f"strategy {changed[0]!r}"
         return (
-            f"strategy {changed[0]!r} changed since {out} was written (its code fingerprint differs); "
+            f"{what} changed since {out} was written (its code fingerprint differs); "
             "use --force to start over, or another --out"
         )
     return None
