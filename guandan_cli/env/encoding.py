@@ -59,30 +59,26 @@ def _one_hot(index: int, size: int) -> np.ndarray:
 DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
 _NOT_YET = bytes(56) + b"\x01"  # a trick segment: no move yet
 _PASSED = bytes(55) + b"\x01\x00"
-_ZEROS54 = bytes(54)
-
-
-def _face_counts(faces: Sequence[int], order: Sequence[int] | None = None) -> bytearray:
-    b = bytearray(54)
-    if order is None:
-        for f in faces:
-            b[f] += 1
-    else:
-        for f in faces:
-            b[order[f]] += 1
-    return b
 
 
 #: ``_ONE[f]``: an int whose byte ``f`` is 1 (little-endian), so a sum of them is a byte-count vector
-_ONE = tuple(1 << (8 * f) for f in range(64))
-#: the same, at DanZero's card index of our face ``f``
-_ONE_DZ = tuple(_ONE[DANZERO_CARD[f]] for f in range(54))
+_ONE = tuple(1 << (8 * f) for f in range(54))
+_ZEROS54 = bytes(54)
 _TWO_EACH = int.from_bytes(b"\x02" * 54, "little")
+# DanZero's order swaps our suits 0 and 1 within each rank (``DANZERO_CARD``): byte masks for it
+_SUIT0 = int.from_bytes(bytes(255 if f < 52 and f % 4 == 0 else 0 for f in range(54)), "little")
+_SUIT1 = _SUIT0 << 8
+_OTHER_SUITS = int.from_bytes(b"\xff" * 54, "little") ^ _SUIT0 ^ _SUIT1
 
 
-def _count_int(faces: Sequence[int], one: Sequence[int] = _ONE) -> int:
+def _count_int(faces: Sequence[int]) -> int:
     """The face counts of ``faces`` as one int, a byte per face (every count is below 256)."""
-    return sum(map(one.__getitem__, faces))
+    return sum(map(_ONE.__getitem__, faces))
+
+
+def _to_danzero(counts: int) -> int:
+    """Byte-per-face counts in our face order → in DanZero's card order."""
+    return (counts & _OTHER_SUITS) | ((counts & _SUIT0) << 8) | ((counts & _SUIT1) >> 8)
 
 
 def _int_bytes(value: int) -> bytes:
@@ -94,11 +90,10 @@ class _PlayRecord:
 
     Built from ``obs.events`` alone and brought up to date incrementally: observations of
     one deal share their events' prefix, so only the events new since the last call are
-    read (``_record`` keeps a few deals' records, checked by event identity). Counts are
-    kept as bytes (every value of both encodings is a small integer), in our face order
-    and in DanZero's; the cards not yet played are ints with a byte per face (see ``_ONE``),
-    so that subtracting a hand is one subtraction. Segments joined for one observing seat
-    are cached per seat until an event changes them.
+    read (``_record`` keeps a few deals' records, checked by event identity). Card counts
+    are ints with a byte per face (see ``_ONE``: adding a play or subtracting a hand is one
+    integer operation; ``_to_danzero`` reorders them). The segments joined for one observing
+    seat are cached per seat until an event changes them.
     """
 
     __slots__ = (
@@ -107,12 +102,9 @@ class _PlayRecord:
         "last_event",
         "played",
         "left",
-        "played_dz",
-        "left_dz",
-        "last_dz",
+        "last",
         "trick",
         "latest",
-        "latest_dz",
         "played_rel",
         "trick_rel",
         "played_dz_rel",
@@ -120,20 +112,21 @@ class _PlayRecord:
         "top_base",
         "hands",
         "hands_dz",
+        "dz",
+        "left_dz",
+        "played_dz",
+        "last_dz",
     )
 
     def __init__(self, first) -> None:
         self.first = first
         self.n = 0
         self.last_event = None
-        self.played = [bytearray(54) for _ in range(4)]
-        self.left = _TWO_EACH  # 2 − every card played, per face (a byte each)
-        self.played_dz = [bytearray(54) for _ in range(4)]
-        self.left_dz = _TWO_EACH
-        self.last_dz: list[bytes | None] = [None, None, None, None]  # a seat's last move; zeros for a pass
+        self.played = [0, 0, 0, 0]  # per seat: the counts of every card it played
+        self.left = _TWO_EACH  # 2 − every card played, per face
+        self.last: list[int | None] = [None, None, None, None]  # a seat's last move; 0 for a pass
         self.trick: list[bytes] = [_NOT_YET] * 4  # per seat: 54 counts + played/passed/not yet
         self.latest = None  # the latest play or pass event
-        self.latest_dz = _ZEROS54
         self.played_rel: list[bytes | None] = [None] * 4  # per observing seat, until the next play
         self.played_dz_rel: list[bytes | None] = [None] * 4
         self.trick_rel: list[bytes | None] = [None] * 4  # per observing seat, until the next play or pass
@@ -141,36 +134,47 @@ class _PlayRecord:
         self.top_base = b""
         self.hands: list[tuple | None] = [None] * 4  # per observing seat: (hand, its count int, its bytes)
         self.hands_dz: list[tuple | None] = [None] * 4
+        self.dz = False  # whether the DanZero-ordered counts below are kept (from the first use on)
+        self.left_dz = 0
+        self.played_dz = [0, 0, 0, 0]
+        self.last_dz: list[bytes | None] = [None, None, None, None]
+
+    def keep_danzero(self) -> None:
+        """Keep DanZero-ordered counts too, from now on (only a ``danzero`` state reads them)."""
+        if not self.dz:
+            self.left_dz = _to_danzero(self.left)
+            self.played_dz = [_to_danzero(p) for p in self.played]
+            self.last_dz = [None if x is None else _int_bytes(_to_danzero(x)) for x in self.last]
+            self.dz = True
 
     def update(self, events: tuple) -> None:
-        played, played_dz, trick = self.played, self.played_dz, self.trick
-        one, one_dz = _ONE, _ONE_DZ
+        played, trick, last = self.played, self.trick, self.last
+        one = _ONE
         for ev in events[self.n :]:
             kind = ev.kind
             if kind == "play":
                 seat = ev.seat
-                cards = ev.combo[2]
                 if ev.lead:
                     trick[:] = [_NOT_YET] * 4
-                counts = _count_int(cards, one)
-                counts_dz = _count_int(cards, one_dz)
+                counts = sum(map(one.__getitem__, ev.combo[2]))
                 self.left -= counts
-                self.left_dz -= counts_dz
-                cb = _int_bytes(counts)
-                cb_dz = _int_bytes(counts_dz)
-                p, pdz = played[seat], played_dz[seat]
-                p[:] = _int_bytes(int.from_bytes(p, "little") + counts)
-                pdz[:] = _int_bytes(int.from_bytes(pdz, "little") + counts_dz)
-                trick[seat] = cb + b"\x01\x00\x00"
-                self.latest_dz = self.last_dz[seat] = cb_dz
+                played[seat] += counts
+                last[seat] = counts
+                trick[seat] = counts.to_bytes(54, "little") + b"\x01\x00\x00"
+                if self.dz:
+                    counts = _to_danzero(counts)
+                    self.left_dz -= counts
+                    self.played_dz[seat] += counts
+                    self.last_dz[seat] = counts.to_bytes(54, "little")
                 self.latest = ev
                 self.played_rel = [None] * 4
                 self.played_dz_rel = [None] * 4
                 self.trick_rel = [None] * 4
             elif kind == "pass":
                 trick[ev.seat] = _PASSED
-                self.last_dz[ev.seat] = _ZEROS54
-                self.latest_dz = _ZEROS54
+                last[ev.seat] = 0
+                if self.dz:
+                    self.last_dz[ev.seat] = _ZEROS54
                 self.latest = ev
                 self.trick_rel = [None] * 4
         self.n = len(events)
@@ -182,7 +186,9 @@ class _PlayRecord:
         cache = self.hands_dz if dz else self.hands
         got = cache[seat]
         if got is None or got[0] != hand:
-            counts = _count_int(hand, _ONE_DZ if dz else _ONE)
+            counts = _count_int(hand)
+            if dz:
+                counts = _to_danzero(counts)
             got = cache[seat] = (hand, counts, _int_bytes(counts))
         return got[1], got[2]
 
@@ -368,9 +374,9 @@ def guandan_state(obs: Observation) -> np.ndarray:
     played = rec.played_rel[seat]
     if played is None:
         p = rec.played
-        played = rec.played_rel[seat] = b"".join(
-            [p[seat], p[(seat + 1) & 3], p[(seat + 2) & 3], p[(seat + 3) & 3]]
-        )
+        played = rec.played_rel[seat] = (
+            p[seat] | p[(seat + 1) & 3] << 432 | p[(seat + 2) & 3] << 864 | p[(seat + 3) & 3] << 1296
+        ).to_bytes(216, "little")
     top = obs.top
     if top is None:
         trick = _NO_TRICK
@@ -535,17 +541,21 @@ def danzero_state(obs: Observation) -> np.ndarray:
     rec = _record(obs)
     hand = obs.hand
     counts, counts_b = rec.hand_counts(seat, hand, dz=True)
+    if not rec.dz:
+        rec.keep_danzero()
     other = _int_bytes(rec.left_dz - counts)
     flags = _universal_cached(hand, obs.level) if counts_b[obs.level * 4] else _NO_FLAGS
     finished = obs.finished
     # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
-    last = _MINUS if rec.latest is None or up in finished else rec.latest_dz
-    mate_last = rec.last_dz[mate]
+    latest = rec.latest
+    last_dz = rec.last_dz
+    last = _MINUS if latest is None or up in finished else last_dz[latest.seat]
+    mate_last = last_dz[mate]
     last_mate = _MINUS if mate_last is None or mate in finished else mate_last
     played = rec.played_dz_rel[seat]
     if played is None:
         p = rec.played_dz
-        played = rec.played_dz_rel[seat] = b"".join([p[down], p[mate], p[up]])
+        played = rec.played_dz_rel[seat] = (p[down] | p[mate] << 432 | p[up] << 864).to_bytes(162, "little")
     cc = obs.card_counts
     levels = obs.levels
     team = seat & 1
