@@ -94,7 +94,7 @@ class _GuandanBase(AECEnv):
         self._legal_n = -1
         self._legal_phase = ""
         self._legal_map: dict = {}
-        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
+        self._mask: np.ndarray | None = None  # the cached decision's mask, once built
         self._card_players: list | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -123,10 +123,8 @@ class _GuandanBase(AECEnv):
             or len(deal.actions) != self._legal_n
             or deal.phase != self._legal_phase
         ):
-            legal = self._legal_map = legal_index_map(deal.legal_actions(), deal.level)
-            mask = np.zeros(N_ACTIONS, dtype=np.int8)
-            mask[list(legal)] = 1
-            self._mask = mask
+            self._legal_map = legal_index_map(deal.legal_actions(), deal.level)
+            self._mask = None  # built by action_mask when asked
             self._legal_deal, self._legal_n, self._legal_phase = deal, len(deal.actions), deal.phase
         return self._legal_map
 
@@ -140,7 +138,10 @@ class _GuandanBase(AECEnv):
             and not self.terminations[agent]
             and not self.truncations[agent]
         ):
-            self.legal_index_map()
+            legal = self.legal_index_map()
+            if self._mask is None:
+                self._mask: np.ndarray | None = None  # the cached decision's mask, once built
+                self._mask[list(legal)] = 1
             return self._mask.copy()
         return np.zeros(N_ACTIONS, dtype=np.int8)
 
