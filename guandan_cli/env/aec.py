@@ -140,7 +140,7 @@ class _GuandanBase(AECEnv):
         ):
             legal = self.legal_index_map()
             if self._mask is None:
-                self._mask: np.ndarray | None = None  # the cached decision's mask, once built
+                self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
                 self._mask[list(legal)] = 1
             return self._mask.copy()
         return np.zeros(N_ACTIONS, dtype=np.int8)
