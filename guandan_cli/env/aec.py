@@ -94,7 +94,6 @@ class _GuandanBase(AECEnv):
         self._legal_n = -1
         self._legal_phase = ""
         self._legal_map: dict = {}
-        self._mask: np.ndarray | None = None  # the cached decision's mask, once built
         self._card_players: list | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -124,7 +123,6 @@ class _GuandanBase(AECEnv):
             or deal.phase != self._legal_phase
         ):
             self._legal_map = legal_index_map(deal.legal_actions(), deal.level)
-            self._mask = None  # built by action_mask when asked
             self._legal_deal, self._legal_n, self._legal_phase = deal, len(deal.actions), deal.phase
         return self._legal_map
 
@@ -138,11 +136,10 @@ class _GuandanBase(AECEnv):
             and not self.terminations[agent]
             and not self.truncations[agent]
         ):
-            legal = self.legal_index_map()
-            if self._mask is None:
-                self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
-                self._mask[list(legal)] = 1
-            return self._mask.copy()
+            mask = bytearray(N_ACTIONS)  # then a fresh, writable int8 array over it
+            for index in self.legal_index_map():
+                mask[index] = 1
+            return np.frombuffer(mask, dtype=np.int8)
         return np.zeros(N_ACTIONS, dtype=np.int8)
 
     def _live(self) -> bool:
