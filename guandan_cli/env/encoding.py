@@ -41,20 +41,6 @@ _F32 = np.float32
 # ----------------------------------------------------------------------------- shared helpers
 
 
-def _counts(faces: Sequence[int]) -> np.ndarray:
-    """Counts of each face 0..53."""
-    if not faces:
-        return np.zeros(54, dtype=_F32)
-    return np.bincount(faces, minlength=54).astype(_F32)
-
-
-def _one_hot(index: int, size: int) -> np.ndarray:
-    v = np.zeros(size, dtype=_F32)
-    if 0 <= index < size:
-        v[index] = 1.0
-    return v
-
-
 #: DanZero's card index of each of our faces (see the ``danzero`` section below)
 DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
 _NOT_YET = bytes(56) + b"\x01"  # a trick segment: no move yet
@@ -218,11 +204,6 @@ def _record(obs: Observation) -> _PlayRecord:
     return rec
 
 
-def _as_array(buf: bytes) -> np.ndarray:
-    """Signed bytes → float32 (0xFF is DanZero's −1)."""
-    return np.frombuffer(buf, dtype=np.int8).astype(_F32)
-
-
 @dataclass(frozen=True)
 class Encoding:
     """A named pair of encoders with fixed output sizes.
@@ -309,9 +290,6 @@ _G = _offsets(GUANDAN_STATE_LAYOUT)
 
 
 _TAIL = _G["cards_left_self"]  # the per-decision scalars, from here to the end
-_TAIL_SIZE = GUANDAN_STATE_SIZE - _TAIL
-_T_CARDS_LEFT = 0
-_T_FINISH = _G["finish_place"] - _TAIL
 _T_DEAL_LEVEL = _G["deal_level"] - _TAIL
 _T_OWN_LEVEL = _G["own_level"] - _TAIL
 _T_OPP_LEVEL = _G["opp_level"] - _TAIL
@@ -442,7 +420,6 @@ def guandan_action(action: Combo | int, level: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- DanZero layout
 
-_DZ = np.array(DANZERO_CARD)
 
 DANZERO_STATE_LAYOUT: tuple[tuple[str, int], ...] = (
     ("my_handcards", 54),
