@@ -342,3 +342,44 @@ def test_masks_follow_each_reset():
         mask = env.observe(env.agent_selection)["action_mask"]
         expect = sorted(action_index(a, env.deal.level) for a in env.deal.legal_actions())
         assert list(np.flatnonzero(mask)) == expect
+
+
+@pytest.mark.parametrize("encoding", ["guandan", "danzero"])
+def test_env_observations_equal_the_reference_at_every_decision(encoding):
+    """What ``last()`` gives the seat to move, at every decision of two envs stepped in turn
+    (their cached play records interleave), equals the from-scratch encoder; the mask is
+    exactly the legal actions' indices, and a caller changing a returned array changes nothing."""
+    from tests.env_reference import reference_danzero_state, reference_guandan_state
+
+    reference = reference_guandan_state if encoding == "guandan" else reference_danzero_state
+    envs = [GuandanMatchEnv(encoding=encoding), GuandanDealEnv(encoding=encoding)]
+    for k, env in enumerate(envs):
+        env.reset(seed=20 + k)
+    rng = random.Random(3)
+    iters = [iter(env.agent_iter(max_iter=600)) for env in envs]
+    checked = 0
+    while iters:
+        for env, it in list(zip(envs, iters)):
+            agent = next(it, None)
+            if agent is None:
+                envs.remove(env)
+                iters.remove(it)
+                continue
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = int(agent[-1])
+            assert np.array_equal(obs["observation"], reference(observe(env.deal, seat)))
+            expect = sorted(action_index(a, env.deal.level) for a in env.deal.legal_actions())
+            assert np.flatnonzero(obs["action_mask"]).tolist() == expect
+            obs["observation"][:] = 7.0  # the caller's arrays are its own
+            obs["action_mask"][:] = 1
+            again = env.observe(agent)
+            assert np.array_equal(again["observation"], reference(observe(env.deal, seat)))
+            assert np.flatnonzero(again["action_mask"]).tolist() == expect
+            other = f"seat_{(seat + 1 + rng.randrange(3)) % 4}"  # a seat not to move: no mask
+            assert not env.observe(other)["action_mask"].any()
+            env.step(rng.choice(expect))
+            checked += 1
+    assert checked > 300

@@ -101,9 +101,29 @@ def action_index(action: Combo | int, level: int) -> int:
     raise ValueError(f"not an action: {action!r}")
 
 
+#: index = base + key rank, for the play types whose index needs nothing else
+_KEYED_BASE = {
+    "single": SINGLE_BASE,
+    "pair": PAIR_BASE,
+    "triple": TRIPLE_BASE,
+    "straight": STRAIGHT_BASE - 3,
+    "tube": TUBE_BASE - 1,
+    "plate": PLATE_BASE,
+    "straight_flush": STRAIGHT_FLUSH_BASE - 3,
+}
+
+
 def legal_index_map(legal: list | tuple, level: int) -> dict[int, Combo | int]:
-    """``{index: engine action}`` for the legal actions of one decision."""
-    return {action_index(a, level): a for a in legal}
+    """``{index: engine action}`` for the legal actions of one decision (``action_index`` of each)."""
+    out = {}
+    keyed = _KEYED_BASE
+    for a in legal:
+        if type(a) is int:
+            out[CARD_BASE + a] = a
+            continue
+        base = keyed.get(a[0])
+        out[action_index(a, level) if base is None else base + a[1]] = a
+    return out
 
 
 def describe_index(index: int) -> str:

@@ -42,6 +42,7 @@ from .actions import N_ACTIONS, describe_index, legal_index_map
 from .encoding import get_encoding
 
 AGENTS = ("seat_0", "seat_1", "seat_2", "seat_3")
+_SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 
 
 class EngineAction:
@@ -88,10 +89,11 @@ class _GuandanBase(AECEnv):
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self._seed_source = random.Random()
         self.deal: Deal | None = None
-        self._legal_key: tuple | None = None
+        self._state = self.encoding.state
+        self._legal_deal: Deal | None = None  # the decision whose legal actions are cached
+        self._legal_n = -1
+        self._legal_phase = ""
         self._legal_map: dict = {}
-        self._mask_key: tuple | None = None
-        self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
         self._card_players: list | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -114,31 +116,38 @@ class _GuandanBase(AECEnv):
     def legal_index_map(self) -> dict:
         """``{action index: engine action}`` for the seat to move (cached per decision)."""
         deal = self.deal
-        key = (deal, len(deal.actions), deal.phase)  # the deal itself: an id could be reused
-        if self._legal_key is None or key[0] is not self._legal_key[0] or key[1:] != self._legal_key[1:]:
+        # the deal itself, not its id (an id could be reused), and how far it has gone
+        if (
+            deal is not self._legal_deal
+            or len(deal.actions) != self._legal_n
+            or deal.phase != self._legal_phase
+        ):
             self._legal_map = legal_index_map(deal.legal_actions(), deal.level)
-            self._legal_key = key
+            self._legal_deal, self._legal_n, self._legal_phase = deal, len(deal.actions), deal.phase
         return self._legal_map
 
     def action_mask(self, agent: str) -> np.ndarray:
         """``int8[N_ACTIONS]``: 1 at the legal indices of ``agent`` (all 0 unless it is to move)."""
         deal = self.deal
-        if deal is not None and deal.phase != OVER and AGENTS[deal.to_move] == agent and self._live():
-            legal = self.legal_index_map()
-            if self._mask_key is not self._legal_key:
-                self._mask = np.zeros(N_ACTIONS, dtype=np.int8)
-                self._mask[list(legal)] = 1
-                self._mask_key = self._legal_key
-            return self._mask.copy()
+        if (
+            deal is not None
+            and deal.phase != OVER
+            and AGENTS[deal.to_move] == agent
+            and not self.terminations[agent]
+            and not self.truncations[agent]
+        ):
+            mask = bytearray(N_ACTIONS)  # then a fresh, writable int8 array over it
+            for index in self.legal_index_map():
+                mask[index] = 1
+            return np.frombuffer(mask, dtype=np.int8)
         return np.zeros(N_ACTIONS, dtype=np.int8)
 
     def _live(self) -> bool:
         return not any(self.terminations.values()) and not any(self.truncations.values())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = AGENTS.index(agent)
-        obs = observe(self.deal, seat)
-        return {"observation": self.encoding.state(obs), "action_mask": self.action_mask(agent)}
+        obs = observe(self.deal, _SEAT[agent])
+        return {"observation": self._state(obs), "action_mask": self.action_mask(agent)}
 
     def _apply_index(self, action: Any) -> None:
         if isinstance(action, EngineAction):  # a strategy's own card choice, verified by the engine

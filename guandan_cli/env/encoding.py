@@ -41,36 +41,34 @@ _F32 = np.float32
 # ----------------------------------------------------------------------------- shared helpers
 
 
-def _counts(faces: Sequence[int]) -> np.ndarray:
-    """Counts of each face 0..53."""
-    if not faces:
-        return np.zeros(54, dtype=_F32)
-    return np.bincount(faces, minlength=54).astype(_F32)
-
-
-def _one_hot(index: int, size: int) -> np.ndarray:
-    v = np.zeros(size, dtype=_F32)
-    if 0 <= index < size:
-        v[index] = 1.0
-    return v
-
-
 #: DanZero's card index of each of our faces (see the ``danzero`` section below)
 DANZERO_CARD = tuple([(f & ~3) | (1, 0, 2, 3)[f & 3] for f in range(52)] + [52, 53])
 _NOT_YET = bytes(56) + b"\x01"  # a trick segment: no move yet
 _PASSED = bytes(55) + b"\x01\x00"
+
+
+#: ``_ONE[f]``: an int whose byte ``f`` is 1 (little-endian), so a sum of them is a byte-count vector
+_ONE = tuple(1 << (8 * f) for f in range(54))
 _ZEROS54 = bytes(54)
+_TWO_EACH = int.from_bytes(b"\x02" * 54, "little")
+# DanZero's order swaps our suits 0 and 1 within each rank (``DANZERO_CARD``): byte masks for it
+_SUIT0 = int.from_bytes(bytes(255 if f < 52 and f % 4 == 0 else 0 for f in range(54)), "little")
+_SUIT1 = _SUIT0 << 8
+_OTHER_SUITS = int.from_bytes(b"\xff" * 54, "little") ^ _SUIT0 ^ _SUIT1
 
 
-def _face_counts(faces: Sequence[int], order: Sequence[int] | None = None) -> bytearray:
-    b = bytearray(54)
-    if order is None:
-        for f in faces:
-            b[f] += 1
-    else:
-        for f in faces:
-            b[order[f]] += 1
-    return b
+def _count_int(faces: Sequence[int]) -> int:
+    """The face counts of ``faces`` as one int, a byte per face (every count is below 256)."""
+    return sum(map(_ONE.__getitem__, faces))
+
+
+def _to_danzero(counts: int) -> int:
+    """Byte-per-face counts in our face order → in DanZero's card order."""
+    return (counts & _OTHER_SUITS) | ((counts & _SUIT0) << 8) | ((counts & _SUIT1) >> 8)
+
+
+def _int_bytes(value: int) -> bytes:
+    return value.to_bytes(54, "little")
 
 
 class _PlayRecord:
@@ -78,9 +76,10 @@ class _PlayRecord:
 
     Built from ``obs.events`` alone and brought up to date incrementally: observations of
     one deal share their events' prefix, so only the events new since the last call are
-    read (``_record`` keeps a few deals' records, checked by event identity). Counts are
-    kept as bytes (every value of both encodings is a small integer), in our face order
-    and in DanZero's.
+    read (``_record`` keeps a few deals' records, checked by event identity). Card counts
+    are ints with a byte per face (see ``_ONE``: adding a play or subtracting a hand is one
+    integer operation; ``_to_danzero`` reorders them). The segments joined for one observing
+    seat are cached per seat until an event changes them.
     """
 
     __slots__ = (
@@ -89,70 +88,95 @@ class _PlayRecord:
         "last_event",
         "played",
         "left",
-        "played_dz",
-        "left_dz",
-        "last_dz",
+        "last",
         "trick",
         "latest",
-        "latest_dz",
-        "_cache",
+        "played_rel",
+        "trick_rel",
+        "played_dz_rel",
+        "top",
+        "top_base",
+        "hands",
+        "hands_dz",
+        "dz",
+        "left_dz",
+        "played_dz",
+        "last_dz",
     )
 
     def __init__(self, first) -> None:
         self.first = first
         self.n = 0
         self.last_event = None
-        self.played = [bytearray(54) for _ in range(4)]
-        self.left = bytearray(b"\x02" * 54)  # 2 − every card played, per face
-        self.played_dz = [bytearray(54) for _ in range(4)]
-        self.left_dz = bytearray(b"\x02" * 54)
-        self.last_dz: list[bytes | None] = [None, None, None, None]  # a seat's last move; zeros for a pass
+        self.played = [0, 0, 0, 0]  # per seat: the counts of every card it played
+        self.left = _TWO_EACH  # 2 − every card played, per face
+        self.last: list[int | None] = [None, None, None, None]  # a seat's last move; 0 for a pass
         self.trick: list[bytes] = [_NOT_YET] * 4  # per seat: 54 counts + played/passed/not yet
         self.latest = None  # the latest play or pass event
-        self.latest_dz = _ZEROS54
-        self._cache: dict = {}  # derived bytes, until the next event
+        self.played_rel: list[bytes | None] = [None] * 4  # per observing seat, until the next play
+        self.played_dz_rel: list[bytes | None] = [None] * 4
+        self.trick_rel: list[bytes | None] = [None] * 4  # per observing seat, until the next play or pass
+        self.top = None  # the top combo whose 79 owner-free bytes are top_base
+        self.top_base = b""
+        self.hands: list[tuple | None] = [None] * 4  # per observing seat: (hand, its count int, its bytes)
+        self.hands_dz: list[tuple | None] = [None] * 4
+        self.dz = False  # whether the DanZero-ordered counts below are kept (from the first use on)
+        self.left_dz = 0
+        self.played_dz = [0, 0, 0, 0]
+        self.last_dz: list[bytes | None] = [None, None, None, None]
 
-    def derived(self, key, make):
-        """``make()`` once per key until the record changes."""
-        got = self._cache.get(key)
-        if got is None:
-            got = self._cache[key] = make()
-        return got
+    def keep_danzero(self) -> None:
+        """Keep DanZero-ordered counts too, from now on (only a ``danzero`` state reads them)."""
+        if not self.dz:
+            self.left_dz = _to_danzero(self.left)
+            self.played_dz = [_to_danzero(p) for p in self.played]
+            self.last_dz = [None if x is None else _int_bytes(_to_danzero(x)) for x in self.last]
+            self.dz = True
 
     def update(self, events: tuple) -> None:
-        played, left, played_dz, left_dz, trick = (
-            self.played,
-            self.left,
-            self.played_dz,
-            self.left_dz,
-            self.trick,
-        )
-        dz = DANZERO_CARD
+        played, trick, last = self.played, self.trick, self.last
+        one = _ONE
         for ev in events[self.n :]:
             kind = ev.kind
             if kind == "play":
                 seat = ev.seat
-                cards = ev.combo[2]
                 if ev.lead:
                     trick[:] = [_NOT_YET] * 4
-                p, pdz = played[seat], played_dz[seat]
-                for f in cards:
-                    p[f] += 1
-                    left[f] -= 1
-                    g = dz[f]
-                    pdz[g] += 1
-                    left_dz[g] -= 1
-                trick[seat] = bytes(_face_counts(cards)) + b"\x01\x00\x00"
-                self.latest_dz = self.last_dz[seat] = bytes(_face_counts(cards, dz))
+                counts = sum(map(one.__getitem__, ev.combo[2]))
+                self.left -= counts
+                played[seat] += counts
+                last[seat] = counts
+                trick[seat] = counts.to_bytes(54, "little") + b"\x01\x00\x00"
+                if self.dz:
+                    counts = _to_danzero(counts)
+                    self.left_dz -= counts
+                    self.played_dz[seat] += counts
+                    self.last_dz[seat] = counts.to_bytes(54, "little")
                 self.latest = ev
+                self.played_rel = [None] * 4
+                self.played_dz_rel = [None] * 4
+                self.trick_rel = [None] * 4
             elif kind == "pass":
                 trick[ev.seat] = _PASSED
-                self.last_dz[ev.seat] = _ZEROS54
-                self.latest_dz = _ZEROS54
+                last[ev.seat] = 0
+                if self.dz:
+                    self.last_dz[ev.seat] = _ZEROS54
                 self.latest = ev
+                self.trick_rel = [None] * 4
         self.n = len(events)
         self.last_event = events[-1] if events else None
-        self._cache.clear()
+
+    def hand_counts(self, seat: int, hand: tuple, dz: bool = False) -> tuple[int, bytes]:
+        """A seat's hand counts (in DanZero's card order if ``dz``) as an int and as bytes,
+        kept while the hand is unchanged."""
+        cache = self.hands_dz if dz else self.hands
+        got = cache[seat]
+        if got is None or got[0] != hand:
+            counts = _count_int(hand)
+            if dz:
+                counts = _to_danzero(counts)
+            got = cache[seat] = (hand, counts, _int_bytes(counts))
+        return got[1], got[2]
 
 
 _RECORDS: dict[int, _PlayRecord] = {}
@@ -178,11 +202,6 @@ def _record(obs: Observation) -> _PlayRecord:
     if rec.n != len(events):
         rec.update(events)
     return rec
-
-
-def _as_array(buf: bytes) -> np.ndarray:
-    """Signed bytes → float32 (0xFF is DanZero's −1)."""
-    return np.frombuffer(buf, dtype=np.int8).astype(_F32)
 
 
 @dataclass(frozen=True)
@@ -271,9 +290,6 @@ _G = _offsets(GUANDAN_STATE_LAYOUT)
 
 
 _TAIL = _G["cards_left_self"]  # the per-decision scalars, from here to the end
-_TAIL_SIZE = GUANDAN_STATE_SIZE - _TAIL
-_T_CARDS_LEFT = 0
-_T_FINISH = _G["finish_place"] - _TAIL
 _T_DEAL_LEVEL = _G["deal_level"] - _TAIL
 _T_OWN_LEVEL = _G["own_level"] - _TAIL
 _T_OPP_LEVEL = _G["opp_level"] - _TAIL
@@ -286,56 +302,101 @@ _NO_TRICK = _NOT_YET * 4
 _NO_TOP = bytes(54 + 10 + 15 + 4)
 
 
+#: one-hot bytes: a seat's cards left (0..28, more counted as 28), a top play's owner, the held wilds
+_CARDS_LEFT = tuple(bytes(min(n, 28)) + b"\x01" + bytes(28 - min(n, 28)) for n in range(60))
+_OWNER = tuple(bytes(k) + b"\x01" + bytes(3 - k) for k in range(4))
+_WILDS = (b"\x01\x00\x00", b"\x00\x01\x00", b"\x00\x00\x01")
+_NO_FINISH = b"\x01\x00\x00\x00" * 4
+_TAIL_FIXED: dict[tuple, bytes] = {}  # the per-deal scalars after finish_place, by what they encode
+
+
+def _guandan_fixed_tail(seat: int, obs: Observation) -> bytes:
+    """The ``deal_level`` … ``tribute_kind`` segments (cached: they change a few times per deal)."""
+    key = (seat, obs.level, obs.levels, obs.level_team, obs.phase, obs.return_to, obs.tribute_kind)
+    got = _TAIL_FIXED.get(key)
+    if got is None:
+        tail = bytearray(GUANDAN_STATE_SIZE - _G["deal_level"])
+        base = _T_DEAL_LEVEL
+        team = seat & 1
+        lt = obs.level_team
+        tail[_T_DEAL_LEVEL - base + obs.level] = 1
+        tail[_T_OWN_LEVEL - base + obs.levels[team]] = 1
+        tail[_T_OPP_LEVEL - base + obs.levels[team ^ 1]] = 1
+        tail[_T_LEVEL_TEAM - base + (2 if lt is None else (0 if lt == team else 1))] = 1
+        tail[_T_PHASE - base + _PHASE_INDEX.get(obs.phase, 2)] = 1
+        if obs.return_to >= 0:
+            tail[_T_RETURN_TO - base + ((obs.return_to - seat) & 3)] = 1
+        tail[_T_TRIBUTE_KIND - base + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1
+        if len(_TAIL_FIXED) >= 4096:
+            _TAIL_FIXED.clear()
+        got = _TAIL_FIXED[key] = bytes(tail)
+    return got
+
+
+def _finish_places(rel: tuple[int, ...], finished: tuple[int, ...]) -> bytes:
+    out = bytearray(16)
+    for k in range(4):
+        s = rel[k]
+        out[4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1
+    return bytes(out)
+
+
 def guandan_state(obs: Observation) -> np.ndarray:
     """The ``guandan`` state vector of a seat (layout ``GUANDAN_STATE_LAYOUT``)."""
     seat = obs.seat
-    rel = (
-        seat,
-        (seat + 1) & 3,
-        (seat + 2) & 3,
-        (seat + 3) & 3,
-    )  # self, next (下家), partner, previous (上家)
     rec = _record(obs)
     hand = obs.hand
-    counts = bytearray(54)
-    unseen = bytearray(rec.left)
-    for f in hand:
-        counts[f] += 1
-        unseen[f] -= 1
-    wilds = bytearray(3)
-    wilds[min(hand.count(obs.level * 4 + 1), 2)] = 1
-    played = rec.derived(seat, lambda: b"".join([rec.played[s] for s in rel]))
+    counts, counts_b = rec.hand_counts(seat, hand)
+    unseen = _int_bytes(rec.left - counts)
+    wild = counts_b[obs.level * 4 + 1]
+    played = rec.played_rel[seat]
+    if played is None:
+        p = rec.played
+        played = rec.played_rel[seat] = (
+            p[seat] | p[(seat + 1) & 3] << 432 | p[(seat + 2) & 3] << 864 | p[(seat + 3) & 3] << 1296
+        ).to_bytes(216, "little")
     top = obs.top
     if top is None:
         trick = _NO_TRICK
         top_part = _NO_TOP
     else:
-        t = rec.trick
-        trick = b"".join([t[rel[0]], t[rel[1]], t[rel[2]], t[rel[3]]])
-        top_part = bytearray(83)
-        for f in top[2]:
-            top_part[f] += 1
-        top_part[54 + _TYPE_INDEX[top[0]]] = 1
-        top_part[64 + top[1]] = 1
-        top_part[79 + ((obs.top_owner - seat) & 3)] = 1
-    tail = bytearray(_TAIL_SIZE)
+        trick = rec.trick_rel[seat]
+        if trick is None:
+            t = rec.trick
+            trick = rec.trick_rel[seat] = b"".join(
+                [t[seat], t[(seat + 1) & 3], t[(seat + 2) & 3], t[(seat + 3) & 3]]
+            )
+        if top is not rec.top:
+            base = bytearray(79)
+            for f in top[2]:
+                base[f] += 1
+            base[54 + _TYPE_INDEX[top[0]]] = 1
+            base[64 + top[1]] = 1
+            rec.top, rec.top_base = top, bytes(base)
+        top_part = rec.top_base + _OWNER[(obs.top_owner - seat) & 3]
     cc = obs.card_counts
     finished = obs.finished
-    for k in range(4):
-        s = rel[k]
-        tail[29 * k + min(cc[s], 28)] = 1
-        tail[_T_FINISH + 4 * k + (finished.index(s) + 1 if s in finished else 0)] = 1
-    team = seat & 1
-    lt = obs.level_team
-    tail[_T_DEAL_LEVEL + obs.level] = 1
-    tail[_T_OWN_LEVEL + obs.levels[team]] = 1
-    tail[_T_OPP_LEVEL + obs.levels[team ^ 1]] = 1
-    tail[_T_LEVEL_TEAM + (2 if lt is None else (0 if lt == team else 1))] = 1
-    tail[_T_PHASE + _PHASE_INDEX.get(obs.phase, 2)] = 1
-    if obs.return_to >= 0:
-        tail[_T_RETURN_TO + ((obs.return_to - seat) & 3)] = 1
-    tail[_T_TRIBUTE_KIND + _TRIBUTE_KINDS.get(obs.tribute_kind, 0)] = 1
-    return _as_array(b"".join([counts, wilds, unseen, played, trick, top_part, tail]))
+    return np.frombuffer(
+        b"".join(
+            [
+                counts_b,
+                _WILDS[wild if wild < 2 else 2],
+                unseen,
+                played,
+                trick,
+                top_part,
+                _CARDS_LEFT[cc[seat]],
+                _CARDS_LEFT[cc[(seat + 1) & 3]],
+                _CARDS_LEFT[cc[(seat + 2) & 3]],
+                _CARDS_LEFT[cc[(seat + 3) & 3]],
+                _NO_FINISH
+                if not finished
+                else _finish_places((seat, (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3), finished),
+                _guandan_fixed_tail(seat, obs),
+            ]
+        ),
+        dtype=np.uint8,
+    ).astype(_F32)
 
 
 def guandan_action(action: Combo | int, level: int) -> np.ndarray:
@@ -359,7 +420,6 @@ def guandan_action(action: Combo | int, level: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- DanZero layout
 
-_DZ = np.array(DANZERO_CARD)
 
 DANZERO_STATE_LAYOUT: tuple[tuple[str, int], ...] = (
     ("my_handcards", 54),
@@ -447,36 +507,54 @@ _MINUS = b"\xff" * 54  # DanZero's [-1] marker: −1 in every place
 _NO_FLAGS = bytes(12)
 
 
+_DZ_CARDS_LEFT = tuple(bytes(min(n, 27)) + b"\x01" + bytes(27 - min(n, 27)) for n in range(60))
+_DZ_RANK = tuple(bytes(min(n, 12)) + b"\x01" + bytes(12 - min(n, 12)) for n in range(20))
+
+
 def danzero_state(obs: Observation) -> np.ndarray:
     """The 513-value DanZero state of a seat (layout ``DANZERO_STATE_LAYOUT``)."""
     seat = obs.seat
     down, mate, up = (seat + 1) & 3, (seat + 2) & 3, (seat + 3) & 3
     rec = _record(obs)
     hand = obs.hand
-    dz = DANZERO_CARD
-    counts = bytearray(54)
-    other = bytearray(rec.left_dz)
-    for f in hand:
-        g = dz[f]
-        counts[g] += 1
-        other[g] -= 1
-    flags = _universal_cached(hand, obs.level) if (obs.level * 4 + 1) in hand else _NO_FLAGS
+    counts, counts_b = rec.hand_counts(seat, hand, dz=True)
+    if not rec.dz:
+        rec.keep_danzero()
+    other = _int_bytes(rec.left_dz - counts)
+    flags = _universal_cached(hand, obs.level) if counts_b[obs.level * 4] else _NO_FLAGS
     finished = obs.finished
     # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
-    last = _MINUS if rec.latest is None or up in finished else rec.latest_dz
-    mate_last = rec.last_dz[mate]
+    latest = rec.latest
+    last_dz = rec.last_dz
+    last = _MINUS if latest is None or up in finished else last_dz[latest.seat]
+    mate_last = last_dz[mate]
     last_mate = _MINUS if mate_last is None or mate in finished else mate_last
-    tail = bytearray(123)
+    played = rec.played_dz_rel[seat]
+    if played is None:
+        p = rec.played_dz
+        played = rec.played_dz_rel[seat] = (p[down] | p[mate] << 432 | p[up] << 864).to_bytes(162, "little")
     cc = obs.card_counts
+    levels = obs.levels
     team = seat & 1
-    tail[min(cc[down], 27)] = 1
-    tail[28 + min(cc[mate], 27)] = 1
-    tail[56 + min(cc[up], 27)] = 1
-    tail[84 + min(obs.levels[team], 12)] = 1
-    tail[97 + min(obs.levels[team ^ 1], 12)] = 1
-    tail[110 + obs.level] = 1
-    p = rec.played_dz
-    return _as_array(b"".join([counts, flags, other, last, last_mate, p[down], p[mate], p[up], tail]))
+    return np.frombuffer(
+        b"".join(
+            [
+                counts_b,
+                flags,
+                other,
+                last,
+                last_mate,
+                played,
+                _DZ_CARDS_LEFT[cc[down]],
+                _DZ_CARDS_LEFT[cc[mate]],
+                _DZ_CARDS_LEFT[cc[up]],
+                _DZ_RANK[levels[team]],
+                _DZ_RANK[levels[team ^ 1]],
+                _DZ_RANK[obs.level],
+            ]
+        ),
+        dtype=np.int8,
+    ).astype(_F32)
 
 
 def danzero_action(action: Combo | int, level: int) -> np.ndarray:
