@@ -1,0 +1,38 @@
+"""Findings of a walk through every command as a demanding new user (one test per fix).
+
+Each test failed before its fix: a bot file that does not load, a truncated log given to
+replay, output wider than a terminal, intervals that claim more than the data holds.
+"""
+
+from __future__ import annotations
+
+from report_fixtures import small_run  # noqa: F401  (fixture)
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+
+runner = CliRunner()
+
+
+def _one_error_line(res) -> str:
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guandan: error: "), res.output
+    assert "Traceback" not in res.output
+    return lines[0]
+
+
+def test_a_bot_file_with_a_syntax_error_is_one_line_naming_file_and_line(tmp_path):
+    bot = tmp_path / "broken.py"
+    bot.write_text("x = 1\nsyntax error(\n")
+    res = runner.invoke(app, ["compare", f"{bot}:X", "greedy", "-n", "1", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 2
+    line = _one_error_line(res)
+    assert f"{bot}:2: SyntaxError" in line
+
+
+def test_a_bot_file_that_raises_on_import_is_one_line(tmp_path):
+    bot = tmp_path / "badimport.py"
+    bot.write_text("import no_such_module_anywhere\n")
+    res = runner.invoke(app, ["compare", "greedy", f"{bot}:X", "-n", "1", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 2
+    assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in _one_error_line(res)
