@@ -36,3 +36,23 @@ def test_a_bot_file_that_raises_on_import_is_one_line(tmp_path):
     res = runner.invoke(app, ["compare", "greedy", f"{bot}:X", "-n", "1", "--out", str(tmp_path / "c")])
     assert res.exit_code == 2
     assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in _one_error_line(res)
+
+
+def test_one_pair_gives_no_interval_and_no_verdict(tmp_path):
+    from guandan_cli import compare
+
+    res = compare(
+        "heuristic", "random", matches=1, seed=3, max_deals=3, workers=1, out=tmp_path, progress=False
+    )
+    assert res.level_gain > 0
+    assert "heuristic ≈ random:" in res.verdict() and "levels/deal [–, –]" in res.verdict()
+
+
+def test_four_pairs_get_the_small_sample_width():
+    """From 4 units the plain percentile bootstrap is far narrower than a t interval
+    (mean ± 3.18·sd/2); the expanded one reaches the resamples' extremes, the values' range."""
+    from guandan_cli.stats import bootstrap_mean_interval, bootstrap_ratio_interval
+
+    values = [1.0, 2.0, 3.0, 10.0]
+    assert bootstrap_mean_interval(values, seed=1) == (1.0, 10.0)
+    assert bootstrap_ratio_interval(values, [1, 1, 1, 1], seed=1) == (1.0, 10.0)
