@@ -6,6 +6,8 @@ replay, output wider than a terminal, intervals that claim more than the data ho
 
 from __future__ import annotations
 
+import shutil
+
 from report_fixtures import small_run  # noqa: F401  (fixture)
 from typer.testing import CliRunner
 
@@ -56,3 +58,19 @@ def test_four_pairs_get_the_small_sample_width():
     values = [1.0, 2.0, 3.0, 10.0]
     assert bootstrap_mean_interval(values, seed=1) == (1.0, 10.0)
     assert bootstrap_ratio_interval(values, [1, 1, 1, 1], seed=1) == (1.0, 10.0)
+
+
+def test_replay_fits_a_terminal_and_a_truncated_log_is_a_failure(small_run, tmp_path):  # noqa: F811
+    from guandan_cli.runner.replay import _columns
+
+    res = runner.invoke(app, ["replay", str(small_run), "--match", "0", "--deal", "0"])
+    assert res.exit_code == 0
+    assert max(_columns(line) for line in res.stdout.splitlines()) <= 100, res.stdout
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    part = run / "deals-00000.jsonl"
+    part.write_bytes(part.read_bytes()[:-40])  # the last line cut short, as by a crash
+    last = part.read_text().count("\n") + 1
+    res = runner.invoke(app, ["replay", str(run), "--match", "3", "--deal", "99"])
+    assert res.exit_code == 1  # a corrupt log is a failure while working, not bad input
+    assert f"{part}:{last}: truncated line" in _one_error_line(res)

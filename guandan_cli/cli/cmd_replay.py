@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import fail
+from guandan_cli.cli.errors import FAILURE, fail
 
 
 @app.command()
@@ -29,7 +29,9 @@ def replay(
         manifest = read_manifest(run) if run.is_dir() else None
         options = (manifest or {}).get("config", {})
         text = render_deal(rec, prev, symbols=symbols, options=options)
-    except (DealNotFound, LogReadError, IllegalActionError, ValueError) as exc:
+    except (LogReadError, IllegalActionError) as exc:  # the log is corrupt or does not replay
+        fail(exc, FAILURE)
+    except (DealNotFound, ValueError) as exc:
         fail(exc)
     typer.echo(f"{path}:{line}")
     typer.echo(text)
