@@ -74,3 +74,16 @@ def test_replay_fits_a_terminal_and_a_truncated_log_is_a_failure(small_run, tmp_
     res = runner.invoke(app, ["replay", str(run), "--match", "3", "--deal", "99"])
     assert res.exit_code == 1  # a corrupt log is a failure while working, not bad input
     assert f"{part}:{last}: truncated line" in _one_error_line(res)
+
+
+def test_the_play_menu_and_help_fit_a_terminal(tmp_path, monkeypatch):
+    """``h`` at a lead with 39 plays listed them on lines up to 297 columns wide."""
+    answers = "1\n1\nh\nq\n"  # seed 7, seat 0: the third question is a lead with 39 plays
+    monkeypatch.chdir(tmp_path)
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    res = runner.invoke(app, argv, input=answers)
+    assert res.exit_code == 130 and "39 plays" in res.stdout
+    # piped answers are not echoed, so a prompt and the next line share a line: split them
+    lines = [part for line in res.stdout.splitlines() for part in line.split(" > ")]
+    assert "full house: 22)" in res.stdout
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)

@@ -52,6 +52,30 @@ JOURNAL = "human.jsonl"
 MENU_SHOWN_UP_TO = 30
 
 
+#: the widest menu line (a terminal of 80 to 100 columns)
+MENU_WIDTH = 88
+
+
+def menu_lines(head: str, items: list[str], sep: str = "   ", width: int = MENU_WIDTH) -> list[str]:
+    """``head`` and the menu items, wrapped at ``width`` columns under the first item.
+
+    >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"])
+    ['pair: 1) S3 S3   2) H4 H4']
+    >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"], width=16)
+    ['pair: 1) S3 S3', '      2) H4 H4']
+    """
+    lines, line, empty = [], head, True
+    for item in items:
+        if empty:
+            line, empty = line + item, False
+        elif len(line) + len(sep) + len(item) > width:
+            lines.append(line)
+            line = " " * len(head) + item
+        else:
+            line += sep + item
+    return lines + [line]
+
+
 class InputEnded(KeyboardInterrupt):
     """Stdin ended (or the person typed q): the match stops as on Ctrl-C, answers kept."""
 
@@ -282,8 +306,8 @@ class TerminalSeat:
     def _show_menu(self, obs: Observation, options: list) -> None:
         if obs.phase != PLAY:
             what = "tribute" if obs.phase == TRIBUTE else f"return to seat {obs.return_to}"
-            items = "  ".join(f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1))
-            self.screen.print(f"allowed {what}: {items}")
+            items = [f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1)]
+            self.screen.print("\n".join(menu_lines(f"allowed {what}: ", items, sep="  ")))
             return
         groups: dict[str, list[str]] = {}
         for i, c in enumerate(options, 1):
@@ -294,7 +318,7 @@ class TerminalSeat:
             groups.setdefault(c.type, []).append(f"{i}) {label}")
         for t in COMBO_TYPES:
             if t in groups:
-                self.screen.print(f"{t.replace('_', ' ')}: " + "   ".join(groups[t]))
+                self.screen.print("\n".join(menu_lines(f"{t.replace('_', ' ')}: ", groups[t])))
         if obs.top is not None:
             self.screen.print("p) pass")
 
