@@ -6,8 +6,11 @@ replay, output wider than a terminal, intervals that claim more than the data ho
 
 from __future__ import annotations
 
+import math
 import shutil
 
+import polars as pl
+import pytest
 from report_fixtures import small_run  # noqa: F401  (fixture)
 from typer.testing import CliRunner
 
@@ -87,3 +90,18 @@ def test_the_play_menu_and_help_fit_a_terminal(tmp_path, monkeypatch):
     lines = [part for line in res.stdout.splitlines() for part in line.split(" > ")]
     assert "full house: 22)" in res.stdout
     assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+
+
+def test_a_count_never_seen_has_an_upper_bound_above_zero(small_run):  # noqa: F811
+    """bombs: 109 deals without an 8-card bomb printed `per_deal 0.000 [0.000, 0.000]`."""
+    from guandan_cli.reports import load
+    from guandan_cli.reports.bombs import bombs
+
+    data = load(small_run)
+    table = bombs(data.deals)
+    never = table.filter(pl.col("bombs") == 0)
+    assert never.height > 0  # 9- and 10-card bombs are rare: none in a small run
+    n = never["deals"].to_list()[0]
+    for row in never.iter_rows(named=True):
+        assert row["per_deal"] == 0 and row["per_deal_lo"] == 0
+        assert row["per_deal_hi"] == pytest.approx(-math.log(0.025) / n)  # exact Poisson bound

@@ -25,6 +25,8 @@ from guandan_cli.stats import wilson_interval
 
 #: the two-sided 95 % normal quantile
 Z = 1.959963984540054
+#: ``-ln(0.025)``: the 95 % upper bound (two-sided) of a Poisson mean when 0 events were seen
+ZERO_COUNT_UPPER = -math.log(0.025)
 
 
 def wilson(k: int, n: int, z: float = Z) -> tuple[float | None, float | None]:
@@ -93,7 +95,15 @@ def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = 
     """Mean and interval from ``n`` values given their sum ``s`` and sum of squares ``q``.
 
     Used where most values are zero and never materialised (e.g. bombs of a class per deal);
-    the values are counts, so the interval is clipped at 0.
+    the values are counts, so the interval is clipped at 0. When every value is 0 the sample
+    has no spread and ``mean ± z·sd/√n`` would claim ``[0, 0]``, certainty from a finite
+    sample; the upper end is then the exact Poisson bound for no event in ``n`` draws,
+    ``-ln(0.025) / n`` (≈ 3.69 / n; the counterpart of the Wilson bound of a rate of 0).
+
+    >>> frame = pl.DataFrame({"s": [0, 5], "q": [0, 5], "n": [100, 100]})
+    >>> rows = frame.select(mean_ci_from_sums(pl.col("s"), pl.col("q"), pl.col("n"), "x")).rows()
+    >>> [tuple(round(v, 4) for v in row) for row in rows]
+    [(0.0, 0.0, 0.0369), (0.05, 0.0071, 0.0929)]
     """
     s = s.cast(pl.Float64)
     q = q.cast(pl.Float64)
@@ -104,7 +114,11 @@ def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = 
     return [
         pl.when(n > 0).then(mean).alias(name),
         pl.when(n > 1).then(pl.max_horizontal(mean - half, pl.lit(0.0))).alias(f"{name}_lo"),
-        pl.when(n > 1).then(mean + half).alias(f"{name}_hi"),
+        pl.when((n > 1) & (s == 0))
+        .then(ZERO_COUNT_UPPER / n)
+        .when(n > 1)
+        .then(mean + half)
+        .alias(f"{name}_hi"),
     ]
 
 
