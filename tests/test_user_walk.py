@@ -105,3 +105,29 @@ def test_a_count_never_seen_has_an_upper_bound_above_zero(small_run):  # noqa: F
     for row in never.iter_rows(named=True):
         assert row["per_deal"] == 0 and row["per_deal_lo"] == 0
         assert row["per_deal_hi"] == pytest.approx(-math.log(0.025) / n)  # exact Poisson bound
+
+
+def _saved_game(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    assert runner.invoke(app, argv, input="1\n1\nq\n").exit_code == 130
+    return tmp_path / "p" / "human.jsonl"
+
+
+def test_play_resume_names_a_bad_saved_answer_line(tmp_path, monkeypatch):
+    """A saved answer without "answer" failed as `KeyError: 'answer'` blamed on the strategy;
+    a complete garbage last line was dropped silently as if cut by a crash."""
+    journal = _saved_game(tmp_path, monkeypatch)
+    good = journal.read_text()
+    for extra, problem in [
+        ('{"deal": 0, "phase": "play", "action": "S3"}\n', "expected {"),
+        ('{"deal": 0, "phase": "play", "answer": "pair:3 S3"}\n', "answer 'pair:3 S3': bad combo"),
+        ("garbage\n", "not a JSON line"),
+    ]:
+        journal.write_text(good + extra)
+        res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+        assert res.exit_code == 2, res.output
+        assert f"human.jsonl:3: {problem}" in _one_error_line(res)
+    journal.write_text(good + '{"deal": 0, "pha')  # cut by a crash: dropped, the game goes on
+    res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+    assert res.exit_code == 130 and journal.read_text() == good

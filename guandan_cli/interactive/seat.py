@@ -84,6 +84,34 @@ class JournalMismatch(RuntimeError):
     """A saved answer that does not fit the question asked on resume."""
 
 
+def _entry_problem(entry: object) -> str | None:
+    """What is wrong with one saved answer line, or ``None``.
+
+    >>> _entry_problem({"deal": 0, "phase": "play", "answer": "pair:3 S3 H3"}) is None
+    True
+    >>> _entry_problem({"deal": 0, "phase": "play", "action": "S3"})
+    'expected {"deal": int, "phase": "play"|"tribute"|"return", "answer": str}'
+    >>> _entry_problem({"deal": 0, "phase": "tribute", "answer": "X9"})[:24]
+    "answer 'X9': bad card to"
+    """
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("deal"), int)
+        or entry.get("phase") not in (PLAY, TRIBUTE, RETURN)
+        or not isinstance(entry.get("answer"), str)
+    ):
+        return 'expected {"deal": int, "phase": "play"|"tribute"|"return", "answer": str}'
+    text = entry["answer"]
+    try:
+        if entry["phase"] != PLAY:
+            parse_card(text)
+        elif text != "pass":
+            Combo.from_text(text)
+    except ValueError as exc:
+        return f"answer {text!r}: {exc}"
+    return None
+
+
 class Journal:
     """The human seat's accepted answers, one JSON line each: ``{"deal", "phase", "answer"}``."""
 
@@ -91,14 +119,19 @@ class Journal:
         self.path = path
         self.pending: list[dict] = []
         if resume and path.exists():
-            lines = path.read_text(encoding="utf-8").splitlines()
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
             for n, line in enumerate(lines, 1):
                 try:
-                    self.pending.append(json.loads(line))
+                    entry = json.loads(line)
                 except json.JSONDecodeError:
-                    if n == len(lines):
+                    if n == len(lines) and not text.endswith("\n"):
                         break  # a line cut by a crash: that answer was never applied
                     raise JournalMismatch(f"{path}:{n}: not a JSON line") from None
+                problem = _entry_problem(entry)
+                if problem:
+                    raise JournalMismatch(f"{path}:{n}: {problem}")
+                self.pending.append(entry)
             # rewritten whole, so a cut last line is dropped before new answers follow
             path.write_text("".join(json.dumps(e) + "\n" for e in self.pending), encoding="utf-8")
         self.resume = resume
