@@ -131,3 +131,14 @@ def test_play_resume_names_a_bad_saved_answer_line(tmp_path, monkeypatch):
     journal.write_text(good + '{"deal": 0, "pha')  # cut by a crash: dropped, the game goes on
     res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
     assert res.exit_code == 130 and journal.read_text() == good
+
+
+def test_bench_checks_strategies_and_names_the_option():
+    """`bench --strategies nope` timed legal_plays first, then ended in a traceback."""
+    res = runner.invoke(app, ["bench", "--strategies", "nope", "--positions", "5", "--no-startup"])
+    assert res.exit_code == 2
+    line = _one_error_line(res)
+    assert line.startswith("guandan: error: --strategies: unknown strategy 'nope'")
+    assert "legal_plays" not in res.stdout  # refused before any work
+    res = runner.invoke(app, ["bench", "--workers", "0"])
+    assert res.exit_code == 2 and _one_error_line(res) == "guandan: error: --workers must be positive, got 0"
