@@ -142,3 +142,37 @@ def test_bench_checks_strategies_and_names_the_option():
     assert "legal_plays" not in res.stdout  # refused before any work
     res = runner.invoke(app, ["bench", "--workers", "0"])
     assert res.exit_code == 2 and _one_error_line(res) == "guandan: error: --workers must be positive, got 0"
+
+
+def test_experiment_intervals_use_t_and_none_from_one_pair():
+    """A tribute kind seen in 1 setup printed `+0.0000 [+0.0000, +0.0000]`; 5 pairs used 1.96."""
+    import statistics
+
+    from guandan_cli.experiments import paired_effects
+
+    def frame(wins):
+        return pl.DataFrame(
+            {"match": list(range(len(wins))), "win": wins, "upgrade": wins, "first_out": wins}
+        )
+
+    one = paired_effects(frame([1]), frame([1])).row(0, named=True)
+    assert one["pairs"] == 1 and math.isnan(one["effect_lo"]) and math.isnan(one["effect_hi"])
+    a, b = [3, 2, 2, 1, 3], [1, 2, 1, 1, 2]  # upgrade differences 2, 0, 1, 0, 1: mean 0.8
+    row = paired_effects(frame(a), frame(b)).row(1, named=True)
+    sd = statistics.stdev([2, 0, 1, 0, 1])
+    assert row["effect_hi"] - row["effect"] == pytest.approx(2.7764 * sd / 5**0.5, rel=1e-4)  # t(4)
+
+
+def test_experiment_file_is_strict_json_when_a_kind_has_one_pair(tmp_path):
+    import json
+
+    from guandan_cli.experiments import EXPERIMENTS, run_experiment
+
+    res = run_experiment(EXPERIMENTS["tribute"], 4, strategies="random", seed=0, out=tmp_path, workers=1)
+    assert 1 in res.by_kind["pairs"].to_list()  # some tribute kind seen once: no interval
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    data = json.loads((res.out / "effects.json").read_text(), parse_constant=refuse)
+    assert any(row["effect_lo"] is None for row in data["by_kind"])
