@@ -176,3 +176,12 @@ def test_experiment_file_is_strict_json_when_a_kind_has_one_pair(tmp_path):
 
     data = json.loads((res.out / "effects.json").read_text(), parse_constant=refuse)
     assert any(row["effect_lo"] is None for row in data["by_kind"])
+
+
+@pytest.mark.parametrize("url", ["ws://127.0.0.1:99999/game/x", "ws://127.0.0.1:abc/game/x", "ws:///game/x"])
+def test_connect_refuses_a_bad_port_or_host_in_one_line(url):
+    """`connect ws://127.0.0.1:99999/game/x` was a traceback (ValueError: Port out of range)."""
+    pytest.importorskip("websockets", reason="the protocol extra is not installed")
+    res = runner.invoke(app, ["connect", url, "--retry-for", "0"])
+    assert res.exit_code == 2
+    assert f"bad server address {url!r}" in _one_error_line(res)
