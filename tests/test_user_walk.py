@@ -185,3 +185,15 @@ def test_connect_refuses_a_bad_port_or_host_in_one_line(url):
     res = runner.invoke(app, ["connect", url, "--retry-for", "0"])
     assert res.exit_code == 2
     assert f"bad server address {url!r}" in _one_error_line(res)
+
+
+def test_a_gain_that_is_always_zero_is_not_certain():
+    """tribute: 150 paying deals all gaining 0 levels printed `0.000 [0.000, 0.000]`."""
+    from guandan_cli.reports.stats import mean_ci_aggs
+
+    frame = pl.DataFrame({"side": ["paying"] * 150 + ["receiving"] * 150, "gain": [0] * 150 + [3, 2] * 75})
+    out = frame.group_by("side").agg(mean_ci_aggs(pl.col("gain"), "m", counts=True)).sort("side")
+    paying, receiving = out.rows(named=True)
+    assert (paying["m"], paying["m_lo"]) == (0.0, 0.0)
+    assert paying["m_hi"] == pytest.approx(-math.log(0.025) / 150)
+    assert receiving["m_lo"] < 2.5 < receiving["m_hi"]  # values with spread: the usual interval

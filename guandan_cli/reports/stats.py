@@ -77,17 +77,30 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Exp
     ]
 
 
-def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
+def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z, counts: bool = False) -> list[pl.Expr]:
     """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``.
 
-    The interval is clipped to the values' range: a mean cannot lie outside it.
+    The interval is clipped to the values' range: a mean cannot lie outside it. With
+    ``counts`` (values ≥ 0 that could have been larger: levels gained, 接风 per deal), a
+    sample of zeros gets the upper end ``-ln(0.025)/n`` as in :func:`mean_ci_from_sums`,
+    not ``[0, 0]``.
+
+    >>> frame = pl.DataFrame({"g": [0, 0, 0, 0]})
+    >>> frame.select(mean_ci_aggs(pl.col("g"), "m")).rows()
+    [(0.0, 0.0, 0.0)]
+    >>> [round(v, 4) for v in frame.select(mean_ci_aggs(pl.col("g"), "m", counts=True)).row(0)]
+    [0.0, 0.0, 0.9222]
     """
     x = x.cast(pl.Float64)
-    half = z * x.std() / x.count().cast(pl.Float64).sqrt()
+    n = x.count().cast(pl.Float64)
+    half = z * x.std() / n.sqrt()
+    hi = pl.min_horizontal(x.mean() + half, x.max())
+    if counts:
+        hi = pl.when(x.max() == 0).then(ZERO_COUNT_UPPER / n).otherwise(hi)
     return [
         x.mean().alias(name),
         pl.when(x.count() > 1).then(pl.max_horizontal(x.mean() - half, x.min())).alias(f"{name}_lo"),
-        pl.when(x.count() > 1).then(pl.min_horizontal(x.mean() + half, x.max())).alias(f"{name}_hi"),
+        pl.when(x.count() > 1).then(hi).alias(f"{name}_hi"),
     ]
 
 
