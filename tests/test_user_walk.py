@@ -197,3 +197,10 @@ def test_a_gain_that_is_always_zero_is_not_certain():
     assert (paying["m"], paying["m_lo"]) == (0.0, 0.0)
     assert paying["m_hi"] == pytest.approx(-math.log(0.025) / 150)
     assert receiving["m_lo"] < 2.5 < receiving["m_hi"]  # values with spread: the usual interval
+
+
+def test_verify_refuses_a_negative_max_problems(small_run):  # noqa: F811
+    """`verify RUN --max-problems -1` on a good run printed "… and 1 more" (of 0 problems)."""
+    res = runner.invoke(app, ["verify", str(small_run), "--max-problems", "-1", "-q"])
+    assert res.exit_code == 2
+    assert _one_error_line(res) == "guandan: error: --max-problems must be 0 or more, got -1"
