@@ -204,3 +204,13 @@ def test_verify_refuses_a_negative_max_problems(small_run):  # noqa: F811
     res = runner.invoke(app, ["verify", str(small_run), "--max-problems", "-1", "-q"])
     assert res.exit_code == 2
     assert _one_error_line(res) == "guandan: error: --max-problems must be 0 or more, got -1"
+
+
+@pytest.mark.parametrize("hand", ["", "   "])
+def test_plays_refuses_an_empty_hand(hand):
+    """`guandan plays ""` printed `hand:   (level 2, 0 plays)` and exit 0."""
+    res = runner.invoke(app, ["plays", hand])
+    assert res.exit_code == 2
+    assert (
+        _one_error_line(res) == f"guandan: error: HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'"
+    )
