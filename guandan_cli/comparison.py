@@ -59,6 +59,28 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _sign(ci: tuple[float, float]) -> str:
+    """``>`` when the whole interval is above 0, ``<`` when below, ``≈`` otherwise (or without one).
+
+    >>> _sign((0.1, 0.4)), _sign((-0.2, 0.3)), _sign((math.nan, math.nan))
+    ('>', '≈', '≈')
+    """
+    lo, hi = ci
+    return ">" if lo > 0 else "<" if hi < 0 else "≈"
+
+
+def _bracket(ci: tuple[float, float], fmt: str, scale: float = 1.0) -> str:
+    """``[lo, hi]`` formatted, ``[–, –]`` when there is no interval (fewer than 2 pairs).
+
+    >>> _bracket((0.25, 0.5), ".0f", 100), _bracket((math.nan, math.nan), ".2f")
+    ('[25, 50]', '[–, –]')
+    """
+    lo, hi = ci
+    if math.isnan(lo) or math.isnan(hi):
+        return "[–, –]"
+    return f"[{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
+
+
 @dataclass
 class CompareResult:
     """The figures of a comparison of A against B, and the per-pair data (``pairs``).
@@ -125,16 +147,12 @@ class CompareResult:
 
         Deal mode names deals and first-out rates instead of matches.
         """
-        lo, hi = self.level_gain_ci
-        sign = ">" if lo > 0 else "<" if hi < 0 else "≈"
-        head = f"{self.a} {sign} {self.b}: {self.level_gain:+.2f} levels/deal [{lo:.2f}, {hi:.2f}], "
-        dlo, dhi = self.deal_ci
-        deals = f"deals {self.deal_rate:.0%} [{dlo * 100:.0f}, {dhi * 100:.0f}]"
+        head = f"{self.a} {_sign(self.level_gain_ci)} {self.b}: {self.level_gain:+.2f} levels/deal "
+        head += _bracket(self.level_gain_ci, ".2f") + ", "
+        deals = f"deals {self.deal_rate:.0%} {_bracket(self.deal_ci, '.0f', 100)}"
         if self.duplicate == "deal":
-            flo, fhi = self.first_out_ci
-            return f"{head}{deals}, first out {self.first_out_rate:.0%} [{flo * 100:.0f}, {fhi * 100:.0f}]"
-        mlo, mhi = self.match_ci
-        return f"{head}matches {self.match_rate:.0%} [{mlo * 100:.0f}, {mhi * 100:.0f}], {deals}"
+            return f"{head}{deals}, first out {self.first_out_rate:.0%} {_bracket(self.first_out_ci, '.0f', 100)}"
+        return f"{head}matches {self.match_rate:.0%} {_bracket(self.match_ci, '.0f', 100)}, {deals}"
 
     def describe(self) -> str:
         """What was played, in one line (``heuristic vs greedy: 100 deal pairs (fresh setups) = 200 deals``)."""
@@ -481,9 +499,8 @@ class TournamentResult:
         lines.append("")
         lines.append("pairings (level gain per deal of the first against the second)")
         for res in self.results.values():
-            lo, hi = res.level_gain_ci
-            sign = ">" if lo > 0 else "<" if hi < 0 else "≈"
-            lines.append(f"  {res.a} {sign} {res.b}: {res.level_gain:+.2f} levels/deal [{lo:.2f}, {hi:.2f}]")
+            sign, shown = _sign(res.level_gain_ci), _bracket(res.level_gain_ci, ".2f")
+            lines.append(f"  {res.a} {sign} {res.b}: {res.level_gain:+.2f} levels/deal {shown}")
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike | None = None):

@@ -24,9 +24,10 @@ for the *receiving side*, the previous 上游's team (the deal's ``level_team``)
 - ``upgrade``: the levels it gains (the deal's upgrade when it wins, else 0);
 - ``first_out``: the previous 上游 itself goes out first again.
 
-``effect`` = mean over setups of (A − B) with a 95% interval mean ± 1.96·sd/√n of the
-paired differences, clipped to their range as the reports clip means (``pairs`` setups,
-``differ`` of them with A ≠ B).
+``effect`` = mean over setups of (A − B) with a 95% interval mean ± t·sd/√n of the
+paired differences (t: Student's 97.5% quantile with n − 1 degrees of freedom, 1.97 for
+200 pairs, 4.30 for 3; none from a single pair), clipped to their range as the reports
+clip means (``pairs`` setups, ``differ`` of them with A ≠ B).
 
 >>> sorted(EXPERIMENTS)
 ['resistance', 'ruleset', 'tribute']
@@ -43,7 +44,7 @@ from pathlib import Path
 
 import polars as pl
 
-from guandan_cli.stats import Z95
+from guandan_cli.stats import t_quantile
 
 METRICS = ("win", "upgrade", "first_out")
 METRIC_LABELS = {
@@ -137,7 +138,7 @@ class ExperimentResult:
             f"{'receiving side':<28}  {'A':>6}  {'B':>6}  {'A − B [95% CI]':<27}  {'differ':>6}",
         ]
         for row in self.effects.iter_rows(named=True):
-            effect = f"{row['effect']:+.4f} [{row['effect_lo']:+.4f}, {row['effect_hi']:+.4f}]"
+            effect = _effect_text(row)
             lines.append(
                 f"{METRIC_LABELS[row['metric']]:<28}  {row['a']:>6.3f}  {row['b']:>6.3f}  {effect:<27}"
                 f"  {row['differ']:>6}"
@@ -155,11 +156,7 @@ class ExperimentResult:
                     r["metric"]: r for r in self.by_kind.filter(pl.col("kind") == kind).iter_rows(named=True)
                 }
                 w, u = rows["win"], rows["upgrade"]
-                lines.append(
-                    f"{kind:<10}  {w['pairs']:>6}  "
-                    f"{w['effect']:+.4f} [{w['effect_lo']:+.4f}, {w['effect_hi']:+.4f}]  "
-                    f"{u['effect']:+.4f} [{u['effect_lo']:+.4f}, {u['effect_hi']:+.4f}]"
-                )
+                lines.append(f"{kind:<10}  {w['pairs']:>6}  {_effect_text(w):<27}  {_effect_text(u)}")
         return "\n".join(lines)
 
 
@@ -200,6 +197,18 @@ def _arm_frame(run_dir: Path, receivers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _effect_text(row: dict) -> str:
+    """``+0.1500 [-0.2913, +0.5913]``; ``[–, –]`` when there is no interval (one pair).
+
+    >>> _effect_text({"effect": 0.0, "effect_lo": math.nan, "effect_hi": math.nan})
+    '+0.0000 [–, –]'
+    """
+    lo, hi = row["effect_lo"], row["effect_hi"]
+    if lo is None or hi is None or math.isnan(lo) or math.isnan(hi):
+        return f"{row['effect']:+.4f} [–, –]"
+    return f"{row['effect']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
+
+
 def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     """Per metric: the arms' means, the mean paired difference A − B with its 95% interval.
 
@@ -217,8 +226,9 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     for m in METRICS:
         diff = (both[m] - both[f"{m}_b"]).cast(pl.Float64)
         mean = float(diff.mean()) if n else math.nan
-        sd = float(diff.std()) if n > 1 else 0.0
-        half = Z95 * sd / math.sqrt(n) if n else math.nan
+        # Student's t, not 1.96: a handful of pairs (a rare tribute kind) needs the wider
+        # quantile; from one pair there is no interval at all (nan, shown as [–, –])
+        half = t_quantile(0.975, n - 1) * float(diff.std()) / math.sqrt(n) if n > 1 else math.nan
         rows.append(
             {
                 "metric": m,
@@ -226,8 +236,8 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
                 "a": float(both[m].mean()) if n else math.nan,
                 "b": float(both[f"{m}_b"].mean()) if n else math.nan,
                 "effect": mean,
-                "effect_lo": max(mean - half, float(diff.min())) if n else math.nan,
-                "effect_hi": min(mean + half, float(diff.max())) if n else math.nan,
+                "effect_lo": max(mean - half, float(diff.min())) if n > 1 else math.nan,
+                "effect_hi": min(mean + half, float(diff.max())) if n > 1 else math.nan,
                 "differ": int((diff != 0).sum()),
             }
         )
@@ -385,7 +395,9 @@ def run_experiment(
     }
     (out / "effects.json").write_text(
         json.dumps(
-            config | {"effects": effects.to_dicts(), "by_kind": by_kind.to_dicts()},
+            # no interval (one pair) is nan in the frames, null in the file (NaN is not JSON)
+            config
+            | {"effects": effects.fill_nan(None).to_dicts(), "by_kind": by_kind.fill_nan(None).to_dicts()},
             ensure_ascii=False,
             indent=1,
         )

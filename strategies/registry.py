@@ -48,6 +48,19 @@ def available_strategies() -> list[str]:
     return sorted(set(BUILTINS) | set(_plugins()))
 
 
+def _load_problem(exc: Exception) -> str:
+    """One line for an exception raised while a strategy's module runs (file:line for syntax errors).
+
+    >>> _load_problem(SyntaxError("'(' was never closed", ("bot.py", 3, 1, "f(")))
+    "bot.py:3: SyntaxError: '(' was never closed"
+    >>> _load_problem(ModuleNotFoundError("No module named 'x'"))
+    "ModuleNotFoundError: No module named 'x'"
+    """
+    if isinstance(exc, SyntaxError):
+        return f"{exc.filename}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _load_target(target: str, spec: str) -> type:
     module_name, _, cls_name = target.partition(":")
     if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
@@ -62,6 +75,11 @@ def _load_target(target: str, spec: str) -> type:
         sys.modules[name] = module  # so its classes can be inspected (fingerprints) and pickled
         try:
             mod_spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(name, None)
+            raise UnknownStrategyError(
+                f"strategy {spec!r}: {path} does not load: {_load_problem(exc)}"
+            ) from None
         except BaseException:
             sys.modules.pop(name, None)
             raise
@@ -70,6 +88,10 @@ def _load_target(target: str, spec: str) -> type:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             raise UnknownStrategyError(f"strategy {spec!r}: cannot import {module_name!r} ({exc})") from None
+        except Exception as exc:
+            raise UnknownStrategyError(
+                f"strategy {spec!r}: {module_name} does not load: {_load_problem(exc)}"
+            ) from None
     try:
         cls = getattr(module, cls_name)
     except AttributeError:

@@ -38,8 +38,22 @@ def bench(
     """Print median µs per legal_plays call, start-up times, and deals/s with one worker and with all."""
     from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_startup_lines
 
-    if matches < 1 or (workers is not None and workers < 1) or positions < 1 or parallel_matches < 0:
-        fail("--matches, --workers and --positions must be positive, --parallel-matches 0 or more")
+    for option, value, least in (
+        ("--positions", positions, 1),
+        ("--matches", matches, 1),
+        ("--workers", workers, 1),
+        ("--parallel-matches", parallel_matches, 0),
+    ):
+        if value is not None and value < least:
+            fail(f"{option} must be {'positive' if least else '0 or more'}, got {value}")
+    names = [s.strip() for s in strategies.split(",")] if strategies else None
+    if deals and names:  # checked before the legal-plays and start-up figures take their time
+        from guandan_cli.runner.simulate import SimulationInputError, check_strategies
+
+        try:
+            check_strategies(names)
+        except SimulationInputError as exc:
+            fail(f"--strategies: {exc}")
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)
@@ -47,7 +61,6 @@ def bench(
         for line in bench_startup_lines():
             typer.echo(line)
     if deals:
-        names = [s.strip() for s in strategies.split(",")] if strategies else None
         lines = bench_deal_lines(
             names, workers=workers, matches=matches, seed=seed, parallel_matches=parallel_matches
         )

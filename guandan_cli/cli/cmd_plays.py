@@ -35,6 +35,8 @@ def plays(
         cards = parse_cards(hand)
     except ValueError as exc:
         fail(f"HAND {hand!r}: {exc}")
+    if not cards:
+        fail(f"HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'")
     try:
         top_combo = check_declared(Combo.from_text(top), level) if top else None
     except ValueError as exc:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import fail
+from guandan_cli.cli.errors import FAILURE, fail
 
 
 @app.command()
@@ -20,7 +20,7 @@ def replay(
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
-    from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import DealNotFound, find_deal, render_deal
     from guandan_cli.runner.rundir import read_manifest
 
@@ -29,7 +29,9 @@ def replay(
         manifest = read_manifest(run) if run.is_dir() else None
         options = (manifest or {}).get("config", {})
         text = render_deal(rec, prev, symbols=symbols, options=options)
-    except (DealNotFound, LogReadError, IllegalActionError, ValueError) as exc:
+    except (LogLineError, IllegalActionError) as exc:  # the log is corrupt or does not replay
+        fail(exc, FAILURE)
+    except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
     typer.echo(f"{path}:{line}")
     typer.echo(text)

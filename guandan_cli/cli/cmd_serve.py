@@ -126,6 +126,15 @@ def connect(
     """Play one seat on a competition server (NJUPT platform protocol) with one of our strategies."""
     if not url.startswith(("ws://", "wss://")):
         fail(f"bad server address {url!r}: expected ws://HOST:PORT/game/NAME")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    try:
+        _ = parts.port  # reading it checks it: a port out of range or not a number raises
+    except ValueError as exc:
+        fail(f"bad server address {url!r}: {exc}; expected ws://HOST:PORT/game/NAME")
+    if not parts.hostname:
+        fail(f"bad server address {url!r}: no host; expected ws://HOST:PORT/game/NAME")
     if retry_for < 0:
         fail(f"--retry-for must be 0 or more, got {retry_for}")
     _need_websockets()

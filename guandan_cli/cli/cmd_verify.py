@@ -71,6 +71,8 @@ def verify(
 
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")
+    if max_problems < 0:
+        fail(f"--max-problems must be 0 or more, got {max_problems}")
     workers = workers or default_workers()
     bar = None
     t0 = time.monotonic()

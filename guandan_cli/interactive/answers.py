@@ -35,8 +35,8 @@ HINT = "hint"
 MENU = "menu"
 QUIT = "quit"
 HELP_LINE = (
-    "answer with cards (S3 H4 D4; suits S H C D, T or 10, SB HR), a menu number, "
-    "p to pass, ? for a suggestion, h for the menu, q to save and quit"
+    "answer with cards (S3 H4 D4; suits S H C D, T or 10, SB HR) or a menu number,\n"
+    "  p to pass, ? for a suggestion, h for the menu, q to save and quit"
 )
 
 

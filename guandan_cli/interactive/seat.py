@@ -52,12 +52,64 @@ JOURNAL = "human.jsonl"
 MENU_SHOWN_UP_TO = 30
 
 
+#: the widest menu line (a terminal of 80 to 100 columns)
+MENU_WIDTH = 88
+
+
+def menu_lines(head: str, items: list[str], sep: str = "   ", width: int = MENU_WIDTH) -> list[str]:
+    """``head`` and the menu items, wrapped at ``width`` columns under the first item.
+
+    >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"])
+    ['pair: 1) S3 S3   2) H4 H4']
+    >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"], width=16)
+    ['pair: 1) S3 S3', '      2) H4 H4']
+    """
+    lines, line, empty = [], head, True
+    for item in items:
+        if empty:
+            line, empty = line + item, False
+        elif len(line) + len(sep) + len(item) > width:
+            lines.append(line)
+            line = " " * len(head) + item
+        else:
+            line += sep + item
+    return lines + [line]
+
+
 class InputEnded(KeyboardInterrupt):
     """Stdin ended (or the person typed q): the match stops as on Ctrl-C, answers kept."""
 
 
 class JournalMismatch(RuntimeError):
     """A saved answer that does not fit the question asked on resume."""
+
+
+def _entry_problem(entry: object) -> str | None:
+    """What is wrong with one saved answer line, or ``None``.
+
+    >>> _entry_problem({"deal": 0, "phase": "play", "answer": "pair:3 S3 H3"}) is None
+    True
+    >>> _entry_problem({"deal": 0, "phase": "play", "action": "S3"})
+    'expected {"deal": int, "phase": "play"|"tribute"|"return", "answer": str}'
+    >>> _entry_problem({"deal": 0, "phase": "tribute", "answer": "X9"})[:24]
+    "answer 'X9': bad card to"
+    """
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("deal"), int)
+        or entry.get("phase") not in (PLAY, TRIBUTE, RETURN)
+        or not isinstance(entry.get("answer"), str)
+    ):
+        return 'expected {"deal": int, "phase": "play"|"tribute"|"return", "answer": str}'
+    text = entry["answer"]
+    try:
+        if entry["phase"] != PLAY:
+            parse_card(text)
+        elif text != "pass":
+            Combo.from_text(text)
+    except ValueError as exc:
+        return f"answer {text!r}: {exc}"
+    return None
 
 
 class Journal:
@@ -67,14 +119,19 @@ class Journal:
         self.path = path
         self.pending: list[dict] = []
         if resume and path.exists():
-            lines = path.read_text(encoding="utf-8").splitlines()
+            text = path.read_text(encoding="utf-8")
+            lines = text.splitlines()
             for n, line in enumerate(lines, 1):
                 try:
-                    self.pending.append(json.loads(line))
+                    entry = json.loads(line)
                 except json.JSONDecodeError:
-                    if n == len(lines):
+                    if n == len(lines) and not text.endswith("\n"):
                         break  # a line cut by a crash: that answer was never applied
                     raise JournalMismatch(f"{path}:{n}: not a JSON line") from None
+                problem = _entry_problem(entry)
+                if problem:
+                    raise JournalMismatch(f"{path}:{n}: {problem}")
+                self.pending.append(entry)
             # rewritten whole, so a cut last line is dropped before new answers follow
             path.write_text("".join(json.dumps(e) + "\n" for e in self.pending), encoding="utf-8")
         self.resume = resume
@@ -282,8 +339,8 @@ class TerminalSeat:
     def _show_menu(self, obs: Observation, options: list) -> None:
         if obs.phase != PLAY:
             what = "tribute" if obs.phase == TRIBUTE else f"return to seat {obs.return_to}"
-            items = "  ".join(f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1))
-            self.screen.print(f"allowed {what}: {items}")
+            items = [f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1)]
+            self.screen.print("\n".join(menu_lines(f"allowed {what}: ", items, sep="  ")))
             return
         groups: dict[str, list[str]] = {}
         for i, c in enumerate(options, 1):
@@ -294,7 +351,7 @@ class TerminalSeat:
             groups.setdefault(c.type, []).append(f"{i}) {label}")
         for t in COMBO_TYPES:
             if t in groups:
-                self.screen.print(f"{t.replace('_', ' ')}: " + "   ".join(groups[t]))
+                self.screen.print("\n".join(menu_lines(f"{t.replace('_', ' ')}: ", groups[t])))
         if obs.top is not None:
             self.screen.print("p) pass")
 

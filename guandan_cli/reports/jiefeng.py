@@ -23,7 +23,7 @@ def jiefeng(deals: pl.LazyFrame) -> pl.DataFrame:
         deals.select("ruleset", j=d.struct.field("jiefeng"), t=d.struct.field("tricks"))
         .group_by("ruleset")
         .agg(
-            *mean_ci_aggs(pl.col("j"), "per_deal"),
+            *mean_ci_aggs(pl.col("j"), "per_deal", counts=True),
             deals=pl.len().cast(pl.Int64),
             total=pl.col("j").sum().cast(pl.Int64),
             deals_with=(pl.col("j") > 0).sum().cast(pl.Int64),

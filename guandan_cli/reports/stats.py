@@ -25,6 +25,8 @@ from guandan_cli.stats import wilson_interval
 
 #: the two-sided 95 % normal quantile
 Z = 1.959963984540054
+#: ``-ln(0.025)``: the 95 % upper bound (two-sided) of a Poisson mean when 0 events were seen
+ZERO_COUNT_UPPER = -math.log(0.025)
 
 
 def wilson(k: int, n: int, z: float = Z) -> tuple[float | None, float | None]:
@@ -75,17 +77,30 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Exp
     ]
 
 
-def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z) -> list[pl.Expr]:
+def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z, counts: bool = False) -> list[pl.Expr]:
     """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``.
 
-    The interval is clipped to the values' range: a mean cannot lie outside it.
+    The interval is clipped to the values' range: a mean cannot lie outside it. With
+    ``counts`` (values ≥ 0 that could have been larger: levels gained, 接风 per deal), a
+    sample of zeros gets the upper end ``-ln(0.025)/n`` as in :func:`mean_ci_from_sums`,
+    not ``[0, 0]``.
+
+    >>> frame = pl.DataFrame({"g": [0, 0, 0, 0]})
+    >>> frame.select(mean_ci_aggs(pl.col("g"), "m")).rows()
+    [(0.0, 0.0, 0.0)]
+    >>> [round(v, 4) for v in frame.select(mean_ci_aggs(pl.col("g"), "m", counts=True)).row(0)]
+    [0.0, 0.0, 0.9222]
     """
     x = x.cast(pl.Float64)
-    half = z * x.std() / x.count().cast(pl.Float64).sqrt()
+    n = x.count().cast(pl.Float64)
+    half = z * x.std() / n.sqrt()
+    hi = pl.min_horizontal(x.mean() + half, x.max())
+    if counts:
+        hi = pl.when(x.max() == 0).then(ZERO_COUNT_UPPER / n).otherwise(hi)
     return [
         x.mean().alias(name),
         pl.when(x.count() > 1).then(pl.max_horizontal(x.mean() - half, x.min())).alias(f"{name}_lo"),
-        pl.when(x.count() > 1).then(pl.min_horizontal(x.mean() + half, x.max())).alias(f"{name}_hi"),
+        pl.when(x.count() > 1).then(hi).alias(f"{name}_hi"),
     ]
 
 
@@ -93,7 +108,15 @@ def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = 
     """Mean and interval from ``n`` values given their sum ``s`` and sum of squares ``q``.
 
     Used where most values are zero and never materialised (e.g. bombs of a class per deal);
-    the values are counts, so the interval is clipped at 0.
+    the values are counts, so the interval is clipped at 0. When every value is 0 the sample
+    has no spread and ``mean ± z·sd/√n`` would claim ``[0, 0]``, certainty from a finite
+    sample; the upper end is then the exact Poisson bound for no event in ``n`` draws,
+    ``-ln(0.025) / n`` (≈ 3.69 / n; the counterpart of the Wilson bound of a rate of 0).
+
+    >>> frame = pl.DataFrame({"s": [0, 5], "q": [0, 5], "n": [100, 100]})
+    >>> rows = frame.select(mean_ci_from_sums(pl.col("s"), pl.col("q"), pl.col("n"), "x")).rows()
+    >>> [tuple(round(v, 4) for v in row) for row in rows]
+    [(0.0, 0.0, 0.0369), (0.05, 0.0071, 0.0929)]
     """
     s = s.cast(pl.Float64)
     q = q.cast(pl.Float64)
@@ -104,7 +127,11 @@ def mean_ci_from_sums(s: pl.Expr, q: pl.Expr, n: pl.Expr, name: str, z: float = 
     return [
         pl.when(n > 0).then(mean).alias(name),
         pl.when(n > 1).then(pl.max_horizontal(mean - half, pl.lit(0.0))).alias(f"{name}_lo"),
-        pl.when(n > 1).then(mean + half).alias(f"{name}_hi"),
+        pl.when((n > 1) & (s == 0))
+        .then(ZERO_COUNT_UPPER / n)
+        .when(n > 1)
+        .then(mean + half)
+        .alias(f"{name}_hi"),
     ]
 
 

@@ -52,7 +52,7 @@ def tribute_effect(deals: pl.LazyFrame) -> pl.DataFrame:
     out = (
         rows.group_by("ruleset", "kind", "side")
         .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_upgrade"),
+            *mean_ci_aggs(pl.col("gain"), "mean_upgrade", counts=True),
             deals=pl.len().cast(pl.Int64),
             wins=pl.col("won").sum().cast(pl.Int64),
         )
@@ -154,7 +154,7 @@ def first_leader(deals: pl.LazyFrame) -> pl.DataFrame:
     out = (
         both.group_by("ruleset", "kind")
         .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_upgrade"),
+            *mean_ci_aggs(pl.col("gain"), "mean_upgrade", counts=True),
             deals=pl.len().cast(pl.Int64),
             team_wins=pl.col("won").sum().cast(pl.Int64),
             first_out=pl.col("first").sum().cast(pl.Int64),

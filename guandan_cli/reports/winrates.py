@@ -39,7 +39,7 @@ def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] = ("strategy",)) -> pl
     out = (
         rows.group_by("ruleset", *by)
         .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_gain"),
+            *mean_ci_aggs(pl.col("gain"), "mean_gain", counts=True),
             deals=pl.len().cast(pl.Int64),
             wins=pl.col("won").sum().cast(pl.Int64),
             first_out=pl.col("first").sum().cast(pl.Int64),

@@ -24,6 +24,36 @@ class DealNotFound(LookupError):
     pass
 
 
+#: the widest line replay prints (a terminal of 80 to 100 columns)
+WIDTH = 80
+
+
+def hand_lines(head: str, cards: str, width: int = WIDTH) -> list[str]:
+    """``head`` and the card tokens, wrapped under ``head`` when one line would be wider than ``width``.
+
+    A joker (``大王``) takes two columns per character, so it counts double.
+
+    >>> hand_lines("  seat 0:", "S3 H4")
+    ['  seat 0:  S3 H4']
+    >>> hand_lines("  seat 0:", " ".join(["♠10"] * 27))[1][:12]
+    '    ♠10 ♠10 '
+    """
+    if _columns(head) + 2 + _columns(cards) <= width:
+        return [f"{head}  {cards}"]
+    lines, line = [head], "   "
+    for token in cards.split():
+        if _columns(line) + 1 + _columns(token) > width:
+            lines.append(line)
+            line = "   "
+        line += " " + token
+    return lines + [line]
+
+
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: CJK characters (the jokers' names) take two."""
+    return sum(2 if "\u4e00" <= ch <= "\u9fff" else 1 for ch in text)
+
+
 def find_deal(run: str | os.PathLike, match: int, deal: int) -> tuple[Path, int, dict, dict | None]:
     """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``.
 
@@ -93,7 +123,8 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     out.append("hands")
     for seat in range(4):
         h = setup.hands[seat]
-        out.append(f"  seat {seat} (team {seat & 1}, {strategies[seat]}):  {format_cards(h, symbols)}")
+        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
+        out += hand_lines(head, format_cards(h, symbols))
     out.append("")
     if deal.tribute_kind == "none" and setup.previous is not None:
         out.append("tribute: none (tribute switched off)")
@@ -119,4 +150,4 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     return "\n".join(out)
 
 
-__all__ = ["DealNotFound", "find_deal", "render_deal"]
+__all__ = ["DealNotFound", "find_deal", "hand_lines", "render_deal"]

@@ -1,0 +1,215 @@
+"""Findings of a walk through every command as a demanding new user (one test per fix).
+
+Each test failed before its fix: a bot file that does not load, a truncated log given to
+replay, output wider than a terminal, intervals that claim more than the data holds.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import polars as pl
+import pytest
+from report_fixtures import small_run  # noqa: F401  (fixture)
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+
+runner = CliRunner()
+
+
+def _one_error_line(res) -> str:
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guandan: error: "), res.output
+    assert "Traceback" not in res.output
+    return lines[0]
+
+
+def test_a_bot_file_with_a_syntax_error_is_one_line_naming_file_and_line(tmp_path):
+    bot = tmp_path / "broken.py"
+    bot.write_text("x = 1\nsyntax error(\n")
+    res = runner.invoke(app, ["compare", f"{bot}:X", "greedy", "-n", "1", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 2
+    line = _one_error_line(res)
+    assert f"{bot}:2: SyntaxError" in line
+
+
+def test_a_bot_file_that_raises_on_import_is_one_line(tmp_path):
+    bot = tmp_path / "badimport.py"
+    bot.write_text("import no_such_module_anywhere\n")
+    res = runner.invoke(app, ["compare", "greedy", f"{bot}:X", "-n", "1", "--out", str(tmp_path / "c")])
+    assert res.exit_code == 2
+    assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in _one_error_line(res)
+
+
+def test_one_pair_gives_no_interval_and_no_verdict(tmp_path):
+    from guandan_cli import compare
+
+    res = compare(
+        "heuristic", "random", matches=1, seed=3, max_deals=3, workers=1, out=tmp_path, progress=False
+    )
+    assert res.level_gain > 0
+    assert "heuristic ≈ random:" in res.verdict() and "levels/deal [–, –]" in res.verdict()
+
+
+def test_four_pairs_get_the_small_sample_width():
+    """From 4 units the plain percentile bootstrap is far narrower than a t interval
+    (mean ± 3.18·sd/2); the expanded one reaches the resamples' extremes, the values' range."""
+    from guandan_cli.stats import bootstrap_mean_interval, bootstrap_ratio_interval
+
+    values = [1.0, 2.0, 3.0, 10.0]
+    assert bootstrap_mean_interval(values, seed=1) == (1.0, 10.0)
+    assert bootstrap_ratio_interval(values, [1, 1, 1, 1], seed=1) == (1.0, 10.0)
+
+
+def test_replay_fits_a_terminal_and_a_truncated_log_is_a_failure(small_run, tmp_path):  # noqa: F811
+    from guandan_cli.runner.replay import _columns
+
+    res = runner.invoke(app, ["replay", str(small_run), "--match", "0", "--deal", "0"])
+    assert res.exit_code == 0
+    assert max(_columns(line) for line in res.stdout.splitlines()) <= 100, res.stdout
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    part = run / "deals-00000.jsonl"
+    part.write_bytes(part.read_bytes()[:-40])  # the last line cut short, as by a crash
+    last = part.read_text().count("\n") + 1
+    res = runner.invoke(app, ["replay", str(run), "--match", "3", "--deal", "99"])
+    assert res.exit_code == 1  # a corrupt log is a failure while working, not bad input
+    assert f"{part}:{last}: truncated line" in _one_error_line(res)
+
+
+def test_the_play_menu_and_help_fit_a_terminal(tmp_path, monkeypatch):
+    """``h`` at a lead with 39 plays listed them on lines up to 297 columns wide."""
+    answers = "1\n1\nh\nq\n"  # seed 7, seat 0: the third question is a lead with 39 plays
+    monkeypatch.chdir(tmp_path)
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    res = runner.invoke(app, argv, input=answers)
+    assert res.exit_code == 130 and "39 plays" in res.stdout
+    # piped answers are not echoed, so a prompt and the next line share a line: split them
+    lines = [part for line in res.stdout.splitlines() for part in line.split(" > ")]
+    assert "full house: 22)" in res.stdout
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+
+
+def test_a_count_never_seen_has_an_upper_bound_above_zero(small_run):  # noqa: F811
+    """bombs: 109 deals without an 8-card bomb printed `per_deal 0.000 [0.000, 0.000]`."""
+    from guandan_cli.reports import load
+    from guandan_cli.reports.bombs import bombs
+
+    data = load(small_run)
+    table = bombs(data.deals)
+    never = table.filter(pl.col("bombs") == 0)
+    assert never.height > 0  # 9- and 10-card bombs are rare: none in a small run
+    n = never["deals"].to_list()[0]
+    for row in never.iter_rows(named=True):
+        assert row["per_deal"] == 0 and row["per_deal_lo"] == 0
+        assert row["per_deal_hi"] == pytest.approx(-math.log(0.025) / n)  # exact Poisson bound
+
+
+def _saved_game(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    assert runner.invoke(app, argv, input="1\n1\nq\n").exit_code == 130
+    return tmp_path / "p" / "human.jsonl"
+
+
+def test_play_resume_names_a_bad_saved_answer_line(tmp_path, monkeypatch):
+    """A saved answer without "answer" failed as `KeyError: 'answer'` blamed on the strategy;
+    a complete garbage last line was dropped silently as if cut by a crash."""
+    journal = _saved_game(tmp_path, monkeypatch)
+    good = journal.read_text()
+    for extra, problem in [
+        ('{"deal": 0, "phase": "play", "action": "S3"}\n', "expected {"),
+        ('{"deal": 0, "phase": "play", "answer": "pair:3 S3"}\n', "answer 'pair:3 S3': bad combo"),
+        ("garbage\n", "not a JSON line"),
+    ]:
+        journal.write_text(good + extra)
+        res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+        assert res.exit_code == 2, res.output
+        assert f"human.jsonl:3: {problem}" in _one_error_line(res)
+    journal.write_text(good + '{"deal": 0, "pha')  # cut by a crash: dropped, the game goes on
+    res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+    assert res.exit_code == 130 and journal.read_text() == good
+
+
+def test_bench_checks_strategies_and_names_the_option():
+    """`bench --strategies nope` timed legal_plays first, then ended in a traceback."""
+    res = runner.invoke(app, ["bench", "--strategies", "nope", "--positions", "5", "--no-startup"])
+    assert res.exit_code == 2
+    line = _one_error_line(res)
+    assert line.startswith("guandan: error: --strategies: unknown strategy 'nope'")
+    assert "legal_plays" not in res.stdout  # refused before any work
+    res = runner.invoke(app, ["bench", "--workers", "0"])
+    assert res.exit_code == 2 and _one_error_line(res) == "guandan: error: --workers must be positive, got 0"
+
+
+def test_experiment_intervals_use_t_and_none_from_one_pair():
+    """A tribute kind seen in 1 setup printed `+0.0000 [+0.0000, +0.0000]`; 5 pairs used 1.96."""
+    import statistics
+
+    from guandan_cli.experiments import paired_effects
+
+    def frame(wins):
+        return pl.DataFrame(
+            {"match": list(range(len(wins))), "win": wins, "upgrade": wins, "first_out": wins}
+        )
+
+    one = paired_effects(frame([1]), frame([1])).row(0, named=True)
+    assert one["pairs"] == 1 and math.isnan(one["effect_lo"]) and math.isnan(one["effect_hi"])
+    a, b = [3, 2, 2, 1, 3], [1, 2, 1, 1, 2]  # upgrade differences 2, 0, 1, 0, 1: mean 0.8
+    row = paired_effects(frame(a), frame(b)).row(1, named=True)
+    sd = statistics.stdev([2, 0, 1, 0, 1])
+    assert row["effect_hi"] - row["effect"] == pytest.approx(2.7764 * sd / 5**0.5, rel=1e-4)  # t(4)
+
+
+def test_experiment_file_is_strict_json_when_a_kind_has_one_pair(tmp_path):
+    import json
+
+    from guandan_cli.experiments import EXPERIMENTS, run_experiment
+
+    res = run_experiment(EXPERIMENTS["tribute"], 4, strategies="random", seed=0, out=tmp_path, workers=1)
+    assert 1 in res.by_kind["pairs"].to_list()  # some tribute kind seen once: no interval
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    data = json.loads((res.out / "effects.json").read_text(), parse_constant=refuse)
+    assert any(row["effect_lo"] is None for row in data["by_kind"])
+
+
+@pytest.mark.parametrize("url", ["ws://127.0.0.1:99999/game/x", "ws://127.0.0.1:abc/game/x", "ws:///game/x"])
+def test_connect_refuses_a_bad_port_or_host_in_one_line(url):
+    """`connect ws://127.0.0.1:99999/game/x` was a traceback (ValueError: Port out of range)."""
+    pytest.importorskip("websockets", reason="the protocol extra is not installed")
+    res = runner.invoke(app, ["connect", url, "--retry-for", "0"])
+    assert res.exit_code == 2
+    assert f"bad server address {url!r}" in _one_error_line(res)
+
+
+def test_a_gain_that_is_always_zero_is_not_certain():
+    """tribute: 150 paying deals all gaining 0 levels printed `0.000 [0.000, 0.000]`."""
+    from guandan_cli.reports.stats import mean_ci_aggs
+
+    frame = pl.DataFrame({"side": ["paying"] * 150 + ["receiving"] * 150, "gain": [0] * 150 + [3, 2] * 75})
+    out = frame.group_by("side").agg(mean_ci_aggs(pl.col("gain"), "m", counts=True)).sort("side")
+    paying, receiving = out.rows(named=True)
+    assert (paying["m"], paying["m_lo"]) == (0.0, 0.0)
+    assert paying["m_hi"] == pytest.approx(-math.log(0.025) / 150)
+    assert receiving["m_lo"] < 2.5 < receiving["m_hi"]  # values with spread: the usual interval
+
+
+def test_verify_refuses_a_negative_max_problems(small_run):  # noqa: F811
+    """`verify RUN --max-problems -1` on a good run printed "… and 1 more" (of 0 problems)."""
+    res = runner.invoke(app, ["verify", str(small_run), "--max-problems", "-1", "-q"])
+    assert res.exit_code == 2
+    assert _one_error_line(res) == "guandan: error: --max-problems must be 0 or more, got -1"
+
+
+@pytest.mark.parametrize("hand", ["", "   "])
+def test_plays_refuses_an_empty_hand(hand):
+    """`guandan plays ""` printed `hand:   (level 2, 0 plays)` and exit 0."""
+    res = runner.invoke(app, ["plays", hand])
+    assert res.exit_code == 2
+    line = _one_error_line(res)  # the one-line style folds runs of spaces in the quoted hand
+    assert line.startswith("guandan: error: HAND '") and "': no cards; give card tokens" in line
