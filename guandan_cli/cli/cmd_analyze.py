@@ -156,6 +156,7 @@ def analyze(
         REPORTS,
         IncompleteRunWarning,
         LogLineError,
+        LogMismatchError,
         LogReadError,
         ScanStats,
         convert_to_parquet,
@@ -185,7 +186,10 @@ def analyze(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", IncompleteRunWarning)  # said below, once, in our style
             data = load(*runs, skip_bad=skip_bad, check=check)
-    except LogLineError as exc:  # "path:line: reason": found while reading
+    except (
+        LogLineError,
+        LogMismatchError,
+    ) as exc:  # "path:line: reason", or deals vs matches: found while reading
         fail(exc, FAILURE)
     except LogReadError as exc:  # no such run, no parts in it
         fail(exc)

@@ -30,6 +30,7 @@ from .jiefeng import jiefeng
 from .loading import (
     IncompleteRunWarning,
     LogLineError,
+    LogMismatchError,
     LogReadError,
     RunData,
     ScanStats,
@@ -202,6 +203,7 @@ __all__ = [
     "REPORTS",
     "IncompleteRunWarning",
     "LogLineError",
+    "LogMismatchError",
     "LogReadError",
     "Report",
     "RunData",

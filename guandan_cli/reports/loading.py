@@ -31,6 +31,11 @@ from guandan_cli.logs.layout import Completeness, read_manifest, run_completenes
 from guandan_cli.logs.reader import LogLineError, LogReadError, ScanStats
 from guandan_cli.logs.schema import deal_schema, match_schema
 
+
+class LogMismatchError(LogReadError):
+    """Deal lines and match records of a run disagree (a part cut short, emptied or lost)."""
+
+
 KINDS = ("deals", "matches")
 
 
@@ -177,6 +182,8 @@ def _collect(
     for run in runs:
         if not isinstance(run, str | os.PathLike):  # a list of part files, of both kinds
             files = [Path(p) for p in run if reader.kind_of(p) == kind]
+        elif Path(run).is_file() and reader.kind_of(run) != kind:
+            continue  # a part file of the other kind: it is read in the other pass
         elif Path(run).is_dir() and fresh_parquet(run, kind) is not None:
             scan = pl.scan_parquet(parquet_path(run, kind)).with_columns(RUN_ID_CATEGORICAL)
             frames.append(slim_deals(scan) if kind == "deals" else scan)
@@ -220,7 +227,59 @@ def load(
     stats = ScanStats()
     deals = _collect(runs, "deals", check, skip_bad, stats, completeness)
     matches = _collect(runs, "matches", check, skip_bad, stats, completeness)
+    if check and not skip_bad:  # with skip_bad, a skipped deal line leaves its match short on purpose
+        _deals_agree_with_matches(deals, matches, completeness, runs)
     return RunData(deals, matches, stats, [c.without_data() for c in completeness])
+
+
+def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
+    """Each match record's ``deals`` equals its deal lines, and each deal has its match record.
+
+    A deals part cut short by hand, emptied or missing would otherwise give match reports
+    and deal reports over different matches without a word. Raises :class:`LogMismatchError`
+    naming run and match. Runs read without match records (deal parts alone) are not
+    compared; nor are loads with ``skip_bad``, where a skipped line shortens its match.
+    """
+    keys = ["run_id", "match"]
+    counts = (
+        deals.select(pl.col("run_id").cast(pl.String), "match").group_by(keys).agg(pl.len().alias("_lines"))
+    )
+    records = (  # summed: the same run may be loaded twice (a copy), its records then count twice
+        matches.select(pl.col("run_id").cast(pl.String), "match", "deals")
+        .group_by(keys)
+        .agg(pl.col("deals").sum())
+    )
+    with_records = records.select("run_id").unique()
+    bad = (
+        counts.join(with_records, on="run_id", how="semi")
+        .join(records, on=keys, how="full", coalesce=True)
+        .filter(pl.col("_lines").fill_null(0) != pl.col("deals").fill_null(-1))
+        .sort(keys)
+        .collect()
+    )
+    if bad.height == 0:
+        return
+    where = {}
+    for c in completeness:
+        try:
+            manifest = read_manifest(c.path)
+        except ValueError:
+            manifest = None
+        if manifest is not None:
+            where[manifest.get("run_id")] = str(c.path)
+    only = str(runs[0]) if len(runs) == 1 and isinstance(runs[0], str | os.PathLike) else None
+    problems = []
+    for row in bad.iter_rows(named=True):
+        run = where.get(row["run_id"]) or only or f"run {row['run_id']}"
+        lines, said = row["_lines"] or 0, row["deals"]
+        if said is None:
+            problems.append(f"{run}: match {row['match']} has {lines} deal line(s) but no match record")
+        else:
+            problems.append(
+                f"{run}: match {row['match']}: its match record says {said} deals, the log has {lines}"
+            )
+    more = f" (and {len(problems) - 1} more matches)" if len(problems) > 1 else ""
+    raise LogMismatchError(problems[0] + more)
 
 
 def convert_to_parquet(

@@ -153,10 +153,14 @@ def _started_ignoring_sigint(start):
 
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
-        import multiprocess
+        def start():
+            # imported here, inside the window: a Ctrl-C during `import multiprocess` lands in
+            # its bare `except:` and surfaces as a ModuleNotFoundError traceback
+            import multiprocess
 
-        context = multiprocess.get_context("spawn")
-        self._pool = _started_ignoring_sigint(lambda: context.Pool(workers, initializer=ignore_sigint))
+            return multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+
+        self._pool = _started_ignoring_sigint(start)
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)

@@ -1,0 +1,48 @@
+"""A run whose deal lines and match records disagree is refused by analyze, not reported on.
+
+A deals part cut short by hand (whole lines removed, so every line left is valid) or
+emptied used to give match reports over all matches and deal reports over fewer, with
+exit 0 and no word.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from report_fixtures import small_run  # noqa: F401  (fixture)
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+from guandan_cli.reports import LogMismatchError, load
+
+runner = CliRunner()
+
+
+def _cut(run, keep: int) -> tuple[int, int]:
+    """Keep the first ``keep`` deal lines; the (match, its deal count) of the first match cut."""
+    part = run / "deals-00000.jsonl"
+    lines = part.read_text().splitlines(keepends=True)
+    part.write_text("".join(lines[:keep]))
+    first_cut = json.loads(lines[keep])["match"]
+    records = [json.loads(x) for x in (run / "matches-00000.jsonl").read_text().splitlines()]
+    return first_cut, next(r["deals"] for r in records if r["match"] == first_cut)
+
+
+@pytest.mark.parametrize("keep", [0, 3])
+def test_a_deals_part_cut_short_is_a_failure_naming_run_and_match(small_run, tmp_path, keep):  # noqa: F811
+    run = tmp_path / "run"
+    shutil.copytree(small_run, run)
+    match, said = _cut(run, keep)
+    with pytest.raises(LogMismatchError, match=rf"{run}: match {match}: its match record says {said} deals"):
+        load(run)
+    res = runner.invoke(app, ["analyze", str(run)])
+    assert res.exit_code == 1, res.output
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"guandan: error: {run}: match {match}: "), lines
+
+
+def test_an_intact_run_and_deal_parts_alone_are_accepted(small_run):  # noqa: F811
+    assert load(small_run).matches.collect().height == 4
+    assert load(small_run / "deals-00000.jsonl").deals.collect().height > 4
