@@ -44,6 +44,11 @@ def use_input_source(factory: Callable[[int], InputSource] | None) -> None:
     _factory = factory
 
 
+def input_source_installed() -> bool:
+    """Whether a person is there to answer (``guandan play`` installs an input source)."""
+    return _factory is not None
+
+
 class NoPersonError(RuntimeError):
     """A human seat with no input source installed."""
 
@@ -52,6 +57,8 @@ class HumanStrategy(Strategy):
     """A seat played by a person: every decision is asked of the installed input source."""
 
     name = "human"
+    #: the runner refuses this seat up front when no input source is installed
+    needs_input_source = True
 
     def __init__(self, seat: int, rng: random.Random | None = None) -> None:
         super().__init__(seat, rng)

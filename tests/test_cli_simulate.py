@@ -26,9 +26,9 @@ def one_line_error(result, code: int = 2) -> str:
     ("extra", "message"),
     [
         (["-s", "nobody"], "unknown strategy 'nobody'"),
-        (["-n", "0"], "matches must be a positive whole number, got 0"),
-        (["-w", "-1"], "workers must be a positive"),
-        (["--max-deals", "0"], "max-deals must be a positive"),
+        (["-n", "0"], "matches (--matches) must be a positive whole number, got 0"),
+        (["-w", "-1"], "workers (--workers) must be a positive"),
+        (["--max-deals", "0"], "max_deals (--max-deals) must be a positive"),
         (["--ruleset", "nope"], "unknown ruleset 'nope'"),
         (["--compression", "rar"], "unknown compression 'rar'"),
         (["--on-error", "ignore"], "unknown on-error mode 'ignore'"),

@@ -126,10 +126,14 @@ def test_play_bad_input_is_one_line(tmp_path):
 
 
 def test_simulate_with_a_human_seat_and_no_person_fails_in_one_line(tmp_path):
-    res = runner.invoke(
-        app, ["simulate", "-n", "1", "-s", "human", "--workers", "1", "--out", str(tmp_path / "r")]
-    )
-    assert res.exit_code == 1 and "guandan play" in res.output
+    """Refused as bad input before any work (exit 2), in simulate and compare alike."""
+    for argv in (
+        ["simulate", "-n", "1", "-s", "human", "--workers", "1", "--out", str(tmp_path / "r")],
+        ["compare", "human", "greedy", "-n", "1", "--out", str(tmp_path / "c")],
+    ):
+        res = runner.invoke(app, argv)
+        assert res.exit_code == 2 and "guandan play" in res.stderr and len(res.stderr.splitlines()) == 1
+        assert not (tmp_path / "r").exists() and not (tmp_path / "c").exists()
 
 
 # ------------------------------------------------------------------ play in a pseudo-terminal

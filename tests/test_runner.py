@@ -138,7 +138,7 @@ def test_complete_run_is_kept_unless_forced(reference, tmp_path):
 def test_bad_input(tmp_path):
     with pytest.raises(SimulationInputError, match="unknown strategy 'nobody'"):
         simulate(2, out=tmp_path / "a", strategies="nobody", progress=False)
-    with pytest.raises(SimulationInputError, match="matches must be a positive"):
+    with pytest.raises(SimulationInputError, match=r"matches \(--matches\) must be a positive"):
         simulate(0, out=tmp_path / "a", strategies="random", progress=False)
     with pytest.raises(SimulationInputError, match="unknown ruleset 'nope'"):
         simulate(2, out=tmp_path / "a", strategies="random", ruleset="nope", progress=False)

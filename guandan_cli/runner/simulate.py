@@ -179,12 +179,20 @@ def _spec_of(item) -> str:
 
 def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
     """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
+    from strategies.human import input_source_installed
     from strategies.registry import UnknownStrategyError, load_strategy
 
     classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            load_strategy(classes.get(s, s))
+            cls = load_strategy(classes.get(s, s))
+            if getattr(cls, "needs_input_source", False) and not input_source_installed():
+                raise SimulationInputError(
+                    f"strategy {s!r} is a seat for a person, who answers at a terminal: "
+                    "play it with `guandan play`, not in simulate or compare"
+                )
+        except SimulationInputError:
+            raise
         except UnknownStrategyError as exc:
             raise SimulationInputError(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
@@ -197,7 +205,10 @@ def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
     if value is None and allow_none:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SimulationInputError(f"{name} must be a positive whole number, got {value!r}")
+        # the argument's name in the Python API and the option's on the command line
+        raise SimulationInputError(
+            f"{name.replace('-', '_')} (--{name}) must be a positive whole number, got {value!r}"
+        )
 
 
 def run_id_of(config: dict) -> str:
