@@ -46,3 +46,20 @@ def test_a_deals_part_cut_short_is_a_failure_naming_run_and_match(small_run, tmp
 def test_an_intact_run_and_deal_parts_alone_are_accepted(small_run):  # noqa: F811
     assert load(small_run).matches.collect().height == 4
     assert load(small_run / "deals-00000.jsonl").deals.collect().height > 4
+
+
+def test_a_run_of_a_newer_schema_is_refused_in_one_line(small_run, tmp_path):  # noqa: F811
+    from guandan_cli import simulate
+
+    run = simulate(2, seed=1, strategies="random", max_deals=2, workers=1, out=tmp_path / "r")
+    manifest = json.loads((run.path / "manifest.json").read_text())
+    manifest["schema_version"] = 9
+    (run.path / "manifest.json").write_text(json.dumps(manifest))
+    for command in ("analyze", "verify"):
+        res = runner.invoke(app, [command, str(run.path)])
+        lines = res.stderr.splitlines()
+        assert (
+            res.exit_code == 2
+            and len(lines) == 1
+            and "log schema 9 was written by a newer guandan" in lines[0]
+        )

@@ -74,6 +74,14 @@ def read_manifest(path: str | os.PathLike) -> dict | None:
         raise ValueError(f"{f}: unreadable manifest ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{f}: not a guandan run manifest")
+    from .schema import READABLE_VERSIONS
+
+    version = data.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > max(READABLE_VERSIONS):
+        raise ValueError(
+            f"{f}: log schema {version} was written by a newer guandan; this one reads "
+            f"schemas {', '.join(map(str, READABLE_VERSIONS))} (upgrade guandan)"
+        )
     return data
 
 
