@@ -63,3 +63,15 @@ def test_a_run_of_a_newer_schema_is_refused_in_one_line(small_run, tmp_path):  #
             and len(lines) == 1
             and "log schema 9 was written by a newer guandan" in lines[0]
         )
+
+
+def test_verify_with_nothing_complete_says_so_instead_of_ok(tmp_path):
+    """A run stopped before its first part was complete: nothing is verified, and verify says so."""
+    from guandan_cli import simulate
+
+    run = simulate(3, seed=1, strategies="random", max_deals=2, workers=1, out=tmp_path / "r")
+    for f in run.path.glob("*-00000.jsonl"):
+        f.unlink()  # as if the run had stopped before writing its only part
+    res = runner.invoke(app, ["verify", str(run.path), "-q"])
+    lines = res.stderr.splitlines()
+    assert res.exit_code == 1 and len(lines) == 1 and "nothing to verify" in lines[0], res.output

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.app import app
-from guandan_cli.cli.errors import fail
+from guandan_cli.cli.errors import FAILURE, fail
 
 
 class _Bar:
@@ -90,6 +90,13 @@ def verify(
         if bar is not None:
             bar.close()
     seconds = time.monotonic() - t0
+    if report.files == 0 and report.ok:  # "verified 0 deals: ok" would claim what was not checked
+        notes = "; ".join(_unverified_journals(runs))
+        fail(
+            f"nothing to verify: {', '.join(map(str, runs))} holds no complete log part yet"
+            + (f" ({notes})" if notes else ""),
+            FAILURE,
+        )
     for p in report.problems[:max_problems]:
         typer.echo(str(p))
     if len(report.problems) > max_problems:
