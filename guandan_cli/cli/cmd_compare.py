@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -28,6 +29,31 @@ def _notice(message: str) -> None:
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
     if value not in choices:
         fail(f"unknown {name} {value!r}: expected one of {', '.join(choices)}")
+
+
+def _check_options(duplicate: str, on_error: str, max_deals: int | None, setups: str) -> None:
+    """The options compare and tournament share, checked before any match is played."""
+    from guandan_cli.comparison import DUPLICATE_MODES
+    from guandan_cli.runner.tasks import ON_ERROR
+
+    _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
+    _check_choice("--on-error mode", on_error, ON_ERROR)
+    _check_mode_options(duplicate, max_deals, setups)
+
+
+@contextmanager
+def _reported():
+    """A comparison's failures as one line each: bad input exit 2, a failing run 1, Ctrl-C 130."""
+    from guandan_cli.runner.simulate import SimulationError
+
+    try:
+        yield
+    except SimulationError as exc:
+        fail(exc, FAILURE)
+    except (ValueError, RuntimeError) as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        interrupted(RESUME_HINT)
 
 
 def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> None:
@@ -72,18 +98,13 @@ def compare(
 
     Stored logs under --out are reused only while both strategies' code, the seeds and the options are unchanged (a line on stderr says which); otherwise they are recomputed.
     """
-    from guandan_cli.comparison import DUPLICATE_MODES
     from guandan_cli.comparison import compare as run_compare
-    from guandan_cli.runner.simulate import SimulationError
-    from guandan_cli.runner.tasks import ON_ERROR
     from strategies.onnx_model import apply_encoding
 
-    _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
-    _check_choice("--on-error mode", on_error, ON_ERROR)
-    _check_mode_options(duplicate, max_deals, setups)
+    _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
-    try:
+    with _reported():
         a, b = apply_encoding([a, b], encoding)
         res = run_compare(
             a,
@@ -102,12 +123,6 @@ def compare(
             on_error=on_error,
             notify=_notice,
         )
-    except SimulationError as exc:
-        fail(exc, FAILURE)
-    except (ValueError, RuntimeError) as exc:
-        fail(exc)
-    except KeyboardInterrupt:
-        interrupted(RESUME_HINT)
     typer.echo(res.describe())
     if res.duplicate == "match":
         typer.echo(
@@ -147,18 +162,13 @@ def tournament(
     ] = None,
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
-    from guandan_cli.comparison import DUPLICATE_MODES
     from guandan_cli.comparison import tournament as run_tournament
-    from guandan_cli.runner.simulate import SimulationError
-    from guandan_cli.runner.tasks import ON_ERROR
     from strategies.onnx_model import apply_encoding
 
-    _check_choice("--duplicate mode", duplicate, DUPLICATE_MODES)
-    _check_choice("--on-error mode", on_error, ON_ERROR)
-    _check_mode_options(duplicate, max_deals, setups)
+    _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
-    try:
+    with _reported():
         strategies = apply_encoding(strategies, encoding)
         res = run_tournament(
             strategies,
@@ -175,12 +185,6 @@ def tournament(
             on_error=on_error,
             notify=_notice,
         )
-    except SimulationError as exc:
-        fail(exc, FAILURE)
-    except (ValueError, RuntimeError) as exc:
-        fail(exc)
-    except KeyboardInterrupt:
-        interrupted(RESUME_HINT)
     typer.echo(res.report())
     if plot is not None:
         try:
