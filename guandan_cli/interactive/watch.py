@@ -19,8 +19,9 @@ from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import iter_records, sources
+from guandan_cli.logs.reader import sources
 from guandan_cli.runner.records import record_actions, record_setup
+from guandan_cli.runner.replay import match_records, record_end_lines
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
@@ -92,36 +93,21 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
             raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
     prev = None
     found = False
-    for f in files:
-        for _line, rec in iter_records(f, "deals"):
-            if rec["match"] != match:
-                if found:
-                    return
-                continue
-            found = True
-            rules = get_ruleset(
-                rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
-            )
-            end = deal_end_lines(
-                rec["finish_order"],
-                rec["double_down"],
-                rec["winner_team"],
-                rec["upgrade"],
-                rec["levels_after"],
-                rec["match_over"],
-                rec["capped"],
-                rec["match_winner"],
-            )
-            yield ShownDeal(
-                match,
-                rec["match_seed"],
-                rec["deal"],
-                record_setup(rec, prev, rules),
-                record_actions(rec),
-                rec["strategies"],
-                end,
-            )
-            prev = rec
+    for _source, _line, rec in match_records(run, match):
+        found = True
+        rules = get_ruleset(
+            rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
+        )
+        yield ShownDeal(
+            match,
+            rec["match_seed"],
+            rec["deal"],
+            record_setup(rec, prev, rules),
+            record_actions(rec),
+            rec["strategies"],
+            record_end_lines(rec),
+        )
+        prev = rec
     if not found:
         raise WatchInputError(f"--match {match}: no deals of match {match} in {run}")
 

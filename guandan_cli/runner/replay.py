@@ -9,6 +9,7 @@ who went out when, the finish order and the upgrade.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from guandan_cli.engine.cards import format_cards
@@ -59,30 +60,53 @@ def find_deal(run: str | os.PathLike, match: int, deal: int) -> tuple[Path, int,
 
     An unfinished run's journaled matches are found too (``file`` is then ``part-N.journal[deals]``).
     """
+    prev = None
+    found = False
+    for f, line, rec in match_records(run, match):
+        found = True
+        if rec["deal"] == deal:
+            return f, line, rec, prev
+        prev = rec
+    if not found:
+        raise DealNotFound(f"no match {match} in {run}")
+    last = prev["deal"] if prev else -1
+    raise DealNotFound(f"match {match} has no deal {deal} (its deals are 0..{last})")
+
+
+def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, dict]]:
+    """``(source, line, record)`` of each deal of match ``match`` of a run, in order (none if absent).
+
+    Journaled matches of an unfinished run are found too; in a run directory only the part
+    that holds the match is read.
+    """
     run = Path(run)
     files = sources(run, "deals")
     manifest = read_manifest(run) if run.is_dir() else None
     if manifest is not None:
         part = match // manifest["config"]["part_size"]
         files = [f for f in files if f.name.split("-", 1)[1].startswith(f"{part:05d}.")] or files
-    prev = None
-    seen_match = False
+    seen = False
     for f in files:
         for line, rec in iter_records(f, "deals"):
-            if rec["match"] != match:
-                if seen_match:
-                    break
-                continue
-            seen_match = True
-            if rec["deal"] == deal:
-                return f, line, rec, prev
-            prev = rec
-        if seen_match:
-            break
-    if not seen_match:
-        raise DealNotFound(f"no match {match} in {run}")
-    last = prev["deal"] if prev else -1
-    raise DealNotFound(f"match {match} has no deal {deal} (its deals are 0..{last})")
+            if rec["match"] == match:
+                seen = True
+                yield f, line, rec
+            elif seen:
+                return
+
+
+def record_end_lines(rec: dict) -> list[str]:
+    """The end of a logged deal as ``replay`` and ``watch`` print it (finish, levels, match end)."""
+    return deal_end_lines(
+        rec["finish_order"],
+        rec["double_down"],
+        rec["winner_team"],
+        rec["upgrade"],
+        rec["levels_after"],
+        rec["match_over"],
+        rec["capped"],
+        rec["match_winner"],
+    )
 
 
 def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: dict | None = None) -> str:
@@ -137,16 +161,7 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
         log.feed(ev)
     out += log.lines
     out.append("")
-    out += deal_end_lines(
-        rec["finish_order"],
-        rec["double_down"],
-        rec["winner_team"],
-        rec["upgrade"],
-        rec["levels_after"],
-        rec["match_over"],
-        rec["capped"],
-        rec["match_winner"],
-    )
+    out += record_end_lines(rec)
     return "\n".join(out)
 
 
