@@ -149,6 +149,17 @@ class _GuandanBase(AECEnv):
         obs = observe(self.deal, _SEAT[agent])
         return {"observation": self._state(obs), "action_mask": self.action_mask(agent)}
 
+    def _act(self, agent: str, action: Any) -> bool:
+        """The common start of ``step``: a dead agent's step (``False``), else ``action`` applied
+        and the cards a strategy decides played (``True``)."""
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return False
+        self._cumulative_rewards[agent] = 0.0
+        self._apply_index(action)
+        self._auto_cards()
+        return True
+
     def _apply_index(self, action: Any) -> None:
         if isinstance(action, EngineAction):  # a strategy's own card choice, verified by the engine
             self.deal.apply(action.action)
@@ -246,12 +257,8 @@ class GuandanDealEnv(_GuandanBase):
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if not self._act(agent, action):
             return
-        self._cumulative_rewards[agent] = 0.0
-        self._apply_index(action)
-        self._auto_cards()
         deal = self.deal
         if deal.phase == OVER:
             result = deal.result
@@ -293,12 +300,8 @@ class GuandanMatchEnv(_GuandanBase):
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if not self._act(agent, action):
             return
-        self._cumulative_rewards[agent] = 0.0
-        self._apply_index(action)
-        self._auto_cards()
         self._clear_rewards()
         deal = self.deal
         if deal.phase == OVER:
