@@ -48,6 +48,9 @@ class Strategy:
     def start_deal(self, deal_index: int, obs: Observation) -> None:
         """Called once at the start of each deal, with the seat's first observation."""
 
+    #: the engine skips a ``start_deal`` marked as doing nothing (no observation is built)
+    start_deal.does_nothing = True  # type: ignore[attr-defined]
+
     def choose_tribute(self, obs: Observation) -> int:
         return obs.legal_actions[0]
 

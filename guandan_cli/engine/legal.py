@@ -61,6 +61,11 @@ _SUIT_BASES = 0b01010101
 _WINDOW_STARTS = sum(_SUIT_BASES << (8 * r) for r in range(9))
 #: bit ``8 * r`` of the window starts 0..8
 _START_BITS = sum(1 << (8 * r) for r in range(9))
+#: ``bytes.translate`` tables: 1 for a count of at least 2 (3), else 0
+_AT_LEAST_2 = bytes(int(n >= 2) for n in range(256))
+_AT_LEAST_3 = bytes(int(n >= 3) for n in range(256))
+#: bit ``8 * rank`` of ranks 0..12
+_SPREAD = sum(1 << (8 * r) for r in range(13))
 #: the faces of an A-2-3-4-5 window, seen from its low bit (rank 2 of a suit)
 _ALOW_MASK = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 96
 #: bomb-class value of a bomb by size, before adding its power (see ``bomb_value``)
@@ -108,6 +113,7 @@ class _Hand:
         "sb",
         "hr",
         "x",
+        "b",
         "bombs",
     )
 
@@ -143,7 +149,7 @@ class _Hand:
         """
         self.x = x
         self.bombs = None
-        b = x.to_bytes(14, "little")
+        self.b = b = x.to_bytes(14, "little")
         if prev is None or prev.members:
             by = [t[c] for t, c in zip(_BY, b)]
         else:
@@ -275,54 +281,94 @@ def _all_bombs(h: _Hand) -> list[Combo]:
     return bombs
 
 
+#: the single of each face (a wild's single is its own rank, the level)
+_SINGLE_OF = tuple(_new(Combo, (SINGLE, f >> 2, (f,))) for f in range(52)) + (
+    _new(Combo, (SINGLE, 13, (SB,))),
+    _new(Combo, (SINGLE, 14, (HR,))),
+)
+_SB_PAIR = _new(Combo, (PAIR, 13, (SB, SB)))
+_HR_PAIR = _new(Combo, (PAIR, 14, (HR, HR)))
+#: ``_RANKS_ABOVE[lv][thr + 1]``: the ranks 0..12 whose power at level ``lv`` exceeds ``thr``
+_RANKS_ABOVE = tuple(tuple(tuple(r for r in _RANGE13 if POWER[lv][r] > thr) for thr in range(-1, 16)) for lv in range(13))
+#: ``_NATURAL[k - 2][rank][byte]``: the play of the first ``k`` (2: pair, 3: triple) natural faces
+#: of a rank held as ``byte`` (``_BY``), no wild used and no straight flush to keep; filled on use
+_NATURAL = tuple(tuple([None] * 256 for _r in _RANGE13) for _k in (2, 3))
+
+
+def _natural(k: int, r: int, byte: int) -> Combo:
+    """Fill ``_NATURAL[k - 2][r][byte]``."""
+    c = _NATURAL[k - 2][r][byte] = _new(Combo, ((PAIR, TRIPLE)[k - 2], r, _BY[r][byte][:k]))
+    return c
+
+
 def _singles(h: _Hand, thr: int, out: list) -> None:
-    pw = POWER[h.lv]
     by = h.by
     lv = h.lv
     if h.w and not by[lv]:
         by = by[:]
-        by[lv] = [h.wild]
-    out += [_new(Combo, (SINGLE, r, (by[r][0],))) for r in _RANGE13 if by[r] and pw[r] > thr]
+        by[lv] = (h.wild,)
+    single = _SINGLE_OF
+    out += [single[by[r][0]] for r in _RANKS_ABOVE[lv][thr + 1] if by[r]]
     if h.sb and 14 > thr:
-        out.append(_new(Combo, (SINGLE, 13, (SB,))))
+        out.append(single[SB])
     if h.hr and 15 > thr:
-        out.append(_new(Combo, (SINGLE, 14, (HR,))))
+        out.append(single[HR])
 
 
 def _pairs(h: _Hand, thr: int, out: list) -> None:
-    pw = POWER[h.lv]
     rc, w = h.rc, h.w
+    ranks = _RANKS_ABOVE[h.lv][thr + 1]
     if w:
         take = h.take
         lv = h.lv
-        for r in _RANGE13:
-            c = rc[r]
-            if (c or (r == lv and w == 2)) and pw[r] > thr:
+        for r in ranks:
+            if rc[r] or (r == lv and w == 2):
                 out.append(_new(Combo, (PAIR, r, take(r, 2))))
-    else:
+    elif h.members:
         by = h.by
-        if h.members:
-            out += [
-                _new(Combo, (PAIR, r, tuple(sorted(by[r][:2]))))
-                for r in _RANGE13
-                if rc[r] >= 2 and pw[r] > thr
-            ]
-        else:
-            out += [_new(Combo, (PAIR, r, by[r][:2])) for r in _RANGE13 if rc[r] >= 2 and pw[r] > thr]
+        out += [_new(Combo, (PAIR, r, tuple(sorted(by[r][:2])))) for r in ranks if rc[r] >= 2]
+    else:
+        b = h.b
+        table = _NATURAL[0]
+        for r in ranks:
+            if rc[r] >= 2:
+                out.append(table[r][b[r]] or _natural(2, r, b[r]))
     if h.sb == 2 and 14 > thr:
-        out.append(_new(Combo, (PAIR, 13, (SB, SB))))
+        out.append(_SB_PAIR)
     if h.hr == 2 and 15 > thr:
-        out.append(_new(Combo, (PAIR, 14, (HR, HR))))
+        out.append(_HR_PAIR)
 
 
 def _triples(h: _Hand, thr: int, out: list) -> None:
-    pw = POWER[h.lv]
     rc, w = h.rc, h.w
-    take = h.take
-    for r in _RANGE13:
-        c = rc[r]
-        if c and c + w >= 3 and pw[r] > thr:
-            out.append(_new(Combo, (TRIPLE, r, take(r, 3))))
+    ranks = _RANKS_ABOVE[h.lv][thr + 1]
+    if w or h.members:
+        take = h.take
+        for r in ranks:
+            c = rc[r]
+            if c and c + w >= 3:
+                out.append(_new(Combo, (TRIPLE, r, take(r, 3))))
+    else:
+        b = h.b
+        table = _NATURAL[1]
+        for r in ranks:
+            if rc[r] >= 3:
+                out.append(table[r][b[r]] or _natural(3, r, b[r]))
+
+
+#: full houses of natural cards by ``(triple rank << 8 | byte) << 12 | pair rank << 8 | byte``
+#: (``_BY`` bytes; the joker pairs as ranks 13 and 14), filled on use, bounded
+_FULL_HOUSES: dict[int, Combo] = {}
+_FULL_HOUSES_MAX = 200_000
+
+
+def _full_house(key: int) -> Combo:
+    """Fill ``_FULL_HOUSES[key]``: triple and pair in rank order (jokers last)."""
+    t, p = key >> 20, key >> 8 & 15
+    trip = _BY[t][key >> 12 & 255][:3]
+    pair = _BY[p if p < 13 else 13][key & 255][:2]
+    c = _FULL_HOUSES[key] = _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
+    return c
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
@@ -338,6 +384,24 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         joker_pairs.append((SB, SB))
     if h.hr == 2:
         joker_pairs.append((HR, HR))
+    if not w and not h.members:
+        # naturals only, no straight flush to keep: each play is looked up by
+        # (triple rank, its byte, pair rank, its byte), jokers pairs as ranks 13 and 14
+        b = h.b
+        keys = [p << 8 | b[p] for p in _RANGE13 if rc[p] >= 2]
+        if h.sb == 2:
+            keys.append(13 << 8 | 2)
+        if h.hr == 2:
+            keys.append(14 << 8 | 8)
+        table = _FULL_HOUSES
+        if len(table) >= _FULL_HOUSES_MAX:
+            table.clear()
+        get = table.get
+        for t in trips:
+            tk = (t << 8 | b[t]) << 12
+            own = t << 8 | b[t]
+            out += [get(tk | k) or _full_house(tk | k) for k in keys if k != own]
+        return
     if not w:
         # naturals only: cards sort by rank, triple and pair each sorted
         members = h.members
@@ -421,13 +485,23 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
     present = bits | bits >> 2 | bits >> 4 | bits >> 6
     # the first (preferred) face of each rank, a wild where none: one per rank of a window,
     # ascending with the ranks (faces are 4 * rank + suit) except in A-2-3-4-5 or with wilds
-    firsts = [t[0] if t else wild for t in by]
     if not w:
-        for top, _ranks, wm, get, alow in _STRAIGHT_STEPS:
-            if top > thr and present & wm == wm:
+        # windows with every rank present: bit ``8 * j`` of ``runs`` for the window topped by j + 3
+        ext = (present & _SPREAD) << 8 | present >> 96 & 1  # A also below 2
+        runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
+        if not runs:
+            return
+        firsts = [t[0] if t else wild for t in by]
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top = ((low.bit_length() - 1) >> 3) + 3
+            if top > thr:
+                _top, _ranks, _wm, get, alow = _STRAIGHT_STEPS[top - 3]
                 cards = get(firsts)
                 out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
         return
+    firsts = [t[0] if t else wild for t in by]
     need = 5 - w
     for top, _ranks, wm, get, _alow in _STRAIGHT_STEPS:
         if top <= thr or (present & wm).bit_count() < need:
@@ -439,11 +513,20 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
     rc, w, wild = h.rc, h.w, h.wild
     take = h.take
     if not w:
-        # natural pairs only: per rank its two preferred faces, sorted; ascending by rank
+        # natural pairs only: per rank its two preferred faces, sorted; ascending by rank.
+        # Bit ``8 * j`` of ``runs``: ranks j - 1, j, j + 1 (A also below 2) hold pairs
+        pairs = int.from_bytes(h.cb.translate(_AT_LEAST_2), "little")
+        ext = pairs << 8 | pairs >> 96
+        runs = ext & ext >> 8 & ext >> 16
+        if not runs:
+            return
         by = h.by
         members = h.members
-        for top, (a, b, c), alow in _TUBE_STEPS:
-            if top > thr and rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top, (a, b, c), alow = _TUBE_STEPS[(low.bit_length() - 1) >> 3]
+            if top > thr:
                 if members:
                     cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
                 elif alow:
@@ -472,6 +555,21 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
 def _plates(h: _Hand, thr: int, out: list) -> None:
     rc, w = h.rc, h.w
     take = h.take
+    if not w:
+        # bit ``8 * j`` of ``runs``: ranks j - 1 and j (A also below 2) hold triples
+        trips = int.from_bytes(h.cb.translate(_AT_LEAST_3), "little")
+        ext = trips << 8 | trips >> 96
+        runs = ext & ext >> 8
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top = (low.bit_length() - 1) >> 3
+            if top > thr:
+                a, b = PLATE_WINDOWS[top][1]
+                cards = list(take(a, 3) + take(b, 3))
+                cards.sort()
+                out.append(_new(Combo, (PLATE, top, tuple(cards))))
+        return
     for top, ranks in PLATE_WINDOWS:
         if top <= thr:
             continue

@@ -8,6 +8,10 @@ A player with an ``observe_action(obs)`` method is also shown its own observatio
 after every action of any seat (how a person at a terminal follows the table);
 players without it cost nothing.
 
+A player's ``start_deal(index, obs)``, if it has one, is called before each deal, unless
+the method carries ``does_nothing = True`` (the base ``Strategy``'s, so no observation is
+built for it).
+
 Optional hook: a player with ``on_public_events(seat, events, end)`` is told after every
 action, with the seat that acted, the public events it revealed (maybe none: a first
 double-tribute card stays hidden) and, once the deal is over, ``end``: a ``DealEnd``
@@ -210,7 +214,7 @@ def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
         deal = Deal(setup)
         for seat, p in enumerate(players):
             hook = getattr(p, "start_deal", None)
-            if hook is not None:
+            if hook is not None and not getattr(hook, "does_nothing", False):
                 try:
                     hook(index, observe(deal, seat))
                 except Exception as exc:  # noqa: BLE001 - reported like any bot failure
