@@ -82,6 +82,20 @@ def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
     assert fingerprint("heuristic")["package"].startswith("guandan ")
 
 
+def test_the_quick_distribution_lookup_agrees_with_the_full_scan():
+    """The providers found by name first are those the scan of every distribution finds."""
+    from importlib import metadata
+
+    from strategies.fingerprint import _distribution
+
+    for module in ("strategies.random_bot", "guandan_cli.engine", "polars.dataframe", "typer"):
+        top = module.partition(".")[0]
+        scanned = metadata.packages_distributions().get(top, [])
+        expected = f"{scanned[0]} {metadata.version(scanned[0])}" if scanned else None
+        _distribution.cache_clear()
+        assert _distribution(module) == expected, module
+
+
 def test_simulate_resume_refuses_a_changed_strategy_unless_forced(tmp_path):
     bot = tmp_path / "mybot.py"
     bot.write_text(GREEDY_BOT)

@@ -356,21 +356,6 @@ def _triples(h: _Hand, thr: int, out: list) -> None:
                 out.append(table[r][b[r]] or _natural(3, r, b[r]))
 
 
-#: full houses of natural cards by ``(triple rank << 8 | byte) << 12 | pair rank << 8 | byte``
-#: (``_BY`` bytes; the joker pairs as ranks 13 and 14), filled on use, bounded
-_FULL_HOUSES: dict[int, Combo] = {}
-_FULL_HOUSES_MAX = 200_000
-
-
-def _full_house(key: int) -> Combo:
-    """Fill ``_FULL_HOUSES[key]``: triple and pair in rank order (jokers last)."""
-    t, p = key >> 20, key >> 8 & 15
-    trip = _BY[t][key >> 12 & 255][:3]
-    pair = _BY[p if p < 13 else 13][key & 255][:2]
-    c = _FULL_HOUSES[key] = _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
-    return c
-
-
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
     pw = POWER[h.lv]
     rc, w = h.rc, h.w
@@ -384,24 +369,6 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         joker_pairs.append((SB, SB))
     if h.hr == 2:
         joker_pairs.append((HR, HR))
-    if not w and not h.members:
-        # naturals only, no straight flush to keep: each play is looked up by
-        # (triple rank, its byte, pair rank, its byte), jokers pairs as ranks 13 and 14
-        b = h.b
-        keys = [p << 8 | b[p] for p in _RANGE13 if rc[p] >= 2]
-        if h.sb == 2:
-            keys.append(13 << 8 | 2)
-        if h.hr == 2:
-            keys.append(14 << 8 | 8)
-        table = _FULL_HOUSES
-        if len(table) >= _FULL_HOUSES_MAX:
-            table.clear()
-        get = table.get
-        for t in trips:
-            tk = (t << 8 | b[t]) << 12
-            own = t << 8 | b[t]
-            out += [get(tk | k) or _full_house(tk | k) for k in keys if k != own]
-        return
     if not w:
         # naturals only: cards sort by rank, triple and pair each sorted
         members = h.members
@@ -583,6 +550,31 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
         out.append(_new(Combo, (PLATE, top, tuple(cards))))
 
 
+#: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
+#: when no straight flush is to be kept; filled on use (at most 13 * 3 * 13 * 81 entries)
+_RANK_BOMBS: dict[int, tuple[Combo, ...]] = {}
+
+
+def _rank_bombs(r: int, byte: int, w: int, lv: int) -> tuple[Combo, ...]:
+    """The bombs of rank ``r`` held as ``byte`` with ``w`` wilds at level ``lv``, by size:
+    naturals first, then wilds (placed where the sorted cards put them)."""
+    faces = _BY[r][byte]
+    c = len(faces)
+    wild = lv * 4 + 1
+    out = []
+    for k in range(4, min(c + w, 10) + 1):
+        if k <= c:
+            cards = faces[:k]
+        elif r == lv:
+            cards = tuple(sorted(faces + (wild,) * (k - c)))
+        elif r < lv:
+            cards = faces + (wild,) * (k - c)
+        else:
+            cards = (wild,) * (k - c) + faces
+        out.append(_new(Combo, (BOMB, r, cards)))
+    return tuple(out)
+
+
 def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     w = h.w
     cb = h.cb
@@ -593,7 +585,18 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         ranks = [r for r in _RANGE13 if cb[r] >= 4]
     else:
         ranks = None
-    if ranks:
+    if ranks and tb == 0 and not h.members:
+        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces)
+        table = _RANK_BOMBS
+        b = h.b
+        head = (h.lv * 3 + w) * 13
+        for r in ranks:
+            key = (head + r) << 8 | b[r]
+            bombs = table.get(key)
+            if bombs is None:
+                bombs = table[key] = _rank_bombs(r, b[r], w, h.lv)
+            out += bombs
+    elif ranks:
         pw = POWER[h.lv]
         by = h.by
         members = h.members
