@@ -170,6 +170,17 @@ def test_the_stored_help_is_the_typer_apps_render():
         )
 
 
+@pytest.mark.parametrize("columns", [None, "100", "60", "0", "-5", "abc", ""])
+def test_terminal_columns_are_shutils(columns, monkeypatch):
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert fast_path._terminal_columns() == shutil.get_terminal_size().columns
+
+
 def test_program_name_is_clicks():
     utils = pytest.importorskip("typer._click.utils")
     for path, package in (

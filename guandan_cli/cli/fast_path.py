@@ -103,10 +103,24 @@ def _help(text: str, prog_name: str) -> int | None:
 
 
 def _help_width() -> int:
-    """The width Click formats help to: the terminal's columns (``COLUMNS`` first), at most 80, less 2."""
-    import shutil
+    """The width Click formats help to: the terminal's columns, at most 80, less 2 (at least 50)."""
+    return max(min(_terminal_columns(), 80) - 2, 50)
 
-    return max(min(shutil.get_terminal_size().columns, 80) - 2, 50)
+
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` (``COLUMNS`` first, then the terminal, else 80),
+    without importing shutil (and the compression modules it imports)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
 
 
 def _typer_version_is(version: str) -> bool:
