@@ -1,7 +1,8 @@
 """Benchmarks behind `guandan bench`: fixed seeded positions, median per call.
 
 Figures: ``legal_plays`` lead/follow medians; start-up of ``guandan --help`` and
-``guandan plays`` (whole processes); self-play deals/s with one worker, logging on;
+``guandan plays`` (whole processes, the fast start-up path) and of ``guandan simulate
+--help`` (the Typer app); self-play deals/s with one worker, logging on;
 a parallel run (1 worker vs N) of the heuristic. To compare two versions of the code
 side by side on a noisy machine, use ``scripts/bench_vs.py BASE_COMMIT``.
 """
@@ -154,18 +155,38 @@ def bench_deal_lines(
 
 #: what the ``guandan`` console script runs
 _CLI = "import sys; sys.argv[0] = 'guandan'; from guandan_cli.cli.app import main; sys.exit(main())"
+#: the same, then says on stderr whether Typer was imported (the fast start-up path did not answer)
+_CLI_PROBE = (
+    "import atexit, sys\natexit.register(lambda: print('typer' in sys.modules, file=sys.stderr))\n" + _CLI
+)
+
+#: the start-up figures: label, arguments of ``guandan``
+STARTUP_COMMANDS = (
+    ("guandan --help", ["--help"]),
+    ("guandan plays ", ["plays", "S3 H4 D4 C5 S5 H2 SB", "--level", "3"]),
+    ("guandan simulate --help", ["simulate", "--help"]),
+)
+
+
+def _start_up_path(argv: list[str]) -> str:
+    """Which path answers ``guandan ARGV``: the fast one (no Typer import) or the Typer app."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", _CLI_PROBE, *argv], capture_output=True, text=True)
+    return "Typer app" if proc.stderr.rstrip().endswith("True") else "fast path"
 
 
 def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
-    """Median start-up (wall and CPU ms) of ``guandan --help`` and ``guandan plays …`` processes."""
+    """Median start-up (wall and CPU ms) of whole ``guandan`` processes, as the console script runs
+    them: ``--help`` and ``plays …`` (answered without importing Typer, see
+    :mod:`guandan_cli.cli.fast_path`) and ``simulate --help`` (the Typer app), each labelled
+    with the path that answered it."""
     import resource
     import subprocess
     import sys
 
-    for label, argv in (
-        ("guandan --help", ["--help"]),
-        ("guandan plays ", ["plays", "S3 H4 D4 C5 S5 H2 SB", "--level", "3"]),
-    ):
+    for label, argv in STARTUP_COMMANDS:
         walls, cpus = [], []
         for _ in range(repetitions):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,6 +196,6 @@ def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
         yield (
-            f"start-up {label}: median {statistics.median(walls) * 1000:6.1f} ms wall,"
+            f"start-up {label} ({_start_up_path(argv)}): median {statistics.median(walls) * 1000:6.1f} ms wall,"
             f" {statistics.median(cpus) * 1000:6.1f} ms CPU ({repetitions} runs)"
         )

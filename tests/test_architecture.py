@@ -131,3 +131,25 @@ def test_engine_and_strategies_load_no_heavy_packages():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+#: the console script's start-up path for ``guandan --help`` and ``guandan plays`` (see cli/fast_path.py)
+START_UP_PATH = (
+    "guandan_cli/cli/app.py",
+    "guandan_cli/cli/fast_path.py",
+    "guandan_cli/cli/fast_path_spec.py",
+    "guandan_cli/cli/plays_listing.py",
+    "guandan_cli/cli/error_lines.py",
+)
+
+
+def test_the_start_up_path_imports_no_typer():
+    """Importing Typer costs more than all the rest of ``guandan --help``; the path goes without."""
+    heavy = ("typer", "click", "rich", "pydantic", "polars", "matplotlib", "numpy")
+    bad = [
+        f"{name} imports {module}"
+        for name in START_UP_PATH
+        for module in _imports(ROOT / name)
+        if module.split(".")[0] in heavy
+    ]
+    assert not bad, "\n".join(bad)

@@ -1,120 +1,45 @@
-"""The `guandan` Typer app. Each command lives in its own module and registers here.
+"""The ``guandan`` console script: :func:`main`.
 
-Start-up is kept short: command modules import their heavy libraries (polars, rich,
-the runner) inside the command bodies, help is plain text (Typer's rich help would
-import rich and markdown-it, over half the start-up of ``guandan --help``), and plain
-``str``/``bool`` parameters skip the pydantic coercion that Typer ≥ 0.26 builds per parameter
-(importing pydantic costs more than the rest of ``guandan plays``).
+``guandan --help``, ``guandan plays --help`` and ``guandan plays …`` are answered by
+:mod:`guandan_cli.cli.fast_path` without importing Typer (the import alone costs more than
+the rest of these commands); every other command line runs the Typer app of
+:mod:`guandan_cli.cli.typer_app`, and so does any line the fast path does not fully
+understand, so both print the same bytes. ``from guandan_cli.cli.app import app`` still
+gives the Typer app (imported on first use).
+
+This module imports nothing heavy, so a Ctrl-C during the start-up imports is caught by
+:func:`main` too: one ``guandan: interrupted`` line and exit 130, never a traceback.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Any, Optional
+import sys
 
-import typer
-
-from guandan_cli import __version__
-from guandan_cli.cli.errors import OneLineErrors
-
-#: plain parameter annotations (given or not) and the type their values already have
-_PLAIN_TYPES = {
-    str: str,
-    str | None: str,
-    Optional[str]: str,  # noqa: UP045 - both spellings reach Typer
-    bool: bool,
-    bool | None: bool,
-    Optional[bool]: bool,  # noqa: UP045
-}
-
-
-def _plain_parameters() -> None:
-    """Let ``str`` and ``bool`` values pass through as given, without a pydantic adapter.
-
-    Typer coerces every parameter with a pydantic adapter, built on first use, whose only
-    effect on a value that already is a ``str`` (``bool`` for a flag) is to return it.
-    Other values, types and custom parsers still go through Typer's own coercion. Does
-    nothing if Typer's internals differ from the ones this was written for.
-    """
-    try:
-        from typer import core
-        from typer._coercion import RuntimeParam
-    except ImportError:  # pragma: no cover - another Typer layout
-        return
-    build = getattr(core, "build_runtime_param", None)
-    if build is None or getattr(build, "_guandan_plain", False):  # pragma: no cover
-        return
-
-    @dataclass(frozen=True)
-    class Plain(RuntimeParam):
-        descriptor: Any = None
-        plain: type = str
-
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            if type(value) is self.plain:
-                return value
-            return build(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
-
-    def build_runtime_param(descriptor: Any) -> Any:
-        info = descriptor.parameter_info
-        try:
-            plain = _PLAIN_TYPES.get(descriptor.annotation)
-        except TypeError:  # an unhashable annotation
-            plain = None
-        if plain is not None and descriptor.file_annotation is None and info.parser is None:
-            return Plain(info, descriptor.annotation, descriptor, plain)
-        return build(descriptor)
-
-    build_runtime_param._guandan_plain = True  # type: ignore[attr-defined]
-    core.build_runtime_param = build_runtime_param
-
-
-_plain_parameters()
-
-app = typer.Typer(
-    name="guandan",
-    help="Simulate and analyse Guandan (掼蛋) deals played by bots.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    cls=OneLineErrors,  # usage errors as one `guandan: error:` line, exit 2
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"guandan {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
-    """Simulate and analyse Guandan (掼蛋) deals played by bots."""
-
-
-def _register() -> None:
-    from guandan_cli.cli import (  # noqa: F401
-        cmd_analyze,
-        cmd_bench,
-        cmd_compare,
-        cmd_experiment,
-        cmd_play,
-        cmd_plays,
-        cmd_replay,
-        cmd_serve,
-        cmd_simulate,
-        cmd_verify,
-        cmd_watch,
-    )
-
-
-_register()
+from guandan_cli.cli.error_lines import INTERRUPTED, interrupted_line
 
 
 def main() -> None:
-    app()
+    """Run ``guandan`` on ``sys.argv``; always ends by raising ``SystemExit``."""
+    try:
+        from guandan_cli.cli import fast_path
+
+        code = fast_path.run(sys.argv[1:], fast_path.program_name())
+        if code is None:
+            from guandan_cli.cli.typer_app import app as typer_app
+
+            typer_app()  # raises SystemExit
+        raise SystemExit(code)
+    except KeyboardInterrupt:
+        if sys.stderr is not None:
+            sys.stderr.write(interrupted_line() + "\n")
+            sys.stderr.flush()
+        raise SystemExit(INTERRUPTED) from None
+
+
+def __getattr__(name: str):
+    """``app``: the Typer app, imported on first use (the console script never needs it for ``--help``)."""
+    if name == "app":
+        from guandan_cli.cli.typer_app import app
+
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

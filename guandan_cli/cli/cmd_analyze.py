@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import FAILURE, check_output_dir, fail
+from guandan_cli.cli.typer_app import app
 
 
 class OutputFormat(StrEnum):

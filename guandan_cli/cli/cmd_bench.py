@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import fail
+from guandan_cli.cli.typer_app import app
 
 
 @app.command()

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import FAILURE, check_output_file, fail, interrupted
+from guandan_cli.cli.typer_app import app
 
 DUPLICATE_HELP = (
     "match: each match seed played twice with the teams swapped; deal: each deal setup played twice "

@@ -1,4 +1,8 @@
-"""`guandan plays`: list the legal plays of a hand (and the readings of a set of cards)."""
+"""`guandan plays`: list the legal plays of a hand.
+
+The listing itself is :func:`guandan_cli.cli.plays_listing.plays_lines`, which the fast
+start-up path (:mod:`guandan_cli.cli.fast_path`) runs without importing Typer.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import fail
+from guandan_cli.cli.typer_app import app
 
 
 @app.command()
@@ -23,25 +27,11 @@ def plays(
     symbols: Annotated[bool, typer.Option("--symbols", help="Show suit symbols.")] = False,
 ) -> None:
     """List what HAND can play at LEVEL (leading, or beating --top)."""
-    from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards
-    from guandan_cli.engine.cards import level_index
-    from guandan_cli.engine.combos import check_declared
+    from guandan_cli.cli.plays_listing import PlaysInputError, plays_lines
 
     try:
-        level_index(level)
-    except ValueError as exc:
-        fail(f"--level: {exc}")
-    try:
-        cards = parse_cards(hand)
-    except ValueError as exc:
-        fail(f"HAND {hand!r}: {exc}")
-    if not cards:
-        fail(f"HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'")
-    try:
-        top_combo = check_declared(Combo.from_text(top), level) if top else None
-    except ValueError as exc:
-        fail(f"--top: {exc}")
-    found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
-    typer.echo(f"hand: {format_cards(cards, symbols)}  (level {level.upper()}, {len(found)} plays)")
-    for combo in found:
-        typer.echo(combo.text(symbols))
+        lines = plays_lines(hand, level, top, every, symbols)
+    except PlaysInputError as exc:
+        fail(exc)
+    for line in lines:
+        typer.echo(line)

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.typer_app import app
 
 EXTRA_HINT = "the competition protocol needs websockets: pip install 'guandan[protocol]'"
 

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.typer_app import app
 
 
 def _command_line(ctx: typer.Context) -> str:

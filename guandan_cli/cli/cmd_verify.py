@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.app import app
 from guandan_cli.cli.errors import FAILURE, fail
+from guandan_cli.cli.typer_app import app
 
 
 class _Bar:

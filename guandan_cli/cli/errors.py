@@ -6,7 +6,8 @@ Exit codes: 2 for bad input (checked before any work starts), 1 for a failure wh
 working, 130 for an interrupt (Ctrl-C). Commands call :func:`fail` rather than
 printing errors themselves, so the style lives in one place. Usage errors found by
 Typer/Click itself (an unknown option, a bad choice, a missing argument) get the same
-one line through :class:`OneLineErrors`, the app's command group.
+one line through :class:`OneLineErrors`, the app's command group. The lines themselves
+are built in :mod:`guandan_cli.cli.error_lines` (no Typer: the fast start-up path uses them).
 """
 
 from __future__ import annotations
@@ -19,20 +20,14 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperGroup
 
-BAD_INPUT = 2
-FAILURE = 1
-INTERRUPTED = 130
-PREFIX = "guandan: error: "
-
-
-def error_line(message: object) -> str:
-    """The one-line form of ``message`` (newlines folded), with the common prefix.
-
-    >>> error_line("unknown strategy 'x'")
-    "guandan: error: unknown strategy 'x'"
-    """
-    text = " ".join(str(message).split())
-    return text if text.startswith(PREFIX) else PREFIX + text
+from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the commands import them from here
+    BAD_INPUT,
+    FAILURE,
+    INTERRUPTED,
+    PREFIX,
+    error_line,
+    interrupted_line,
+)
 
 
 def fail(message: object, code: int = BAD_INPUT) -> NoReturn:
@@ -43,7 +38,7 @@ def fail(message: object, code: int = BAD_INPUT) -> NoReturn:
 
 def interrupted(hint: str = "") -> NoReturn:
     """Report a Ctrl-C in one line (with an optional hint such as how to resume) and exit 130."""
-    typer.echo(f"guandan: interrupted{': ' + hint if hint else ''}", err=True)
+    typer.echo(interrupted_line(hint), err=True)
     raise typer.Exit(INTERRUPTED)
 
 
@@ -130,6 +125,6 @@ class OneLineErrors(TyperGroup):
             typer.echo(error_line(exc.format_message()), err=True)
             raise SystemExit(exc.exit_code) from None
         except typer.Abort:
-            typer.echo("guandan: interrupted", err=True)
+            typer.echo(interrupted_line(), err=True)
             raise SystemExit(INTERRUPTED) from None
         raise SystemExit(result if isinstance(result, int) else 0)

@@ -1,0 +1,46 @@
+"""What ``guandan plays`` prints, without Typer: the Typer command and the fast start-up path share it.
+
+>>> plays_lines("S3 D3 S4", "2", "single:3 C3")
+['hand: S3 D3 S4  (level 2, 1 plays)', 'single:4 S4']
+>>> plays_lines("S3 X")
+Traceback (most recent call last):
+...
+guandan_cli.cli.plays_listing.PlaysInputError: HAND 'S3 X': bad card token 'X' at position 1: expected suit S/H/C/D (or ♠♥♣♦) + rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers
+"""
+
+from __future__ import annotations
+
+
+class PlaysInputError(ValueError):
+    """Bad input to ``guandan plays``; the message names the input and the rule it breaks."""
+
+
+def plays_lines(
+    hand: str, level: str = "2", top: str | None = None, every: bool = False, symbols: bool = False
+) -> list[str]:
+    """The lines listing what ``hand`` can play at ``level`` (leading, or beating ``top``).
+
+    Every input is checked (level, then hand, then ``top``) before any play is listed.
+    """
+    from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards
+    from guandan_cli.engine.cards import level_index
+    from guandan_cli.engine.combos import check_declared
+
+    try:
+        level_index(level)
+    except ValueError as exc:
+        raise PlaysInputError(f"--level: {exc}") from None
+    try:
+        cards = parse_cards(hand)
+    except ValueError as exc:
+        raise PlaysInputError(f"HAND {hand!r}: {exc}") from None
+    if not cards:
+        raise PlaysInputError(f"HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'")
+    try:
+        top_combo = check_declared(Combo.from_text(top), level) if top else None
+    except ValueError as exc:
+        raise PlaysInputError(f"--top: {exc}") from None
+    found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
+    lines = [f"hand: {format_cards(cards, symbols)}  (level {level.upper()}, {len(found)} plays)"]
+    lines.extend(combo.text(symbols) for combo in found)
+    return lines
