@@ -289,7 +289,9 @@ _SINGLE_OF = tuple(_new(Combo, (SINGLE, f >> 2, (f,))) for f in range(52)) + (
 _SB_PAIR = _new(Combo, (PAIR, 13, (SB, SB)))
 _HR_PAIR = _new(Combo, (PAIR, 14, (HR, HR)))
 #: ``_RANKS_ABOVE[lv][thr + 1]``: the ranks 0..12 whose power at level ``lv`` exceeds ``thr``
-_RANKS_ABOVE = tuple(tuple(tuple(r for r in _RANGE13 if POWER[lv][r] > thr) for thr in range(-1, 16)) for lv in range(13))
+_RANKS_ABOVE = tuple(
+    tuple(tuple(r for r in _RANGE13 if POWER[lv][r] > thr) for thr in range(-1, 16)) for lv in range(13)
+)
 #: ``_NATURAL[k - 2][rank][byte]``: the play of the first ``k`` (2: pair, 3: triple) natural faces
 #: of a rank held as ``byte`` (``_BY``), no wild used and no straight flush to keep; filled on use
 _NATURAL = tuple(tuple([None] * 256 for _r in _RANGE13) for _k in (2, 3))
