@@ -92,6 +92,10 @@ class _Done:
 class Backend:
     """``imap(fn, tasks)`` in task order, ``imap_unordered`` as they finish; ``close()`` (or ``terminate()``)."""
 
+    #: whether ``imap_unordered`` takes tasks from its iterable as workers need them (a
+    #: feeder thread), so the iterable may wait; else it reads the whole iterable at once
+    streams_tasks = True
+
     def imap(self, fn: Callable, tasks: Iterable) -> Iterator:
         return map(fn, tasks)
 
@@ -194,6 +198,8 @@ class RayPool(Backend):
         except Exception as exc:  # noqa: BLE001 - connection failures come in many types
             where = address or "a local Ray instance"
             raise BackendError(f"cannot start a Ray pool on {where}: {type(exc).__name__}: {exc}") from None
+
+    streams_tasks = False
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, list(tasks), chunksize=1)

@@ -793,6 +793,39 @@ def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> 
     }
 
 
+class _Window:
+    """The tasks, handed out at most ``size`` ahead of the results saved (``saved()`` once per
+    result): a pool's feeder thread waits here, so a kill loses at most ``size`` tasks.
+
+    >>> w = _Window(range(5), 2)
+    >>> it = iter(w)
+    >>> next(it), next(it)
+    (0, 1)
+    >>> w.saved(); next(it)
+    2
+    """
+
+    def __init__(self, tasks: Sequence, size: int) -> None:
+        self._tasks = tasks
+        self._slots = threading.Semaphore(max(1, size))
+        self._stopped = False
+
+    def __iter__(self):
+        for task in self._tasks:
+            while not self._slots.acquire(timeout=0.1):
+                if self._stopped:
+                    return
+            if self._stopped:
+                return
+            yield task
+
+    def saved(self) -> None:
+        self._slots.release()
+
+    def stop(self) -> None:
+        self._stopped = True
+
+
 def _run(
     out, existing, wipe, config, workers, on_error, backend, ray_address, chunk_size, progress, command, label
 ):
@@ -902,6 +935,7 @@ def _run(
     session_deals = session_matches = 0
     state, error = "complete", None
     pool = None
+    window = None
     writer = _PartWriterThread(finish)
     try:
         for index in [i for i, j in journals.items() if j.covers(*bounds[i])]:
@@ -911,8 +945,12 @@ def _run(
                 pool = open_backend(backend, workers, ray_address)
             except BackendError as exc:
                 raise SimulationError(str(exc)) from None
-            # results in completion order: each is durable as soon as it arrives
-            for res in pool.imap_unordered(_tasks.run_task, task_list):
+            # results in completion order: each is durable as soon as it arrives. Tasks are fed
+            # at most two per worker ahead of the journal, so a kill loses at most that much
+            # even when the journal's fsyncs lag behind fast workers
+            window = _Window(task_list, 2 * workers if pool.streams_tasks else len(task_list))
+            for res in pool.imap_unordered(_tasks.run_task, window if pool.streams_tasks else task_list):
+                window.saved()
                 _check_result(res, on_error)
                 index = part_of_task[res.start]
                 journal = journals.get(index)
@@ -932,6 +970,8 @@ def _run(
             pool.close()
         writer.wait()
     except BaseException as exc:
+        if window is not None:
+            window.stop()  # the pool's feeder thread must not wait for a slot forever
         if pool is not None:
             try:
                 pool.terminate()
