@@ -389,49 +389,50 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         return
     wild = h.wild
     take = h.take
-    # attached pair candidates by rank: (rank, natural pair or natural face + wild, needs a wild)
+    # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
+    # its lowest and highest face; whether it needs a wild)
     pairs2 = []
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
-            pairs2.append((p, take(p, 2), False))
+            pair = take(p, 2)
+            pairs2.append((p, pair, pair[0], pair[1], False))
         elif cp:
-            pairs2.append((p, (by[p][0], wild), True))
+            f = by[p][0]
+            pair = (f, wild) if f < wild else (wild, f)
+            pairs2.append((p, pair, pair[0], pair[1], True))
     for t in trips:
         ct = rc[t]
-        trip = take(t, 3)
+        trip = take(t, 3)  # sorted
+        lo, hi = trip[0], trip[2]
         wt = w - 3 + ct if ct < 3 else w
         n0 = len(out)
-        if ct >= 3:  # natural triple and pair: the cards sort by rank
-            if wt:
-                out += [
-                    _new(
-                        Combo,
-                        (
-                            FULL_HOUSE,
-                            t,
-                            tuple(sorted(trip + pair)) if half else trip + pair if t < p else pair + trip,
-                        ),
-                    )
-                    for p, pair, half in pairs2
-                    if p != t
-                ]
-            else:
-                out += [
-                    _new(Combo, (FULL_HOUSE, t, trip + pair if t < p else pair + trip))
-                    for p, pair, half in pairs2
-                    if p != t and not half
-                ]
-        elif wt:
+        # the cards of triple and pair, sorted: one before the other unless they interleave
+        # (a wild between the ranks), then sorted
+        if wt:
             out += [
-                _new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair))))
-                for p, pair, _half in pairs2
+                _new(
+                    Combo,
+                    (
+                        FULL_HOUSE,
+                        t,
+                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                    ),
+                )
+                for p, pair, a, b, _half in pairs2
                 if p != t
             ]
         else:
             out += [
-                _new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + pair))))
-                for p, pair, half in pairs2
+                _new(
+                    Combo,
+                    (
+                        FULL_HOUSE,
+                        t,
+                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                    ),
+                )
+                for p, pair, a, b, half in pairs2
                 if p != t and not half
             ]
         if joker_pairs:
