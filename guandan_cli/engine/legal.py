@@ -456,18 +456,14 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
     # the first (preferred) face of each rank, a wild where none: one per rank of a window,
     # ascending with the ranks (faces are 4 * rank + suit) except in A-2-3-4-5 or with wilds
     if not w:
-        # windows with every rank present: bit ``8 * j`` of ``runs`` for the window topped by j + 3
+        # any window with every rank present? (bit ``8 * j`` of ``runs``: the one topped by j + 3)
         ext = (present & _SPREAD) << 8 | present >> 96 & 1  # A also below 2
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
         firsts = [t[0] if t else wild for t in by]
-        while runs:
-            low = runs & -runs
-            runs ^= low
-            top = ((low.bit_length() - 1) >> 3) + 3
-            if top > thr:
-                _top, _ranks, _wm, get, alow = _STRAIGHT_STEPS[top - 3]
+        for top, _ranks, wm, get, alow in _STRAIGHT_STEPS:
+            if top > thr and present & wm == wm:
                 cards = get(firsts)
                 out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
         return
@@ -484,7 +480,7 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
     take = h.take
     if not w:
         # natural pairs only: per rank its two preferred faces, sorted; ascending by rank.
-        # Bit ``8 * j`` of ``runs``: ranks j - 1, j, j + 1 (A also below 2) hold pairs
+        # Any window? (bit ``8 * j`` of ``runs``: ranks j - 1, j, j + 1, A also below 2, hold pairs)
         pairs = int.from_bytes(h.cb.translate(_AT_LEAST_2), "little")
         ext = pairs << 8 | pairs >> 96
         runs = ext & ext >> 8 & ext >> 16
@@ -492,11 +488,8 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
             return
         by = h.by
         members = h.members
-        while runs:
-            low = runs & -runs
-            runs ^= low
-            top, (a, b, c), alow = _TUBE_STEPS[(low.bit_length() - 1) >> 3]
-            if top > thr:
+        for top, (a, b, c), alow in _TUBE_STEPS:
+            if top > thr and rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
                 if members:
                     cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
                 elif alow:
