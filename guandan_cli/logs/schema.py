@@ -145,7 +145,12 @@ def deal_record(
     """The JSON-ready record of one finished deal."""
     result = deal.result
     assert result is not None
-    play_actions = [_action_line(seat, a) for seat, a in deal.actions if not isinstance(a, int)]
+    # passes (the shared PASS) need no text lookup; plays look theirs up
+    play_actions = [
+        f"{seat} pass" if a is PASS else _action_line(seat, a)
+        for seat, a in deal.actions
+        if not isinstance(a, int)
+    ]
     return {
         "v": SCHEMA_VERSION,
         "run_id": run_id,
