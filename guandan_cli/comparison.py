@@ -31,7 +31,7 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 def strategy_spec(strategy: str | type) -> str:
     """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
     defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
-    sent to the workers by value; see ``guandan_cli.runner.simulate.class_spec``)."""
+    sent to the workers by value; see ``guandan_cli.runner.simulation.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
@@ -225,7 +225,7 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
     """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
     from guandan_cli.runner.identity import identity_changes
     from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulate import SimulationInputError
+    from guandan_cli.runner.simulation import SimulationInputError
 
     try:
         manifest = read_manifest(where) if where.is_dir() else None
@@ -309,7 +309,7 @@ def _compare(
     import polars as pl
 
     from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
-    from guandan_cli.runner.simulate import simulate
+    from guandan_cli.runner.simulation import simulate
 
     sa, sb = strategy_spec(a), strategy_spec(b)
     classes = by_value_classes([a, b])
@@ -355,7 +355,7 @@ def _compare(
     runs = []
     for (seed_, seats, where, text), (kind, _w) in zip(plan, status):
         if kind in ("stored", "partial") and not resume and not force:
-            from guandan_cli.runner.simulate import SimulationInputError
+            from guandan_cli.runner.simulation import SimulationInputError
 
             raise SimulationInputError(
                 f"{where} holds a stored run; use --force to recompute, or another --out"

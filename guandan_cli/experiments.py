@@ -320,7 +320,12 @@ def run_experiment(
     """
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulate import SimulationInputError, check_strategies, parse_strategies, simulate
+    from guandan_cli.runner.simulation import (
+        SimulationInputError,
+        check_strategies,
+        parse_strategies,
+        simulate,
+    )
 
     if isinstance(experiment, str):
         try:

@@ -8,7 +8,6 @@ source: its files as soon as both exist, else its journal. A Ctrl-C at any phase
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 import shutil
@@ -25,9 +24,9 @@ from guandan_cli.logs import layout
 from guandan_cli.logs.journal import Journal, read_entries
 from guandan_cli.logs.layout import journal_path, run_completeness
 from guandan_cli.reports import IncompleteRunWarning, load
-from guandan_cli.runner import tasks
+from guandan_cli.runner import simulation, tasks
 
-simulate_module = importlib.import_module("guandan_cli.runner.simulate")  # the module, not the function
+simulate_module = simulation
 
 runner = CliRunner()
 N, PART, CHUNK = 30, 10, 2

@@ -52,7 +52,7 @@ def experiment(
     OUT/effects.json holds the effects and OUT/effect.png plots them.
     """
     from guandan_cli.experiments import ExperimentInputError, run_experiment
-    from guandan_cli.runner.simulate import SimulationError
+    from guandan_cli.runner.simulation import SimulationError
 
     if deals < 1:
         fail(f"--deals must be a positive whole number, got {deals}")

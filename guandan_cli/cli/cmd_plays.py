@@ -24,13 +24,13 @@ def plays(
 ) -> None:
     """List what HAND can play at LEVEL (leading, or beating --top)."""
     from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards
-    from guandan_cli.engine.cards import level_index
+    from guandan_cli.engine.cards import RANKS
     from guandan_cli.engine.combos import check_declared
 
-    try:
-        level_index(level)
-    except ValueError as exc:
-        fail(f"--level: {exc}")
+    token = level.strip().upper()
+    if (token := "T" if token == "10" else token) not in tuple(RANKS):  # a rank, never SB or HR
+        fail(f"--level {level!r}: a level is one of {' '.join(RANKS)} (10 for T also works)")
+    level = token
     try:
         cards = parse_cards(hand)
     except ValueError as exc:
@@ -42,6 +42,6 @@ def plays(
     except ValueError as exc:
         fail(f"--top: {exc}")
     found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
-    typer.echo(f"hand: {format_cards(cards, symbols)}  (level {level.upper()}, {len(found)} plays)")
+    typer.echo(f"hand: {format_cards(cards, symbols)}  (level {level}, {len(found)} plays)")
     for combo in found:
         typer.echo(combo.text(symbols))

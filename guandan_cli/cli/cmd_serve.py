@@ -77,7 +77,7 @@ def serve(
     from guandan_cli.cli.cmd_simulate import _command_line
     from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
-    from guandan_cli.runner.simulate import SimulationError, SimulationInputError
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError
 
     command = _command_line(ctx)
     try:
