@@ -53,6 +53,8 @@ def _label(strategy: str | type) -> str:
 
 
 DUPLICATE_MODES = ("match", "deal")
+#: the range of A's level gain in one deal: ±1, ±2 or ±3 levels
+GAIN_RANGE = (-3.0, 3.0)
 
 
 def _stderr(message: str) -> None:
@@ -69,16 +71,32 @@ def _sign(ci: tuple[float, float]) -> str:
     return ">" if lo > 0 else "<" if hi < 0 else "≈"
 
 
+def _outward(lo: float, hi: float, decimals: int) -> tuple[float, float]:
+    """``lo`` rounded down and ``hi`` up to ``decimals``, so a printed interval is never narrower
+    than the computed one (``[0.9981, 1]`` shows as ``[99, 100]`` percent, not ``[100, 100]``).
+
+    >>> _outward(99.81, 100.0, 0), _outward(-0.325, 0.175, 2), _outward(0.5, 0.5, 2)
+    ((99.0, 100.0), (-0.33, 0.18), (0.5, 0.5))
+    """
+    unit = 10.0**decimals
+    eps = 1e-9  # a value a float error away from a printed digit is that digit
+    return math.floor(lo * unit + eps) / unit + 0.0, math.ceil(hi * unit - eps) / unit + 0.0
+
+
 def _bracket(ci: tuple[float, float], fmt: str, scale: float = 1.0) -> str:
-    """``[lo, hi]`` formatted, ``[–, –]`` when there is no interval (fewer than 2 pairs).
+    """``[lo, hi]`` formatted (``fmt`` like ``.2f``) and rounded outward, ``[–, –]`` when there
+    is no interval (fewer than 2 pairs).
 
     >>> _bracket((0.25, 0.5), ".0f", 100), _bracket((math.nan, math.nan), ".2f")
     ('[25, 50]', '[–, –]')
+    >>> _bracket((2.99552, 2.99950), ".2f"), _bracket((0.99809, 1.0), ".0f", 100)
+    ('[2.99, 3.00]', '[99, 100]')
     """
     lo, hi = ci
     if math.isnan(lo) or math.isnan(hi):
         return "[–, –]"
-    return f"[{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
+    lo, hi = _outward(lo * scale, hi * scale, int(fmt[1:-1]))
+    return f"[{lo:{fmt}}, {hi:{fmt}}]"
 
 
 @dataclass
@@ -397,17 +415,24 @@ def _compare(
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
     intervals = {}
+    # Units that all agree leave the bootstrap nothing to resample: the exact interval of a
+    # bounded mean then says how far the mean may be (stats.agreeing_units_interval). Not for
+    # a strategy against itself in duplicate, where agreement is by construction (the swapped
+    # game is the same game), so the figure is exact.
+    itself = paired and sa == sb
+    gain_range = None if itself else GAIN_RANGE
     if paired:
-        ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed)
+        ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed, bounds=gain_range)
     else:  # unpaired: the units are the individual matches
         g = ab["a_gain"].to_list() + ba["a_gain"].to_list()
         n = ab["deals"].to_list() + ba["deals"].to_list()
-        ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed)
+        ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed, bounds=gain_range)
     if deal_mode:  # the unit is the deal pair: every figure's interval resamples pairs
         for key, col in (("deal", "a_deal_wins"), ("first_out", "a_first_outs")):
             intervals[key] = bootstrap_ratio_interval(
-                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed
-            )
+                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed,
+                bounds=None if itself else (0.0, 1.0),
+            )  # fmt: skip
     total_deals = sum(ndeals)
     return CompareResult(
         a=la,
@@ -477,7 +502,7 @@ class TournamentResult:
             interval = f"[{r['rating_low']:.1f}, {r['rating_high']:.1f}]"
             won = f"{r['wins']}/{r['games']}"
             rate = f"{r['win_rate']:.0%}" if r["games"] else "n/a"
-            ci = f"[{r['ci_low'] * 100:.0f}, {r['ci_high'] * 100:.0f}]"
+            ci = _bracket((r["ci_low"], r["ci_high"]), ".0f", 100)
             lines.append(
                 f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
             )

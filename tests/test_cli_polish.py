@@ -69,3 +69,58 @@ def test_no_runner_submodule_shadows_a_name_the_package_exports():
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+
+
+def test_all_units_at_the_bound_get_the_clopper_pearson_bound():
+    from guandan_cli.stats import agreeing_units_interval, bootstrap_mean_interval, bootstrap_ratio_interval
+
+    # Clopper-Pearson 95% for 10 of 10 and 3 of 3 successes (published tables): [0.6915, 1], [0.2924, 1]
+    assert [round(agreeing_units_interval(1.0, n, 0.0, 1.0)[0], 4) for n in (10, 3)] == [0.6915, 0.2924]
+    assert agreeing_units_interval(0.0, 10, 0.0, 1.0) == (0.0, 1 - agreeing_units_interval(1.0, 10, 0, 1)[0])
+    # on the level-gain scale [-3, 3]: the proportion's bound mapped linearly
+    lo, hi = agreeing_units_interval(3.0, 10, -3.0, 3.0)
+    assert hi == 3.0 and lo == pytest.approx(-3 + 6 * 0.69150, abs=1e-4)
+    # pairs of unequal length (match mode), every one at +3 levels per deal
+    gains, deals = [30, 27, 33, 36], [10, 9, 11, 12]
+    assert bootstrap_ratio_interval(gains, deals) == (3.0, 3.0)  # the zero-width bootstrap
+    assert bootstrap_ratio_interval(gains, deals, bounds=(-3, 3)) == agreeing_units_interval(3.0, 4, -3, 3)
+    assert bootstrap_mean_interval([0.5] * 5, bounds=(0, 1)) == agreeing_units_interval(0.5, 5, 0, 1)
+    # values that differ keep the bootstrap
+    assert bootstrap_ratio_interval([30, 26], [10, 9], bounds=(-3, 3)) == bootstrap_ratio_interval(
+        [30, 26], [10, 9]
+    )
+
+
+def test_pairs_that_all_agree_do_not_give_a_zero_width_interval(tmp_path):
+    """``compare heuristic random --duplicate deal -n 3`` printed ``+3.00 [3.00, 3.00]``, ``deals 100% [100, 100]``."""
+    from guandan_cli import compare
+    from guandan_cli.stats import agreeing_units_interval
+
+    ab = compare("heuristic", "random", 3, seed=0, duplicate="deal", workers=1, out=tmp_path, notify=None)
+    assert ab.pairs["a_level_gain"].to_list() == [6, 6, 6]  # every deal won by 3 levels
+    assert ab.level_gain_ci == agreeing_units_interval(3.0, 3, -3.0, 3.0)
+    assert ab.deal_ci == ab.first_out_ci == agreeing_units_interval(1.0, 3, 0.0, 1.0)
+    assert ab.verdict() == (
+        "heuristic ≈ random: +3.00 levels/deal [-1.25, 3.00], deals 100% [29, 100], first out 100% [29, 100]"
+    )
+    ba = compare("random", "heuristic", 3, seed=0, duplicate="deal", workers=1, out=tmp_path, notify=None)
+    assert ba.level_gain_ci == (-ab.level_gain_ci[1], -ab.level_gain_ci[0])  # A/B swap still negates exactly
+    assert ba.deal_ci == pytest.approx((1 - ab.deal_ci[1], 1 - ab.deal_ci[0]))
+    itself = compare(
+        "heuristic", "heuristic", 3, seed=0, duplicate="deal", workers=1, out=tmp_path, notify=None
+    )
+    assert itself.level_gain_ci == (0.0, 0.0) and itself.deal_ci == (0.5, 0.5)  # exact by construction
+
+
+def test_a_printed_interval_is_rounded_outward():
+    """2005 deals won of 2005 printed ``deals 100% [100, 100]`` (Wilson's low end is 99.8%)."""
+    from guandan_cli.comparison import CompareResult
+
+    res = CompareResult(
+        a="heuristic", b="random", matches=200, seed=0, paired=True, pairs=None, match_wins=400,
+        match_losses=0, match_unfinished=0, deal_wins=2005, deals=2005, level_gain=2.9975,
+        level_gain_ci=(2.99552, 2.99950),
+    )  # fmt: skip
+    assert res.verdict() == (
+        "heuristic > random: +3.00 levels/deal [2.99, 3.00], matches 100% [99, 100], deals 100% [99, 100]"
+    )
