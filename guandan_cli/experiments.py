@@ -133,7 +133,8 @@ class ExperimentResult:
         lines = [
             f"experiment {e.name}: {e.question}",
             f"setups   {n} ({e.source}), seed {self.config.get('seed')}, strategies {who}",
-            f"arms     A = {a.name}, B = {b.name}  (run directories under {self.out}/)",
+            f"arms     A = {a.name}, B = {b.name}",
+            f"runs     {self.out}/{a.name}, …/{b.name}",
             "",
             f"{'receiving side':<28}  {'A':>6}  {'B':>6}  {'A − B [95% CI]':<27}  {'differ':>6}",
         ]

@@ -124,3 +124,50 @@ def test_a_printed_interval_is_rounded_outward():
     assert res.verdict() == (
         "heuristic > random: +3.00 levels/deal [2.99, 3.00], matches 100% [99, 100], deals 100% [99, 100]"
     )
+
+
+def test_a_run_summary_fits_100_columns_with_long_strategy_specs(tmp_path):
+    """``guandan serve`` printed ``team 0 (seats 0,2: guandan_cli.protocol.remote:NAME,…)`` in 117+
+    columns; a bot file deep in a folder did the same in ``simulate``."""
+    folder = tmp_path / "bots_of_the_research_group" / "season_2026_submissions"
+    folder.mkdir(parents=True)
+    (folder / "a_rather_long_bot_module_name.py").write_text(
+        "from strategies.greedy import GreedyStrategy\n\n\nclass TheLongestBotClassName(GreedyStrategy):\n"
+        "    name = 'longbot'\n"
+    )
+    spec = f"{folder}/a_rather_long_bot_module_name.py:TheLongestBotClassName"
+    out = tmp_path / "r"
+    args = [
+        "simulate",
+        "-n",
+        "1",
+        "-s",
+        f"{spec},random",
+        "--max-deals",
+        "1",
+        "-w",
+        "1",
+        "--out",
+        str(out),
+    ]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stdout.splitlines() if not line.startswith(("run ", "log "))]  # paths
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert "team 0 (seats 0,2)  wins" in res.stdout
+    assert "  seat 0: a_rather_long_bot_module_name.py:TheLongestBotClassName" in res.stdout
+    assert "team 1 (seats 1,3: random,random)  wins" in res.stdout  # short names stay on the line
+
+
+def test_experiment_lines_fit_100_columns(tmp_path, monkeypatch):
+    """The arms line named the default output folder, 103 columns (105 for ``wrote …``)."""
+    monkeypatch.chdir(tmp_path)
+    out = "runs/experiment-resistance-s0-n1000"  # the default folder of the default size
+    res = runner.invoke(app, ["experiment", "resistance", "-n", "2", "-w", "1", "-q", "--out", out])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert max(len(line) for line in lines) <= 100, max(lines, key=len)
+    assert (
+        f"runs     {out}/resisted, …/paid" in lines
+        and f"wrote effects.json and effect.png in {out}/" in lines
+    )

@@ -77,4 +77,4 @@ def experiment(
     except KeyboardInterrupt:
         interrupted("rerun the same command to continue")
     typer.echo(result.summary())
-    typer.echo(f"wrote {result.out / 'effects.json'} and {result.out / 'effect.png'}", err=True)
+    typer.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)
