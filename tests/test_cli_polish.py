@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from guandan_cli.cli.app import app
 
 runner = CliRunner()
+README = Path(__file__).parent.parent / "README.md"
 
 
 @pytest.mark.parametrize("level", ["Z", "SB", "HR", "1"])
@@ -171,3 +173,41 @@ def test_experiment_lines_fit_100_columns(tmp_path, monkeypatch):
         f"runs     {out}/resisted, …/paid" in lines
         and f"wrote effects.json and effect.png in {out}/" in lines
     )
+
+
+def _readme_block(after: str) -> str:
+    """The first ```text block of README.md after the line containing ``after``."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index("```text\n", text.index(after)) + len("```text\n")
+    return text[start : text.index("```\n", start)]
+
+
+def test_the_readme_play_screen_is_what_play_prints(tmp_path, monkeypatch):
+    """README showed a menu cut with ``...`` that ``play`` no longer prints."""
+    import re
+
+    monkeypatch.chdir(tmp_path)
+    answers = ["S3 S3", "1", "q"]
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    res = runner.invoke(app, argv, input="".join(f"{a}\n" for a in answers))
+    assert res.exit_code == 130, res.output
+    screen = res.stdout
+    for answer in answers:  # piped answers are not echoed: put them where a terminal shows them
+        screen = re.sub(
+            r"(\(cards, number, [^)]*\) >) ", lambda m, a=answer: f"{m[1]}\0{a}\n", screen, count=1
+        )
+    screen = screen.replace("\0", " ")
+    block = _readme_block("nothing happens until an answer is legal")
+    assert block.startswith("deal 0 · your turn (seat 0)\n") and block in screen
+    assert (
+        "\n43 plays: h lists them by number\n" in screen
+        and "(43 at the lead that comes next" in README.read_text(encoding="utf-8")
+    )
+
+
+def test_the_readme_watch_screen_is_what_watch_prints():
+    """README marked the seat that had played; ``watch`` marks the seat to act next."""
+    res = runner.invoke(app, ["watch", "--seed", "1", "-s", "heuristic,greedy", "--plain", "--delay", "0"])
+    assert res.exit_code == 0, res.output
+    block = _readme_block("A screen of\n`guandan watch --seed 1 -s heuristic,greedy --plain`")
+    assert block.startswith("match 0 (seed ") and block in res.stdout
