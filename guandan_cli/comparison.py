@@ -302,7 +302,7 @@ def compare(
             f"unknown duplicate mode {duplicate!r}: expected one of {', '.join(DUPLICATE_MODES)}"
         )
     if matches < 1:
-        raise ValueError(f"matches must be positive, got {matches}")
+        raise ValueError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
     if out is None:
         with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
             res = compare(
@@ -660,8 +660,9 @@ def tournament(
     if len(strategies) < 2:
         raise ValueError("a tournament needs at least 2 strategies")
     labels = [_label(s) for s in strategies]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"strategy names must be distinct: {labels}")
+    twice = sorted({x for x in labels if labels.count(x) > 1})
+    if twice:
+        raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)
         results = {}

@@ -211,3 +211,49 @@ def test_the_readme_watch_screen_is_what_watch_prints():
     assert res.exit_code == 0, res.output
     block = _readme_block("A screen of\n`guandan watch --seed 1 -s heuristic,greedy --plain`")
     assert block.startswith("match 0 (seed ") and block in res.stdout
+
+
+def test_experiment_differences_that_all_agree_get_an_exact_interval():
+    """2 setups with no difference printed ``+0.0000 [+0.0000, +0.0000]`` for every metric."""
+    import polars as pl
+
+    from guandan_cli.experiments import paired_effects
+    from guandan_cli.stats import agreeing_units_interval
+
+    frame = pl.DataFrame({"match": [0, 1], "win": [1, 0], "upgrade": [2, 0], "first_out": [0, 0]})
+    rows = {r["metric"]: r for r in paired_effects(frame, frame).iter_rows(named=True)}
+    assert (rows["win"]["effect_lo"], rows["win"]["effect_hi"]) == agreeing_units_interval(0.0, 2, -1, 1)
+    assert rows["upgrade"]["effect_hi"] == pytest.approx(3 - 3 * 0.025**0.5)  # 2.5257
+    same = paired_effects(frame, frame, same_rules=True)  # identical rules: 0 by construction
+    assert same["effect_lo"].to_list() == [0.0] * 3 and same["effect_hi"].to_list() == [0.0] * 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["experiment", "ruleset", "-n", "2", "--ruleset", "jiangsu2017"],
+            "--ruleset jiangsu2017 does not apply",
+        ),
+        (["serve", "-s", "remote", "--connect-wait", "0"], "--connect-wait must be positive"),
+        (["serve", "-s", "remote", "--connect-wait", "-1"], "--connect-wait must be positive"),
+        (
+            ["compare", "greedy", "random", "-n", "0"],
+            "matches (-n/--matches) must be a positive whole number",
+        ),
+        (["tournament", "greedy", "greedy", "-n", "1"], "strategy names must be distinct: greedy given more"),
+    ],
+)
+def test_more_bad_input_is_one_line_naming_the_option(argv, message, tmp_path):
+    """Found by trying the commands: an ignored --ruleset, a negative --connect-wait that
+    listened and then failed, messages without the option's name or with a Python list."""
+    res = runner.invoke(app, [*argv, "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    [line] = res.stderr.splitlines()
+    assert line.startswith("guandan: error: ") and message in line, line
+    assert not (tmp_path / "o").exists()
+
+
+def test_one_play_is_singular():
+    res = runner.invoke(app, ["plays", "S3"])
+    assert res.exit_code == 0 and "(level 2, 1 play)" in res.stdout

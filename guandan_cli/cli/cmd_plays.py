@@ -42,6 +42,8 @@ def plays(
     except ValueError as exc:
         fail(f"--top: {exc}")
     found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
-    typer.echo(f"hand: {format_cards(cards, symbols)}  (level {level}, {len(found)} plays)")
+    typer.echo(
+        f"hand: {format_cards(cards, symbols)}  (level {level}, {len(found)} play{'' if len(found) == 1 else 's'})"
+    )
     for combo in found:
         typer.echo(combo.text(symbols))

@@ -67,6 +67,8 @@ def serve(
     for name, value in (("--matches", matches), ("--timeout", timeout), ("--reconnect-wait", reconnect_wait)):
         if value <= 0:
             fail(f"{name} must be positive, got {value}")
+    if connect_wait is not None and connect_wait <= 0:
+        fail(f"--connect-wait must be positive (or left out: wait forever), got {connect_wait}")
     if max_deals is not None and max_deals < 1 or a_fail_limit is not None and a_fail_limit < 1:
         fail("--max-deals and --a-fail-limit must be positive numbers of deals")
     if not 0 <= port <= 65535:
