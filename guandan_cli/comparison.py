@@ -525,7 +525,12 @@ class TournamentResult:
         lines.append("pairings (level gain per deal of the first against the second)")
         for res in self.results.values():
             sign, shown = _sign(res.level_gain_ci), _bracket(res.level_gain_ci, ".2f")
-            lines.append(f"  {res.a} {sign} {res.b}: {res.level_gain:+.2f} levels/deal {shown}")
+            tail = f": {res.level_gain:+.2f} levels/deal {shown}"
+            line = f"  {res.a} {sign} {res.b}{tail}"
+            if len(line) > width:  # each name gets half the room left
+                room = max(8, (width - len(tail) - 5) // 2)
+                line = f"  {fit(res.a, room)} {sign} {fit(res.b, room)}{tail}"
+            lines.append(line)
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike | None = None):

@@ -257,3 +257,21 @@ def test_more_bad_input_is_one_line_naming_the_option(argv, message, tmp_path):
 def test_one_play_is_singular():
     res = runner.invoke(app, ["plays", "S3"])
     assert res.exit_code == 0 and "(level 2, 1 play)" in res.stdout
+
+
+def test_tournament_pairing_lines_fit_80_columns_with_long_names():
+    """Two 22- and 24-letter names made a pairing line of 84 columns."""
+    from test_tournament_tables import _result
+
+    from guandan_cli.comparison import summarise_tournament
+
+    names = ["a_rather_long_bot_name", "another_rather_long_name", "greedy"]
+    results = {
+        (x, y): _result(x, y, [1.0, 0.0], [1.0, 1.0], [3, 1])
+        for i, x in enumerate(names)
+        for y in names[i + 1 :]
+    }
+    lines = summarise_tournament(names, results).report().splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    assert "  a_rather_long_bot_na… ≈ another_rather_long_…: +0.20 levels/deal [-0.05, 0.45]" in lines
+    assert "  a_rather_long_bot_name ≈ greedy: +0.20 levels/deal [-0.05, 0.45]" in lines
