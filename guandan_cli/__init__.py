@@ -10,11 +10,11 @@ __version__ = "0.1.0"
 def simulate(*args, **kwargs):
     """Play a seeded run of matches into a run directory; returns the ``Run``.
 
-    The same options as ``guandan simulate`` (see :func:`guandan_cli.runner.simulate.simulate`);
+    The same options as ``guandan simulate`` (see :func:`guandan_cli.runner.simulation.simulate`);
     ``run.deals()`` / ``run.scan()`` / ``run.matches()`` give the log as Polars frames.
     Imported lazily, so ``import guandan_cli.engine`` stays free of the runner and Polars.
     """
-    from guandan_cli.runner.simulate import simulate as _simulate
+    from guandan_cli.runner.simulation import simulate as _simulate
 
     return _simulate(*args, **kwargs)
 

@@ -79,7 +79,7 @@ def bench_deals(
     """
     import tempfile
 
-    from guandan_cli.runner.simulate import simulate
+    from guandan_cli.runner.simulation import simulate
 
     cpu0 = _cpu_seconds()
     with tempfile.TemporaryDirectory(prefix="guandan-bench-") as tmp:

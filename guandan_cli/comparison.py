@@ -31,7 +31,7 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 def strategy_spec(strategy: str | type) -> str:
     """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
     defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
-    sent to the workers by value; see ``guandan_cli.runner.simulate.class_spec``)."""
+    sent to the workers by value; see ``guandan_cli.runner.simulation.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
@@ -53,6 +53,8 @@ def _label(strategy: str | type) -> str:
 
 
 DUPLICATE_MODES = ("match", "deal")
+#: the range of A's level gain in one deal: ±1, ±2 or ±3 levels
+GAIN_RANGE = (-3.0, 3.0)
 
 
 def _stderr(message: str) -> None:
@@ -69,16 +71,32 @@ def _sign(ci: tuple[float, float]) -> str:
     return ">" if lo > 0 else "<" if hi < 0 else "≈"
 
 
+def _outward(lo: float, hi: float, decimals: int) -> tuple[float, float]:
+    """``lo`` rounded down and ``hi`` up to ``decimals``, so a printed interval is never narrower
+    than the computed one (``[0.9981, 1]`` shows as ``[99, 100]`` percent, not ``[100, 100]``).
+
+    >>> _outward(99.81, 100.0, 0), _outward(-0.325, 0.175, 2), _outward(0.5, 0.5, 2)
+    ((99.0, 100.0), (-0.33, 0.18), (0.5, 0.5))
+    """
+    unit = 10.0**decimals
+    eps = 1e-9  # a value a float error away from a printed digit is that digit
+    return math.floor(lo * unit + eps) / unit + 0.0, math.ceil(hi * unit - eps) / unit + 0.0
+
+
 def _bracket(ci: tuple[float, float], fmt: str, scale: float = 1.0) -> str:
-    """``[lo, hi]`` formatted, ``[–, –]`` when there is no interval (fewer than 2 pairs).
+    """``[lo, hi]`` formatted (``fmt`` like ``.2f``) and rounded outward, ``[–, –]`` when there
+    is no interval (fewer than 2 pairs).
 
     >>> _bracket((0.25, 0.5), ".0f", 100), _bracket((math.nan, math.nan), ".2f")
     ('[25, 50]', '[–, –]')
+    >>> _bracket((2.99552, 2.99950), ".2f"), _bracket((0.99809, 1.0), ".0f", 100)
+    ('[2.99, 3.00]', '[99, 100]')
     """
     lo, hi = ci
     if math.isnan(lo) or math.isnan(hi):
         return "[–, –]"
-    return f"[{lo * scale:{fmt}}, {hi * scale:{fmt}}]"
+    lo, hi = _outward(lo * scale, hi * scale, int(fmt[1:-1]))
+    return f"[{lo:{fmt}}, {hi:{fmt}}]"
 
 
 @dataclass
@@ -225,7 +243,7 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
     """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
     from guandan_cli.runner.identity import identity_changes
     from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulate import SimulationInputError
+    from guandan_cli.runner.simulation import SimulationInputError
 
     try:
         manifest = read_manifest(where) if where.is_dir() else None
@@ -284,7 +302,7 @@ def compare(
             f"unknown duplicate mode {duplicate!r}: expected one of {', '.join(DUPLICATE_MODES)}"
         )
     if matches < 1:
-        raise ValueError(f"matches must be positive, got {matches}")
+        raise ValueError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
     if out is None:
         with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
             res = compare(
@@ -309,7 +327,7 @@ def _compare(
     import polars as pl
 
     from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
-    from guandan_cli.runner.simulate import simulate
+    from guandan_cli.runner.simulation import simulate
 
     sa, sb = strategy_spec(a), strategy_spec(b)
     classes = by_value_classes([a, b])
@@ -355,7 +373,7 @@ def _compare(
     runs = []
     for (seed_, seats, where, text), (kind, _w) in zip(plan, status):
         if kind in ("stored", "partial") and not resume and not force:
-            from guandan_cli.runner.simulate import SimulationInputError
+            from guandan_cli.runner.simulation import SimulationInputError
 
             raise SimulationInputError(
                 f"{where} holds a stored run; use --force to recompute, or another --out"
@@ -397,17 +415,24 @@ def _compare(
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
     intervals = {}
+    # Units that all agree leave the bootstrap nothing to resample: the exact interval of a
+    # bounded mean then says how far the mean may be (stats.agreeing_units_interval). Not for
+    # a strategy against itself in duplicate, where agreement is by construction (the swapped
+    # game is the same game), so the figure is exact.
+    itself = paired and sa == sb
+    gain_range = None if itself else GAIN_RANGE
     if paired:
-        ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed)
+        ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed, bounds=gain_range)
     else:  # unpaired: the units are the individual matches
         g = ab["a_gain"].to_list() + ba["a_gain"].to_list()
         n = ab["deals"].to_list() + ba["deals"].to_list()
-        ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed)
+        ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed, bounds=gain_range)
     if deal_mode:  # the unit is the deal pair: every figure's interval resamples pairs
         for key, col in (("deal", "a_deal_wins"), ("first_out", "a_first_outs")):
             intervals[key] = bootstrap_ratio_interval(
-                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed
-            )
+                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed,
+                bounds=None if itself else (0.0, 1.0),
+            )  # fmt: skip
     total_deals = sum(ndeals)
     return CompareResult(
         a=la,
@@ -477,7 +502,7 @@ class TournamentResult:
             interval = f"[{r['rating_low']:.1f}, {r['rating_high']:.1f}]"
             won = f"{r['wins']}/{r['games']}"
             rate = f"{r['win_rate']:.0%}" if r["games"] else "n/a"
-            ci = f"[{r['ci_low'] * 100:.0f}, {r['ci_high'] * 100:.0f}]"
+            ci = _bracket((r["ci_low"], r["ci_high"]), ".0f", 100)
             lines.append(
                 f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
             )
@@ -500,7 +525,12 @@ class TournamentResult:
         lines.append("pairings (level gain per deal of the first against the second)")
         for res in self.results.values():
             sign, shown = _sign(res.level_gain_ci), _bracket(res.level_gain_ci, ".2f")
-            lines.append(f"  {res.a} {sign} {res.b}: {res.level_gain:+.2f} levels/deal {shown}")
+            tail = f": {res.level_gain:+.2f} levels/deal {shown}"
+            line = f"  {res.a} {sign} {res.b}{tail}"
+            if len(line) > width:  # each name gets half the room left
+                room = max(8, (width - len(tail) - 5) // 2)
+                line = f"  {fit(res.a, room)} {sign} {fit(res.b, room)}{tail}"
+            lines.append(line)
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike | None = None):
@@ -635,8 +665,9 @@ def tournament(
     if len(strategies) < 2:
         raise ValueError("a tournament needs at least 2 strategies")
     labels = [_label(s) for s in strategies]
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"strategy names must be distinct: {labels}")
+    twice = sorted({x for x in labels if labels.count(x) > 1})
+    if twice:
+        raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)
         results = {}

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import polars as pl
 
-from guandan_cli.stats import t_quantile
+from guandan_cli.stats import agreeing_units_interval, t_quantile
 
 METRICS = ("win", "upgrade", "first_out")
 METRIC_LABELS = {
@@ -133,7 +133,8 @@ class ExperimentResult:
         lines = [
             f"experiment {e.name}: {e.question}",
             f"setups   {n} ({e.source}), seed {self.config.get('seed')}, strategies {who}",
-            f"arms     A = {a.name}, B = {b.name}  (run directories under {self.out}/)",
+            f"arms     A = {a.name}, B = {b.name}",
+            f"runs     {self.out}/{a.name}, …/{b.name}",
             "",
             f"{'receiving side':<28}  {'A':>6}  {'B':>6}  {'A − B [95% CI]':<27}  {'differ':>6}",
         ]
@@ -209,12 +210,20 @@ def _effect_text(row: dict) -> str:
     return f"{row['effect']:+.4f} [{lo:+.4f}, {hi:+.4f}]"
 
 
-def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
+#: the range of a setup's difference A − B per metric (win and first out 0/1, upgrade 0..3)
+DIFFERENCE_RANGE = {"win": (-1.0, 1.0), "upgrade": (-3.0, 3.0), "first_out": (-1.0, 1.0)}
+
+
+def paired_effects(a: pl.DataFrame, b: pl.DataFrame, same_rules: bool = False) -> pl.DataFrame:
     """Per metric: the arms' means, the mean paired difference A − B with its 95% interval.
 
     ``a`` and ``b`` have one row per setup (``match``) and the columns of ``METRICS``;
     setups missing from either arm are left out. Columns: metric, pairs, a, b, effect,
     effect_lo, effect_hi, differ (setups whose values differ). Sorted in ``METRICS`` order.
+    When every setup's difference is the same, a t interval has zero width: the interval
+    is then the exact one of a bounded mean (``stats.agreeing_units_interval`` over
+    ``DIFFERENCE_RANGE``), unless ``same_rules`` (both arms play the same rules, so the
+    differences are 0 by construction and the interval is exactly ``[0, 0]``).
 
     >>> a = pl.DataFrame({"match": [0, 1, 2], "win": [1, 1, 0], "upgrade": [2, 1, 0], "first_out": [1, 0, 0]})
     >>> paired_effects(a, a)["effect"].to_list()
@@ -229,6 +238,13 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
         # Student's t, not 1.96: a handful of pairs (a rare tribute kind) needs the wider
         # quantile; from one pair there is no interval at all (nan, shown as [–, –])
         half = t_quantile(0.975, n - 1) * float(diff.std()) / math.sqrt(n) if n > 1 else math.nan
+        lo, hi = (
+            (max(mean - half, float(diff.min())), min(mean + half, float(diff.max())))
+            if n > 1
+            else (math.nan,) * 2
+        )
+        if n > 1 and diff.min() == diff.max() and not same_rules:
+            lo, hi = agreeing_units_interval(mean, n, *DIFFERENCE_RANGE[m])
         rows.append(
             {
                 "metric": m,
@@ -236,8 +252,8 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
                 "a": float(both[m].mean()) if n else math.nan,
                 "b": float(both[f"{m}_b"].mean()) if n else math.nan,
                 "effect": mean,
-                "effect_lo": max(mean - half, float(diff.min())) if n > 1 else math.nan,
-                "effect_hi": min(mean + half, float(diff.max())) if n > 1 else math.nan,
+                "effect_lo": lo,
+                "effect_hi": hi,
                 "differ": int((diff != 0).sum()),
             }
         )
@@ -256,14 +272,16 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def effects_by_kind(a: pl.DataFrame, b: pl.DataFrame, kinds: pl.DataFrame) -> pl.DataFrame:
+def effects_by_kind(
+    a: pl.DataFrame, b: pl.DataFrame, kinds: pl.DataFrame, same_rules: bool = False
+) -> pl.DataFrame:
     """``paired_effects`` within each tribute kind of ``kinds`` (``match``, ``kind``), in the
     order single, double, resisted, none; a ``kind`` column first."""
     order = {"single": 0, "double": 1, "resisted": 2, "none": 3}
     out = []
     for kind in sorted(kinds["kind"].unique().to_list(), key=lambda k: order.get(k, 9)):
         matches = kinds.filter(pl.col("kind") == kind).select("match")
-        part = paired_effects(a.join(matches, on="match"), b.join(matches, on="match"))
+        part = paired_effects(a.join(matches, on="match"), b.join(matches, on="match"), same_rules)
         out.append(part.select(pl.lit(kind).alias("kind"), pl.all()))
     return pl.concat(out) if out else paired_effects(a, b).clear().select(pl.lit("").alias("kind"), pl.all())
 
@@ -320,7 +338,12 @@ def run_experiment(
     """
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulate import SimulationInputError, check_strategies, parse_strategies, simulate
+    from guandan_cli.runner.simulation import (
+        SimulationInputError,
+        check_strategies,
+        parse_strategies,
+        simulate,
+    )
 
     if isinstance(experiment, str):
         try:
@@ -333,6 +356,11 @@ def run_experiment(
         raise ExperimentInputError(f"deals must be a positive whole number, got {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ExperimentInputError(f"seed must be a whole number, got {seed!r}")
+    if experiment.a.ruleset and experiment.b.ruleset and ruleset != "cgr2022":
+        raise ExperimentInputError(
+            f"--ruleset {ruleset} does not apply to the {experiment.name} experiment: its arms play "
+            f"{experiment.a.ruleset} and {experiment.b.ruleset}"
+        )
     try:
         seats = parse_strategies(strategies)
         check_strategies(seats)
@@ -377,9 +405,10 @@ def run_experiment(
         schema={"match": pl.Int64, "receiver": pl.Int64},
     )
     frames = [_arm_frame(out / arm.name, receivers) for arm in arms]
-    effects = paired_effects(frames[0].drop("kind"), frames[1].drop("kind"))
+    same_rules = replace(arms[0], name="") == replace(arms[1], name="")  # a self-check
+    effects = paired_effects(frames[0].drop("kind"), frames[1].drop("kind"), same_rules)
     kinds = frames[0 if experiment.kind_arm == "a" else 1].select("match", "kind")
-    by_kind = effects_by_kind(frames[0].drop("kind"), frames[1].drop("kind"), kinds)
+    by_kind = effects_by_kind(frames[0].drop("kind"), frames[1].drop("kind"), kinds, same_rules)
     config = {
         "experiment": experiment.name,
         "question": experiment.question,

@@ -7,6 +7,12 @@ their range), so the tail probability is shrunk until its normal quantile equals
 ``sqrt(n / (n - 1)) · t(n - 1)``. With hundreds of units the two agree; from one unit
 there is no interval (``nan``).
 
+When every unit has the same value the bootstrap has no spread to resample and its
+interval has zero width. For a value known to lie in ``[low, high]`` (a level gain per
+deal in [−3, 3], a rate in [0, 1]) the interval is then the exact one of
+:func:`agreeing_units_interval`, which at a bound is the Clopper–Pearson interval of
+"every unit at the bound" mapped to the value's scale.
+
 >>> lo, hi = wilson_interval(78, 100)
 >>> round(lo, 3), round(hi, 3)
 (0.689, 0.85)
@@ -89,14 +95,62 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return (lo, hi)
 
 
+def agreeing_units_interval(
+    value: float, n: int, low: float, high: float, level: float = 0.95
+) -> tuple[float, float]:
+    """Exact interval of the mean of a variable bounded in ``[low, high]`` when all ``n``
+    independent units took the same ``value``.
+
+    A variable in ``[low, high]`` with mean ``μ`` is at least ``value`` with probability at
+    most ``(μ − low) / (value − low)`` (Markov's inequality on ``X − low``), so ``n`` units
+    all at ``value`` or above have probability at most that to the ``n``-th power. Means
+    for which it is below ``α/2`` are rejected: ``μ ≥ low + (value − low)·(α/2)^(1/n)``,
+    and symmetrically ``μ ≤ high − (high − value)·(α/2)^(1/n)``. At ``value == high``
+    this is the Clopper–Pearson bound for ``n`` successes in ``n`` trials, ``(α/2)^(1/n)``
+    (about ``1 − 3.7/n``, the rule of three at 97.5% one-sided), mapped to the scale;
+    it is attained by a variable taking only ``low`` and ``high``, so no narrower
+    interval holds for every bounded variable.
+
+    >>> lo, hi = agreeing_units_interval(1.0, 10, 0.0, 1.0)  # 10 of 10: Clopper-Pearson [0.6915, 1]
+    >>> round(lo, 4), hi
+    (0.6915, 1.0)
+    >>> lo, hi = agreeing_units_interval(3.0, 200, -3.0, 3.0)  # 200 pairs, each +3 levels/deal
+    >>> round(lo, 2), hi
+    (2.89, 3.0)
+    """
+    if not low <= value <= high or n < 1:
+        raise ValueError(f"need low <= value <= high and n >= 1, got {value} in [{low}, {high}], n={n}")
+    shrink = ((1 - level) / 2) ** (1 / n)
+    return (low + (value - low) * shrink, high - (high - value) * shrink)
+
+
+def _agreeing(numerators: Sequence[float], denominators: Sequence[float]) -> tuple[float, int] | None:
+    """The common ratio and the number of units when every unit (``den > 0``) has the same one."""
+    ratios = {num / den for num, den in zip(numerators, denominators) if den}
+    if len(ratios) != 1:
+        return None
+    return ratios.pop(), sum(1 for den in denominators if den)
+
+
 def bootstrap_mean_interval(
-    values: Sequence[float], resamples: int = 2000, seed: int = 0, level: float = 0.95
+    values: Sequence[float],
+    resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[float, float]:
     """Expanded percentile bootstrap interval of a mean (resampling the given units), seeded;
-    ``nan`` from fewer than 2 units."""
+    ``nan`` from fewer than 2 units. With ``bounds``, the values' range, units that all
+    agree get :func:`agreeing_units_interval` instead of a zero-width interval.
+
+    >>> bootstrap_mean_interval([1.0, 1.0, 1.0]), bootstrap_mean_interval([1.0] * 3, bounds=(0, 1))[1]
+    ((1.0, 1.0), 1.0)
+    """
     n = len(values)
     if n < 2:
         return (math.nan, math.nan)
+    if bounds is not None and (same := _agreeing(values, [1] * n)) is not None:
+        return agreeing_units_interval(*same, *bounds, level)
     rng = random.Random(seed)
     vals = list(values)
     means = []
@@ -113,9 +167,12 @@ def bootstrap_ratio_interval(
     resamples: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[float, float]:
     """Expanded percentile bootstrap interval of ``Σnum / Σden``, resampling units (e.g. seed
-    pairs); ``nan`` from fewer than 2 units.
+    pairs); ``nan`` from fewer than 2 units. With ``bounds``, the range of each unit's
+    ratio, units that all have the same ratio get :func:`agreeing_units_interval` (over the
+    units with ``den > 0``) instead of a zero-width interval.
 
     >>> lo, hi = bootstrap_ratio_interval([1, 2, 3, 4], [2, 2, 2, 2], seed=1)
     >>> lo <= 1.25 <= hi
@@ -124,6 +181,8 @@ def bootstrap_ratio_interval(
     n = len(numerators)
     if n < 2:  # one unit says nothing about the spread
         return (math.nan, math.nan)
+    if bounds is not None and (same := _agreeing(numerators, denominators)) is not None:
+        return agreeing_units_interval(*same, *bounds, level)
     rng = random.Random(seed)
     idx = range(n)
     ratios = []

@@ -8,10 +8,10 @@ source: its files as soon as both exist, else its journal. A Ctrl-C at any phase
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
 import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,9 +25,9 @@ from guandan_cli.logs import layout
 from guandan_cli.logs.journal import Journal, read_entries
 from guandan_cli.logs.layout import journal_path, run_completeness
 from guandan_cli.reports import IncompleteRunWarning, load
-from guandan_cli.runner import tasks
+from guandan_cli.runner import simulation, tasks
 
-simulate_module = importlib.import_module("guandan_cli.runner.simulate")  # the module, not the function
+simulate_module = simulation
 
 runner = CliRunner()
 N, PART, CHUNK = 30, 10, 2
@@ -258,31 +258,57 @@ def test_ctrl_c_while_printing_the_summary_says_the_run_is_complete(tmp_path, mo
     )
 
 
+#: ``guandan`` in a child process that dumps every thread's stack on SIGABRT (faulthandler)
+GUANDAN = [sys.executable, "-X", "faulthandler", "-c", "from guandan_cli.cli.app import main; main()"]
+
+
+def _stopped(proc, what: str, timeout: float) -> str:
+    """The stderr of ``proc`` once it exits within ``timeout`` seconds; else a failure naming
+    ``what`` and showing where each of its threads was stuck (its group is killed)."""
+    import os
+    import signal
+    import subprocess
+
+    try:
+        return proc.communicate(timeout=timeout)[1].decode()
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGABRT)  # faulthandler prints every thread's stack, then it dies
+        try:
+            err = proc.communicate(timeout=10)[1].decode()
+        except subprocess.TimeoutExpired:
+            err = "(no stack dump within 10 s)"
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # its workers too
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+        pytest.fail(f"{what}: the process did not exit within {timeout:g} s; its stderr:\n{err[-6000:]}")
+
+
 @pytest.mark.slow
 def test_real_ctrl_c_at_random_moments_reports_what_a_resume_keeps(tmp_path):
     """SIGINT to the process group, as a terminal sends it, from start-up to the end of the run."""
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     rng = random.Random(11)
     seen = set()
     for k in range(10):
         out = tmp_path / f"run{k}"
-        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "120"]
-        cmd += ["-s", "random", "--max-deals", "3", "-w", "2", "--out", str(out), "-q", "--seed", str(k)]
+        cmd = [*GUANDAN, "simulate", "-n", "120", "-s", "random", "--max-deals", "3", "-w", "2"]
+        cmd += ["--out", str(out), "-q", "--seed", str(k)]
         proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             time.sleep(rng.uniform(0.0, 4.0))
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGINT)
-            _out, err = proc.communicate(timeout=120)
+            err = _stopped(proc, f"run {k}", 120)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-        lines = err.decode().splitlines()
+        lines = err.splitlines()
         if proc.returncode == 0:
             seen.add("finished")
             continue
@@ -304,29 +330,74 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
     import time
 
     for k in range(6):
         out = tmp_path / f"run{k}"
-        cmd = [sys.executable, "-c", "from guandan_cli.cli.app import main; main()", "simulate", "-n", "200"]
-        cmd += ["-s", "random", "--max-deals", "2", "-w", "2", "--part-size", "50", "--out", str(out), "-q"]
+        cmd = [*GUANDAN, "simulate", "-n", "200", "-s", "random", "--max-deals", "2", "-w", "2"]
+        cmd += ["--part-size", "50", "--out", str(out), "-q"]
         proc = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             deadline = time.monotonic() + 60
-            while (
-                not (out / "manifest.json").is_file() and proc.poll() is None and time.monotonic() < deadline
-            ):
+            while not (out / "manifest.json").is_file() and proc.poll() is None:
+                if time.monotonic() > deadline:
+                    _stopped(proc, f"run {k}: no manifest 60 s after the start", 0)
                 time.sleep(0.002)
             time.sleep(0.06 * k)
             os.killpg(proc.pid, signal.SIGINT)
-            _out, err = proc.communicate(timeout=60)
+            err = _stopped(proc, f"run {k}: Ctrl-C {0.06 * k:.2f} s after the manifest appeared", 30)
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-        lines = err.decode().splitlines()
+        lines = err.splitlines()
         assert proc.returncode in (0, 130) and len(lines) == (proc.returncode == 130), lines[:3] + lines[-2:]
         if lines:
             assert lines[0].startswith(
                 f"guandan: interrupted: {run_completeness(out).matches} of 200 matches saved"
             )
+
+
+def test_stopping_the_pool_cannot_hang_on_a_big_result(tmp_path, monkeypatch):
+    """``Pool.terminate`` waits for the result queue's lock, which a worker holds while blocked
+    sending a result larger than a pipe buffer once the pool's result thread has stopped (a
+    Ctrl-C of ``simulate`` hung so, once, under load). The window between the two is widened
+    here by a pause in the pool's own notifier: ``Pool.terminate`` then hung in 5 runs of 6;
+    ``LocalPool.terminate`` kills the workers after ``TERMINATE_WAIT`` seconds instead."""
+    import threading
+    import time
+
+    from guandan_cli.runner import backends
+
+    (tmp_path / "slow_big_task.py").write_text(
+        "import time\nfrom multiprocess import current_process\n\n\ndef run(i):\n"
+        "    time.sleep(0.1 if current_process().name.endswith('1') else 0.4)  # finish apart\n"
+        "    return b'x' * 300_000\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import slow_big_task
+
+    monkeypatch.setattr(backends, "TERMINATE_WAIT", 1.0)
+    pool = backends.LocalPool(2)
+    workers = list(pool._workers)
+    assert len(workers) == 2
+    results = pool.imap_unordered(slow_big_task.run, range(1000))
+    next(results)
+    notifier = pool._pool._change_notifier  # multiprocess's Pool internals: the race window
+    calls = []
+
+    def slow_put(obj, real_put=notifier.put):
+        real_put(obj)
+        calls.append(obj)
+        if len(calls) == 2:  # between `result_handler._state = TERMINATE` and `outqueue.put(None)`
+            time.sleep(1.0)
+
+    notifier.put = slow_put
+    stopper = threading.Thread(target=pool.terminate, daemon=True)
+    stopper.start()
+    stopper.join(30)
+    try:
+        assert not stopper.is_alive(), "LocalPool.terminate hung"
+        assert not any(p.is_alive() for p in workers)
+    finally:
+        for p in workers:
+            p.kill()

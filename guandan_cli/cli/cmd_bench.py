@@ -48,7 +48,7 @@ def bench(
             fail(f"{option} must be {'positive' if least else '0 or more'}, got {value}")
     names = [s.strip() for s in strategies.split(",")] if strategies else None
     if deals and names:  # checked before the legal-plays and start-up figures take their time
-        from guandan_cli.runner.simulate import SimulationInputError, check_strategies
+        from guandan_cli.runner.simulation import SimulationInputError, check_strategies
 
         try:
             check_strategies(names)

@@ -44,7 +44,7 @@ def _check_options(duplicate: str, on_error: str, max_deals: int | None, setups:
 @contextmanager
 def _reported():
     """A comparison's failures as one line each: bad input exit 2, a failing run 1, Ctrl-C 130."""
-    from guandan_cli.runner.simulate import SimulationError
+    from guandan_cli.runner.simulation import SimulationError
 
     try:
         yield

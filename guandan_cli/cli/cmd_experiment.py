@@ -52,7 +52,7 @@ def experiment(
     OUT/effects.json holds the effects and OUT/effect.png plots them.
     """
     from guandan_cli.experiments import ExperimentInputError, run_experiment
-    from guandan_cli.runner.simulate import SimulationError
+    from guandan_cli.runner.simulation import SimulationError
 
     if deals < 1:
         fail(f"--deals must be a positive whole number, got {deals}")
@@ -77,4 +77,4 @@ def experiment(
     except KeyboardInterrupt:
         interrupted("rerun the same command to continue")
     typer.echo(result.summary())
-    typer.echo(f"wrote {result.out / 'effects.json'} and {result.out / 'effect.png'}", err=True)
+    typer.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)

@@ -51,7 +51,7 @@ def play(
     )
     from guandan_cli.interactive.seat import InputEnded
     from guandan_cli.interactive.terminal import Screen, is_tty
-    from guandan_cli.runner.simulate import SimulationError, SimulationInputError, check_strategies
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
     if delay < 0:
         fail(f"--delay must be 0 or more seconds, got {delay}")

@@ -67,6 +67,8 @@ def serve(
     for name, value in (("--matches", matches), ("--timeout", timeout), ("--reconnect-wait", reconnect_wait)):
         if value <= 0:
             fail(f"{name} must be positive, got {value}")
+    if connect_wait is not None and connect_wait <= 0:
+        fail(f"--connect-wait must be positive (or left out: wait forever), got {connect_wait}")
     if max_deals is not None and max_deals < 1 or a_fail_limit is not None and a_fail_limit < 1:
         fail("--max-deals and --a-fail-limit must be positive numbers of deals")
     if not 0 <= port <= 65535:
@@ -77,7 +79,7 @@ def serve(
     from guandan_cli.cli.cmd_simulate import _command_line
     from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
-    from guandan_cli.runner.simulate import SimulationError, SimulationInputError
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError
 
     command = _command_line(ctx)
     try:

@@ -101,13 +101,13 @@ def simulate(
     ] = None,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.runner.simulate import (
+    from guandan_cli.runner.simulation import (
         SimulationError,
         SimulationInputError,
         SimulationInterrupted,
         interruption,
     )
-    from guandan_cli.runner.simulate import simulate as run_simulation
+    from guandan_cli.runner.simulation import simulate as run_simulation
     from strategies.onnx_model import apply_encoding
 
     try:

@@ -46,7 +46,7 @@ def watch(
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty
     from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
     from guandan_cli.logs.reader import LogReadError
-    from guandan_cli.runner.simulate import SimulationInputError, check_strategies, parse_strategies
+    from guandan_cli.runner.simulation import SimulationInputError, check_strategies, parse_strategies
     from guandan_cli.view.table import Style
 
     if not 0 <= seat <= 3:

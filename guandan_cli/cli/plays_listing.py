@@ -1,7 +1,7 @@
 """What ``guandan plays`` prints, without Typer: the Typer command and the fast start-up path share it.
 
 >>> plays_lines("S3 D3 S4", "2", "single:3 C3")
-['hand: S3 D3 S4  (level 2, 1 plays)', 'single:4 S4']
+['hand: S3 D3 S4  (level 2, 1 play)', 'single:4 S4']
 >>> plays_lines("S3 X")
 Traceback (most recent call last):
 ...
@@ -23,13 +23,13 @@ def plays_lines(
     Every input is checked (level, then hand, then ``top``) before any play is listed.
     """
     from guandan_cli.engine import Combo, all_plays, format_cards, legal_plays, parse_cards
-    from guandan_cli.engine.cards import level_index
+    from guandan_cli.engine.cards import RANKS
     from guandan_cli.engine.combos import check_declared
 
-    try:
-        level_index(level)
-    except ValueError as exc:
-        raise PlaysInputError(f"--level: {exc}") from None
+    token = level.strip().upper()
+    if (token := "T" if token == "10" else token) not in tuple(RANKS):  # a rank, never SB or HR
+        raise PlaysInputError(f"--level {level!r}: a level is one of {' '.join(RANKS)} (10 for T also works)")
+    level = token
     try:
         cards = parse_cards(hand)
     except ValueError as exc:
@@ -41,6 +41,8 @@ def plays_lines(
     except ValueError as exc:
         raise PlaysInputError(f"--top: {exc}") from None
     found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)
-    lines = [f"hand: {format_cards(cards, symbols)}  (level {level.upper()}, {len(found)} plays)"]
+    lines = [
+        f"hand: {format_cards(cards, symbols)}  (level {level}, {len(found)} play{'' if len(found) == 1 else 's'})"
+    ]
     lines.extend(combo.text(symbols) for combo in found)
     return lines

@@ -132,7 +132,7 @@ def play_game(
     ask: Callable[[str], str] | None = None,
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
-    from guandan_cli.runner.simulate import simulate
+    from guandan_cli.runner.simulation import simulate
     from strategies.human import use_input_source
 
     try:

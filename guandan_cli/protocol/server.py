@@ -131,7 +131,7 @@ class _WebSocketThread:
 
 def parse_seats(spec: str | Sequence[str]) -> list[str]:
     """Four seat specs (``a``, ``a,b`` or ``a,b,c,d`` like ``--strategies``), ``remote`` marking remote seats."""
-    from guandan_cli.runner.simulate import parse_strategies
+    from guandan_cli.runner.simulation import parse_strategies
 
     return list(parse_strategies(spec))
 
@@ -164,7 +164,7 @@ def serve(
     """
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import Run
-    from guandan_cli.runner.simulate import SimulationInterrupted, simulate
+    from guandan_cli.runner.simulation import SimulationInterrupted, simulate
     from strategies.registry import load_strategy
 
     seats = parse_seats(strategies)

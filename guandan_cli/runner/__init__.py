@@ -3,7 +3,7 @@
 - :mod:`.tasks` — ``run_task((spec, start, stop))`` plays a chunk of matches in a worker;
 - :mod:`.backends` — ``local`` (in-process or a spawn ``multiprocess`` pool) and ``ray``;
 - :mod:`.rundir` — manifest, parts, resume, and ``Run`` to read a run back;
-- :mod:`.simulate` — ``simulate(...)``, the Python API behind ``guandan simulate``;
+- :mod:`.simulation` — ``simulate(...)``, the Python API behind ``guandan simulate``;
 - :mod:`.verify` / :mod:`.replay` — ``guandan verify`` and ``guandan replay``.
 
 Imports no polars (workers import this package).
@@ -18,10 +18,10 @@ _LAZY = {
     "Run": "rundir",
     "open_run": "rundir",
     "wilson_interval": "rundir",
-    "SimulationError": "simulate",
-    "SimulationInputError": "simulate",
-    "parse_strategies": "simulate",
-    "simulate": "simulate",
+    "SimulationError": "simulation",
+    "SimulationInputError": "simulation",
+    "parse_strategies": "simulation",
+    "simulate": "simulation",
 }
 
 

@@ -155,16 +155,34 @@ def _started_ignoring_sigint(start):
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+#: seconds ``LocalPool.terminate`` waits for the pool to stop before it kills the workers
+TERMINATE_WAIT = 5.0
+
+
+def _terminate_and_join(pool) -> None:
+    pool.terminate()
+    pool.join()
+
+
 class LocalPool(Backend):
     def __init__(self, workers: int) -> None:
-        def start():
+        self._pool = None
+        self._workers: list = []
+
+        def start() -> None:
             # imported here, inside the window: a Ctrl-C during `import multiprocess` lands in
             # its bare `except:` and surfaces as a ModuleNotFoundError traceback
             import multiprocess
 
-            return multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+            before = set(multiprocess.active_children())
+            self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
+            self._workers = [p for p in multiprocess.active_children() if p not in before]
 
-        self._pool = _started_ignoring_sigint(start)
+        try:
+            _started_ignoring_sigint(start)
+        except BaseException:  # a Ctrl-C held while the pool started is delivered as it returns
+            self.terminate()  # the pool exists: stop it here, the caller never got it
+            raise
 
     def imap(self, fn, tasks):
         return self._pool.imap(fn, tasks, chunksize=1)
@@ -180,8 +198,28 @@ class LocalPool(Backend):
         self._pool.join()
 
     def terminate(self) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        """Stop now: ``Pool.terminate``, and if it is not done within ``TERMINATE_WAIT`` seconds,
+        kill the workers (they only compute; this process writes every file).
+
+        ``Pool.terminate`` can deadlock: once its result thread has stopped, a worker that
+        finishes a task whose result is larger than a pipe's buffer blocks in mid-send while
+        holding the result queue's lock, which ``terminate`` then waits for. Killing that
+        worker frees nothing (the lock is shared memory), so ``terminate`` is left to a daemon
+        thread that the interpreter does not wait for.
+        """
+        import threading
+
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        stopper = threading.Thread(target=_terminate_and_join, args=(pool,), daemon=True)
+        stopper.start()
+        stopper.join(TERMINATE_WAIT)
+        if stopper.is_alive():
+            for process in self._workers:
+                process.kill()
+            for process in self._workers:
+                process.join(TERMINATE_WAIT)
 
 
 class RayPool(Backend):

@@ -112,6 +112,44 @@ class TeamWins:
         return wilson_interval(self.wins, self.decided)
 
 
+#: the widest line a run's summary prints (a terminal of 100 columns)
+SUMMARY_WIDTH = 100
+
+
+def short_spec(spec: str) -> str:
+    """A strategy spec without its folder or package: ``mybot.py:Mine`` for
+    ``/home/me/bots/mybot.py:Mine``, ``remote:alice`` for ``guandan_cli.protocol.remote:alice``.
+
+    >>> short_spec("/home/me/bots/mybot.py:Mine"), short_spec("guandan_cli.protocol.remote:alice")
+    ('mybot.py:Mine', 'remote:alice')
+    >>> short_spec("heuristic"), short_spec("onnx:models/m.onnx")
+    ('heuristic', 'onnx:m.onnx')
+    """
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where:
+        return spec
+    where = where.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if not where.endswith(".py"):
+        where = where.rsplit(".", 1)[-1]
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{where}:{name}"
+
+
+def _team_lines(tw: TeamWins, wins: str, width: int = SUMMARY_WIDTH) -> list[str]:
+    """A team's summary line, its seats' strategies in full if they fit in ``width`` columns,
+    else shortened (``short_spec``), else one line per seat ending in ``…`` if need be."""
+    head = f"team {tw.team} (seats {tw.seats[0]},{tw.seats[1]}"
+    for names in (tw.strategies, tuple(short_spec(x) for x in tw.strategies)):
+        line = f"{head}: {names[0]},{names[1]}){wins}"
+        if len(line) <= width:
+            return [line]
+    fit = width - 12
+    return [f"{head}){wins}"] + [
+        f"  seat {seat}: {name if len(name) <= fit else name[: fit - 1] + '…'}"
+        for seat, name in zip(tw.seats, (short_spec(x) for x in tw.strategies))
+    ]
+
+
 class Run:
     """A run directory on disk: its manifest and its log as Polars frames.
 
@@ -227,10 +265,8 @@ class Run:
         for tw in self.team_wins():
             lo, hi = tw.interval
             rate = f"{tw.rate:6.1%}" if tw.decided else "   n/a"
-            lines.append(
-                f"team {tw.team} (seats {tw.seats[0]},{tw.seats[1]}: {tw.strategies[0]},{tw.strategies[1]})"
-                f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
-            )
+            wins = f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
+            lines += _team_lines(tw, wins)
         if m.get("error"):
             lines.append(f"error    {m['error'].splitlines()[0]}")
         compression = "uncompressed" if cfg["compression"] == "none" else cfg["compression"]
