@@ -950,13 +950,13 @@ def _run(
             # even when the journal's fsyncs lag behind fast workers
             window = _Window(task_list, 2 * workers if pool.streams_tasks else len(task_list))
             for res in pool.imap_unordered(_tasks.run_task, window if pool.streams_tasks else task_list):
-                window.saved()
                 _check_result(res, on_error)
                 index = part_of_task[res.start]
                 journal = journals.get(index)
                 if journal is None:
                     journal = journals[index] = Journal.open(journal_path(out, index))
                 journal.append(res.start, res.stop, res.deal_lines, res.match_lines, _journal_facts(res))
+                window.saved()
                 session_deals += res.deals
                 session_matches += res.matches
                 if report is not None:
