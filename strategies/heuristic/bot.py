@@ -21,6 +21,9 @@ from .plan import (
     make_plan,
 )
 
+#: the most cards one combination holds (a 10-card bomb): a larger hand cannot go out at once
+MAX_COMBO_CARDS = 10
+
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     h = list(hand)
@@ -60,6 +63,9 @@ class HeuristicStrategy(Strategy):
         self.mem: Memory | None = None
         #: plans of hands this seat will hold after its own plays (this deal only)
         self._next_plans: dict[tuple[int, ...], Plan] = {}
+        #: the last plan indexed by ``_index`` and its index
+        self._indexed: Plan | None = None
+        self._index_of: tuple[dict, frozenset] = ({}, frozenset())
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -83,8 +89,13 @@ class HeuristicStrategy(Strategy):
         """Remember the plan for the hand left after ``combo`` (saves a re-plan), and return it."""
         if combo is PASS:
             return combo
-        sig = combo_signature(combo, lv)
+        t, rank = combo[0], combo[1]
+        sig = None
         for g in plan.groups:
+            if g.type != t or g.rank != rank:
+                continue  # a signature starts with the type and rank
+            if sig is None:
+                sig = combo_signature(combo, lv)
             if group_signature(g) == sig:
                 rest = _remove(hand, combo.cards)
                 left = plan.without(g)
@@ -105,6 +116,18 @@ class HeuristicStrategy(Strategy):
                     return a
                 break
         return group_combo(g, obs.hand, lv, reserved)
+
+    def _index(self, plan: Plan) -> tuple[dict, frozenset]:
+        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
+        and the (type, rank) pairs of its groups, which every matching play's signature starts with."""
+        if self._indexed is not plan:
+            groups = plan.groups
+            self._index_of = (
+                {group_signature(g): g for g in groups},
+                frozenset((g.type, g.rank) for g in groups),
+            )
+            self._indexed = plan
+        return self._index_of
 
     @staticmethod
     def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
@@ -182,9 +205,10 @@ class HeuristicStrategy(Strategy):
         mem = self._memory(obs)
         hand = obs.hand
         n = len(hand)
-        for a in acts:
-            if len(a[2]) == n:
-                return a  # goes out
+        if n <= MAX_COMBO_CARDS:
+            for a in acts:
+                if len(a[2]) == n:
+                    return a  # goes out
         lv = obs.level
         plan = self._plan(hand, lv)
         if obs.top is None:
@@ -276,13 +300,17 @@ class HeuristicStrategy(Strategy):
         if not plays:
             return PASS
         partner = seat ^ 2
-        sigs = {group_signature(g): g for g in plan.groups}
+        sigs, keys = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
+            if plan.hands != 1:
+                return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
             for a in plays:
+                if a[0] in BOMB_CLASS or (a[0], a[1]) not in keys:
+                    continue
                 g = sigs.get(combo_signature(a, lv))
-                if g is not None and a[0] not in BOMB_CLASS and plan.without(g).hands == 0:
+                if g is not None:
                     return self._find(g, obs, plan)
             return PASS
         opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
@@ -298,9 +326,10 @@ class HeuristicStrategy(Strategy):
         normal = sorted((a for a in plays if a[0] not in BOMB_CLASS), key=lambda a: _key(a, lv))
         planned = {}
         for a in normal:
-            g = sigs.get(combo_signature(a, lv))
-            if g is not None:
-                planned[a] = g
+            if (a[0], a[1]) in keys:
+                g = sigs.get(combo_signature(a, lv))
+                if g is not None:
+                    planned[a] = g
         limit = 3 if danger else 0 if planned else 2
         for a in normal:
             g = planned.get(a)
@@ -325,7 +354,7 @@ class HeuristicStrategy(Strategy):
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
         if not bombs:
             return PASS
-        planned_bombs = [a for a in bombs if combo_signature(a, lv) in sigs]
+        planned_bombs = [a for a in bombs if (a[0], a[1]) in keys and combo_signature(a, lv) in sigs]
         use = False
         if urgent:
             use = True
