@@ -323,7 +323,12 @@ class HeuristicStrategy(Strategy):
         base = plan.cost
         best = None
         evaluated = 0
-        normal = sorted((a for a in plays if a[0] not in BOMB_CLASS), key=lambda a: _key(a, lv))
+        pw = POWER[lv]
+        # (the sort is stable: plays of equal key keep their legal order)
+        normal = sorted(
+            (a for a in plays if a[0] not in BOMB_CLASS),
+            key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
+        )
         planned = {}
         for a in normal:
             if (a[0], a[1]) in keys:
@@ -331,6 +336,8 @@ class HeuristicStrategy(Strategy):
                 if g is not None:
                     planned[a] = g
         limit = 3 if danger else 0 if planned else 2
+        # spending a top card on a low play is a cost when nothing presses
+        spend = not danger and _key(top, lv) < 9
         for a in normal:
             g = planned.get(a)
             if g is not None:
@@ -340,10 +347,12 @@ class HeuristicStrategy(Strategy):
                     continue
                 evaluated += 1
                 delta = make_plan(_remove(hand, a[2]), lv).cost - base
-            # spending a top card on a low play is a cost when nothing presses
-            k = _key(a, lv)
-            if not danger and a[0] not in SEQUENCE_TYPES and k >= 13 and _key(top, lv) < 9:
-                delta += self.SPEND_CONTROL
+            if a[0] in SEQUENCE_TYPES:
+                k = a[1]
+            else:
+                k = pw[a[1]]
+                if spend and k >= 13:
+                    delta += self.SPEND_CONTROL
             score = delta + 0.01 * k
             if best is None or score < best[0]:
                 best = (score, delta, a)

@@ -144,6 +144,7 @@ SEQS: tuple[tuple[str, int, tuple[int, ...], int], ...] = tuple(
 N_SEQS = len(SEQS)
 SEQ_K = tuple(k for _t, _top, _ranks, k in SEQS)
 SEQ_MASK = tuple(sum(1 << r for r in ranks) for _t, _top, ranks, _k in SEQS)
+SEQ_RANKS = tuple(ranks for _t, _top, ranks, _k in SEQS)
 _SF_WINDOWS = tuple((top, ranks, sum(1 << r for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
 
 
@@ -239,6 +240,83 @@ def _leaf(c: list[int], w: int, pw: tuple[int, ...], lv: int, build: bool):
     for _ in range(wild_single):
         groups.append(Group(SINGLE, lv, (), 1))
     return cost, groups
+
+
+_new_tuple = tuple.__new__  # Group(...) without the NamedTuple's Python-level __new__
+
+
+def _leaf_groups(c: list[int], w: int, lv: int) -> list[Group]:
+    """``_leaf(c, w, POWER[lv], lv, True)[1]``: the same groups in the same order, no cost."""
+    pw = POWER[lv]
+    singles: list[int] = []
+    pairs: list[int] = []
+    triples: list[int] = []
+    bombs: list[int] = []
+    for r in ORDER[lv]:
+        n = c[r]
+        if n:
+            if n == 1:
+                singles.append(r)
+            elif n == 2:
+                pairs.append(r)
+            elif n == 3:
+                triples.append(r)
+            else:
+                bombs.append(r)
+    sb, hr = c[13], c[14]
+    joker_bomb = sb == 2 and hr == 2
+    jpairs: list[int] = []
+    if not joker_bomb:
+        if sb == 2:
+            jpairs.append(13)
+        elif sb == 1:
+            singles.append(13)
+        if hr == 2:
+            jpairs.append(14)
+        elif hr == 1:
+            singles.append(14)
+    wc: dict[int, int] = {}
+    wild_single = 0
+    for _ in range(w):
+        if triples:
+            r = triples.pop()
+            bombs.append(r)
+        elif len(pairs) >= 2:
+            r = pairs.pop()
+            triples.append(r)
+        elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+            r = singles.pop(0)
+            pairs.append(r)
+            if len(pairs) > 1:
+                pairs.sort(key=pw.__getitem__)
+        else:
+            wild_single += 1
+            continue
+        wc[r] = wc.get(r, 0) + 1
+    nfh = min(len(triples), len(pairs))
+    new = _new_tuple
+    groups: list[Group] = []
+    for r in bombs:
+        groups.append(new(Group, (BOMB, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+    if joker_bomb:
+        groups.append(new(Group, (JOKER_BOMB, 14, ((13, 2), (14, 2)), 0, (), -1)))
+    by_power = sorted(triples, key=pw.__getitem__, reverse=True) if len(triples) > 1 else triples
+    for i, r in enumerate(by_power):
+        if i < nfh:
+            p = pairs[i]
+            counts = tuple(sorted(((r, c[r]), (p, c[p])))) if c[p] else ((r, c[r]),)
+            groups.append(new(Group, (FULL_HOUSE, r, counts, wc.get(r, 0) + wc.get(p, 0), (), p)))
+        else:
+            groups.append(new(Group, (TRIPLE, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+    for r in pairs[nfh:]:
+        groups.append(new(Group, (PAIR, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+    for r in jpairs:
+        groups.append(new(Group, (PAIR, r, ((r, 2),), 0, (), -1)))
+    for r in singles:
+        groups.append(new(Group, (SINGLE, r, ((r, 1),), 0, (), -1)))
+    for _ in range(wild_single):
+        groups.append(new(Group, (SINGLE, lv, (), 1, (), -1)))
+    return groups
 
 
 #: per level, the cost of a rank left as a single / pair / triple (1 + its penalty), by rank
@@ -381,7 +459,53 @@ class _Search:
                     f2 |= bit
                 if n <= 6:
                     f3 |= bit
-        cost = _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
+        # the leaf cost: ``_leaf_cost_of`` inlined (the same float operations in the same order)
+        sb = c[13]
+        hr = c[14]
+        joker_bomb = sb == 2 and hr == 2
+        n_jpairs = 0
+        if not joker_bomb:
+            if sb == 2:
+                n_jpairs = 1
+            elif sb == 1:
+                singles.append(13)
+            if hr == 2:
+                n_jpairs += 2
+            elif hr == 1:
+                singles.append(14)
+        wild_single = 0
+        if w:
+            pw = self.pw
+            for _ in range(w):
+                if triples:
+                    triples.pop()
+                    bombs += 1
+                elif len(pairs) >= 2:
+                    triples.append(pairs.pop())
+                elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+                    pairs.append(singles.pop(0))
+                    if len(pairs) > 1:
+                        pairs.sort(key=pw.__getitem__)
+                else:
+                    wild_single += 1
+        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+        cost = 0.0
+        sc = _SINGLE_COST[lv]
+        for r in singles:
+            cost += sc[r]
+        cost += wild_single * _WILD_SINGLE_COST
+        pc = _PAIR_COST[lv]
+        for r in pairs[nfh:]:
+            cost += pc[r]
+        if n_jpairs:
+            if n_jpairs & 1:
+                cost += pc[13]
+            if n_jpairs & 2:
+                cost += pc[14]
+        tc = _TRIPLE_COST[lv]
+        for r in triples:
+            cost += tc[r]
+        cost -= BOMB_BONUS * (bombs + joker_bomb)
         cost += seq_cost
         if cost < self.best:
             self.best = cost
@@ -408,42 +532,67 @@ class _Search:
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
-        if not cand:
-            return
-        windows = _bit_indices(cand)
-        for i in windows:
-            k, wm = SEQ_K[i], SEQ_MASK[i]
-            if k == 1:
+        stack = self.stack
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            i = low.bit_length() - 1
+            wm = SEQ_MASK[i]
+            if i < 10:  # straight: one card per rank
                 if wm & f1:
                     continue
-                need = (wm & ~m1).bit_count()
+                miss = wm & ~m1
+                need = miss.bit_count() if miss else 0
                 if need > w or (wm & m2).bit_count() >= 3:
                     continue
-            elif k == 2:
+                ranks = SEQ_RANKS[i]
+                if need:
+                    used = [1 if c[r] else 0 for r in ranks]
+                    for r, take in zip(ranks, used):
+                        c[r] -= take
+                else:
+                    for r in ranks:
+                        c[r] -= 1
+            elif i < 22:  # tube: two per rank
                 if wm & ~m1 or wm & f2:
                     continue
                 need = (wm & ~m2).bit_count()
                 if need > w or (wm & m3).bit_count() >= 2:
                     continue
-            else:
+                ranks = SEQ_RANKS[i]
+                if need:
+                    used = [2 if c[r] >= 2 else c[r] for r in ranks]
+                    for r, take in zip(ranks, used):
+                        c[r] -= take
+                else:
+                    for r in ranks:
+                        c[r] -= 2
+            else:  # plate: three per rank
                 if wm & ~m1 or wm & f3:
                     continue
                 need = (wm & ~m3 & m2).bit_count() + 2 * (wm & ~m2).bit_count()
                 if need > w:
                     continue
-            ranks = SEQS[i][2]
-            used = []
-            for r in ranks:
-                take = k if c[r] >= k else c[r]
-                c[r] -= take
-                used.append(take)
+                ranks = SEQ_RANKS[i]
+                if need:
+                    used = [3 if c[r] >= 3 else c[r] for r in ranks]
+                    for r, take in zip(ranks, used):
+                        c[r] -= take
+                else:
+                    for r in ranks:
+                        c[r] -= 3
             self.w = w - need
-            self.stack.append((i, need))
+            stack.append((i, need))
             self.run(i, seq_cost + 1.0)
-            self.stack.pop()
+            stack.pop()
             self.w = w
-            for r, take in zip(ranks, used):
-                c[r] += take
+            if need:
+                for r, take in zip(ranks, used):
+                    c[r] += take
+            else:
+                k = SEQ_K[i]
+                for r in ranks:
+                    c[r] += k
 
 
 _COUNTS_CACHE: dict[tuple, tuple[float, list[Group]]] = {}
@@ -475,7 +624,7 @@ def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Gr
                 counts.append((r, take))
         wleft -= need
         groups.append(Group(t, top, tuple(sorted(counts)), need))
-    cost, rest = _leaf(c, wleft, POWER[lv], lv, True)
+    rest = _leaf_groups(c, wleft, lv)
     # restore counts
     for g in groups:
         for r, n in g.counts:
@@ -490,12 +639,21 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
     for f in hand:
         if f < 52 and f != wild:
             masks[SUIT_OF[f]] |= 1 << RANK_OF[f]
+    return _sf_windows(masks, w)
+
+
+#: per face, its rank's bit for the suit masks of straight flushes (none for the jokers)
+_SF_BIT = tuple([1 << RANK_OF[f] for f in range(52)] + [0, 0])
+
+
+def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
+    """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out)."""
     out = []
     lim = 1 if w else 0
     for s in range(4):
         m = masks[s]
-        if m.bit_count() < 4:
-            continue
+        if m.bit_count() < 5 - lim:
+            continue  # a window of five ranks misses at most ``lim`` of them
         for top, ranks, wm in _SF_WINDOWS:
             miss = (wm & ~m).bit_count()
             if miss <= lim:
@@ -518,13 +676,15 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
     wild = lv * 4 + 1
     c = [0] * 15
     w = 0
+    masks = [0, 0, 0, 0]  # natural ranks held per suit (jokers add no bit)
     for f in hand:
         if f == wild:
             w += 1
         else:
             c[RANK_OF[f]] += 1
+            masks[f & 3] |= _SF_BIT[f]
     best_cost, best_groups = _plan_counts(c, w, lv)
-    options = _sf_options(hand, lv, w)
+    options = _sf_windows(masks, w)
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
         options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
