@@ -664,7 +664,11 @@ def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], in
 _CACHE: dict[tuple, Plan] = {}
 #: straight flushes tried per plan
 SF_TRIES = 3
-_CACHE_MAX = 50000
+#: entries per plan cache before it is emptied. Plans are asked again within a deal (the same
+#: hand at the next turn, a played group's rest), hardly ever across deals: 256 entries (a few
+#: deals) lose 8 of 9,279 searches against 50,000, and the garbage collector no longer walks
+#: ~100,000 cached objects (heuristic self-play ~10% faster).
+_CACHE_MAX = 256
 
 
 def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
