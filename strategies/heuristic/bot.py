@@ -119,12 +119,13 @@ class HeuristicStrategy(Strategy):
 
     def _index(self, plan: Plan) -> tuple[dict, frozenset]:
         """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
-        and the (type, rank) pairs of its groups, which every matching play's signature starts with."""
+        and the (type, rank, cards) of its groups: a play whose signature is a group's has the
+        group's type, rank and number of cards, so a play outside this set needs no signature."""
         if self._indexed is not plan:
             groups = plan.groups
             self._index_of = (
                 {group_signature(g): g for g in groups},
-                frozenset((g.type, g.rank) for g in groups),
+                frozenset((g.type, g.rank, g.size) for g in groups),
             )
             self._indexed = plan
         return self._index_of
@@ -307,7 +308,7 @@ class HeuristicStrategy(Strategy):
             if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
             for a in plays:
-                if a[0] in BOMB_CLASS or (a[0], a[1]) not in keys:
+                if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
                     continue
                 g = sigs.get(combo_signature(a, lv))
                 if g is not None:
@@ -331,7 +332,7 @@ class HeuristicStrategy(Strategy):
         )
         planned = {}
         for a in normal:
-            if (a[0], a[1]) in keys:
+            if (a[0], a[1], len(a[2])) in keys:
                 g = sigs.get(combo_signature(a, lv))
                 if g is not None:
                     planned[a] = g
@@ -363,7 +364,9 @@ class HeuristicStrategy(Strategy):
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
         if not bombs:
             return PASS
-        planned_bombs = [a for a in bombs if (a[0], a[1]) in keys and combo_signature(a, lv) in sigs]
+        planned_bombs = [
+            a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
+        ]
         use = False
         if urgent:
             use = True
