@@ -21,14 +21,20 @@ from strategies.heuristic.plan import (
     Group,
     Plan,
     _leaf,
-    _leaf_cost,
     _leaf_groups,
     _Search,
     make_plan,
 )
 
 
-def test_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
+class _RootOnly(_Search):
+    """The search stopped after its first node: its best is the leaf cost of the whole hand."""
+
+    __slots__ = ()
+    CAP = 0
+
+
+def test_search_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
     rng = random.Random(13)
     for _ in range(3000):
         lv = rng.randrange(13)
@@ -39,7 +45,10 @@ def test_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
             if f != wild:
                 counts[RANK_OF[f]] += 1
         w = rng.choice((0, 0, 1, 2)) if wild in hand else 0
-        assert _leaf_cost(counts, w, lv) == _leaf(counts, w, POWER[lv], lv, False)[0]
+        root = _RootOnly(counts, w, lv)
+        root.run(0, 0.0)
+        assert root.nodes == 1
+        assert root.best == _leaf(counts, w, POWER[lv], lv, False)[0]
 
 
 class _ReferenceSearch:

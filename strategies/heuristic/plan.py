@@ -144,7 +144,6 @@ SEQS: tuple[tuple[str, int, tuple[int, ...], int], ...] = tuple(
 N_SEQS = len(SEQS)
 SEQ_K = tuple(k for _t, _top, _ranks, k in SEQS)
 SEQ_MASK = tuple(sum(1 << r for r in ranks) for _t, _top, ranks, _k in SEQS)
-SEQ_RANKS = tuple(ranks for _t, _top, ranks, _k in SEQS)
 _SF_WINDOWS = tuple((top, ranks, sum(1 << r for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
 
 
@@ -326,156 +325,124 @@ _TRIPLE_COST = tuple(tuple(1.0 + TRIPLE_PEN[p] for p in POWER[lv]) for lv in ran
 _WILD_SINGLE_COST = 1.0 + SINGLE_PEN[13]
 
 
-def _leaf_cost(c: list[int], w: int, lv: int) -> float:
-    """``_leaf(c, w, POWER[lv], lv, False)[0]``, the same float operations in the same order."""
-    singles: list[int] = []
-    pairs: list[int] = []
-    triples: list[int] = []
-    bombs = 0
-    for r in ORDER[lv]:
-        n = c[r]
-        if n:
-            if n == 1:
-                singles.append(r)
-            elif n == 2:
-                pairs.append(r)
-            elif n == 3:
-                triples.append(r)
-            else:
-                bombs += 1
-    return _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
-
-
-def _leaf_cost_of(
-    singles: list[int], pairs: list[int], triples: list[int], bombs: int, sb: int, hr: int, w: int, lv: int
-) -> float:
-    """The leaf cost from the ranks 0..12 held once, twice, three times (each list in power
-    order; changed here), the number held 4+ times, the jokers and the wilds."""
-    sc = _SINGLE_COST[lv]
-    pc = _PAIR_COST[lv]
-    joker_bomb = sb == 2 and hr == 2
-    n_jpairs = 0  # joker pairs: 1 = SB, 2 = HR (costs added in that order below)
-    if not joker_bomb:
-        if sb == 2:
-            n_jpairs = 1
-        elif sb == 1:
-            singles.append(13)
-        if hr == 2:
-            n_jpairs += 2
-        elif hr == 1:
-            singles.append(14)
-    wild_single = 0
-    if w:
-        pw = POWER[lv]
-        for _ in range(w):
-            if triples:
-                triples.pop()
-                bombs += 1
-            elif len(pairs) >= 2:
-                triples.append(pairs.pop())
-            elif singles and singles[0] < 13 and pw[singles[0]] < 12:
-                pairs.append(singles.pop(0))
-                if len(pairs) > 1:
-                    pairs.sort(key=pw.__getitem__)
-            else:
-                wild_single += 1
-    nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-    cost = 0.0
-    for r in singles:
-        cost += sc[r]
-    cost += wild_single * _WILD_SINGLE_COST
-    for r in pairs[nfh:]:
-        cost += pc[r]
-    if n_jpairs:
-        if n_jpairs & 1:
-            cost += pc[13]
-        if n_jpairs & 2:
-            cost += pc[14]
-    tc = _TRIPLE_COST[lv]
-    for r in triples:
-        cost += tc[r]
-    cost -= BOMB_BONUS * (bombs + joker_bomb)
-    return cost
-
-
-def _bit_indices(x: int):
-    """The indices of the set bits of ``x``, lowest first."""
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
-
-
 if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 13:  # pragma: no cover
     raise ImportError("the plan search's window bits assume 10 straights, 12 tubes and 13 plates")
 
 
+#: per level, the ranks 0..12 of a 13-bit rank mask in power order (filled on use)
+_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
+#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
+_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
+
+
+def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
+    """The ranks of ``mask`` in power order at level ``lv`` (cached)."""
+    ranks = _POWER_RANKS[lv].get(mask)
+    if ranks is None:
+        ranks = _POWER_RANKS[lv][mask] = tuple(r for r in ORDER[lv] if mask >> r & 1)
+    return ranks
+
+
+def _singles_sum(lv: int, mask: int) -> float:
+    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order (cached)."""
+    total = _SINGLES_SUM[lv].get(mask)
+    if total is None:
+        total = 0.0
+        sc = _SINGLE_COST[lv]
+        for r in _power_ranks(lv, mask):
+            total += sc[r]
+        _SINGLES_SUM[lv][mask] = total
+    return total
+
+
 class _Search:
-    __slots__ = ("c", "w", "pw", "lv", "best", "best_stack", "stack", "nodes")
+    """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
+    (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
+    rank of a window (as many as there are, wilds filling the rest) moves layer j + k down
+    to layer j on the window's ranks. Node costs are the ``_leaf`` cost + sequences, the same
+    floats from the same additions, and nodes are visited in the same order (CAP included).
+    """
+
+    __slots__ = ("c", "w", "lv", "best", "best_stack", "stack", "nodes", "jsingles", "jpairs", "joker_bomb")
     CAP = 300
 
     def __init__(self, c: list[int], w: int, lv: int) -> None:
         self.c = c
         self.w = w
         self.lv = lv
-        self.pw = POWER[lv]
         self.best = 1e9
         self.best_stack: list[tuple[int, int]] = []
         self.stack: list[tuple[int, int]] = []
         self.nodes = 0
+        # the jokers never enter a window: their part of every leaf is fixed
+        sb, hr = c[13], c[14]
+        self.joker_bomb = sb == 2 and hr == 2
+        jsingles: list[int] = []
+        jpairs: list[float] = []
+        if not self.joker_bomb:
+            if sb == 2:
+                jpairs.append(_PAIR_COST[lv][13])
+            elif sb == 1:
+                jsingles.append(13)
+            if hr == 2:
+                jpairs.append(_PAIR_COST[lv][14])
+            elif hr == 1:
+                jsingles.append(14)
+        self.jsingles = tuple(jsingles)
+        self.jpairs = tuple(jpairs)
 
     def run(self, idx: int, seq_cost: float) -> None:
+        """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
+        layers = [0] * 9
+        for r in range(13):
+            for j in range(1, self.c[r] + 1):
+                layers[j] |= 1 << r
+        self._node(idx, seq_cost, *layers[1:])
+
+    def _node(
+        self,
+        idx: int,
+        seq_cost: float,
+        l1: int,
+        l2: int,
+        l3: int,
+        l4: int,
+        l5: int,
+        l6: int,
+        l7: int,
+        l8: int,
+    ) -> None:
         self.nodes += 1
-        c = self.c
         w = self.w
         lv = self.lv
-        # one pass over the ranks in power order: the leaf's same-rank groups (as
-        # ``_leaf_cost``) and the rank masks the windows below are checked against
-        singles: list[int] = []
-        pairs: list[int] = []
-        triples: list[int] = []
-        bombs = 0
-        m1 = m2 = m3 = f1 = f2 = f3 = 0
-        for r in ORDER[lv]:
-            n = c[r]
-            if n:
-                bit = 1 << r
-                m1 |= bit
-                if n == 1:
-                    singles.append(r)
-                    continue
-                m2 |= bit
-                if n == 2:
-                    pairs.append(r)
-                    continue
-                m3 |= bit
-                if n == 3:
-                    triples.append(r)
-                    continue
-                bombs += 1
-                if n == 4:
-                    f1 |= bit
-                if n <= 5:
-                    f2 |= bit
-                if n <= 6:
-                    f3 |= bit
-        # the leaf cost: ``_leaf_cost_of`` inlined (the same float operations in the same order)
-        sb = c[13]
-        hr = c[14]
-        joker_bomb = sb == 2 and hr == 2
-        n_jpairs = 0
-        if not joker_bomb:
-            if sb == 2:
-                n_jpairs = 1
-            elif sb == 1:
-                singles.append(13)
-            if hr == 2:
-                n_jpairs += 2
-            elif hr == 1:
-                singles.append(14)
-        wild_single = 0
-        if w:
-            pw = self.pw
+        sm = l1 & ~l2
+        pm = l2 & ~l3
+        tm = l3 & ~l4
+        ranks_of = _POWER_RANKS[lv]
+        pairs = ranks_of.get(pm)
+        if pairs is None:
+            pairs = _power_ranks(lv, pm)
+        triples = ranks_of.get(tm)
+        if triples is None:
+            triples = _power_ranks(lv, tm)
+        sc = _SINGLE_COST[lv]
+        if not w:
+            cost = _SINGLES_SUM[lv].get(sm)
+            if cost is None:
+                cost = _singles_sum(lv, sm)
+            for r in self.jsingles:
+                cost += sc[r]
+            bombs = l4.bit_count()
+        else:  # the wild placement of ``_leaf``, on lists
+            singles = ranks_of.get(sm)
+            if singles is None:
+                singles = _power_ranks(lv, sm)
+            singles = list(singles + self.jsingles)
+            pairs = list(pairs)
+            triples = list(triples)
+            bombs = l4.bit_count()
+            wild_single = 0
+            pw = POWER[lv]
             for _ in range(w):
                 if triples:
                     triples.pop()
@@ -488,37 +455,36 @@ class _Search:
                         pairs.sort(key=pw.__getitem__)
                 else:
                     wild_single += 1
+            cost = 0.0
+            for r in singles:
+                cost += sc[r]
+            cost += wild_single * _WILD_SINGLE_COST
         nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        cost = 0.0
-        sc = _SINGLE_COST[lv]
-        for r in singles:
-            cost += sc[r]
-        cost += wild_single * _WILD_SINGLE_COST
         pc = _PAIR_COST[lv]
         for r in pairs[nfh:]:
             cost += pc[r]
-        if n_jpairs:
-            if n_jpairs & 1:
-                cost += pc[13]
-            if n_jpairs & 2:
-                cost += pc[14]
+        for x in self.jpairs:
+            cost += x
         tc = _TRIPLE_COST[lv]
         for r in triples:
             cost += tc[r]
-        cost -= BOMB_BONUS * (bombs + joker_bomb)
+        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
         cost += seq_cost
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
+        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
+        f2 = l4 & ~l6
+        f3 = l4 & ~l7
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
         # window must hold k cards; with wilds tubes and plates still need every rank present
         # and enough of them paired (tripled); straights are all checked then.
-        a1 = m1 << 1 | m1 >> 12
-        a2 = m2 << 1 | m2 >> 12
-        a3 = m3 << 1 | m3 >> 12
+        a1 = l1 << 1 | l1 >> 12
+        a2 = l2 << 1 | l2 >> 12
+        a3 = l3 << 1 | l3 >> 12
         a2a2 = a2 & a2 >> 1
         if not w:
             cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
@@ -538,61 +504,69 @@ class _Search:
             cand ^= low
             i = low.bit_length() - 1
             wm = SEQ_MASK[i]
+            keep = ~wm
             if i < 10:  # straight: one card per rank
                 if wm & f1:
                     continue
-                miss = wm & ~m1
-                need = miss.bit_count() if miss else 0
-                if need > w or (wm & m2).bit_count() >= 3:
+                need = (wm & ~l1).bit_count()
+                if need > w or (wm & l2).bit_count() >= 3:
                     continue
-                ranks = SEQ_RANKS[i]
-                if need:
-                    used = [1 if c[r] else 0 for r in ranks]
-                    for r, take in zip(ranks, used):
-                        c[r] -= take
-                else:
-                    for r in ranks:
-                        c[r] -= 1
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l2 & wm,
+                    l2 & keep | l3 & wm,
+                    l3 & keep | l4 & wm,
+                    l4 & keep | l5 & wm,
+                    l5 & keep | l6 & wm,
+                    l6 & keep | l7 & wm,
+                    l7 & keep | l8 & wm,
+                    l8 & keep,
+                )
             elif i < 22:  # tube: two per rank
-                if wm & ~m1 or wm & f2:
+                if wm & ~l1 or wm & f2:
                     continue
-                need = (wm & ~m2).bit_count()
-                if need > w or (wm & m3).bit_count() >= 2:
+                need = (wm & ~l2).bit_count()
+                if need > w or (wm & l3).bit_count() >= 2:
                     continue
-                ranks = SEQ_RANKS[i]
-                if need:
-                    used = [2 if c[r] >= 2 else c[r] for r in ranks]
-                    for r, take in zip(ranks, used):
-                        c[r] -= take
-                else:
-                    for r in ranks:
-                        c[r] -= 2
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l3 & wm,
+                    l2 & keep | l4 & wm,
+                    l3 & keep | l5 & wm,
+                    l4 & keep | l6 & wm,
+                    l5 & keep | l7 & wm,
+                    l6 & keep | l8 & wm,
+                    l7 & keep,
+                    l8 & keep,
+                )
             else:  # plate: three per rank
-                if wm & ~m1 or wm & f3:
+                if wm & ~l1 or wm & f3:
                     continue
-                need = (wm & ~m3 & m2).bit_count() + 2 * (wm & ~m2).bit_count()
+                need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-                ranks = SEQ_RANKS[i]
-                if need:
-                    used = [3 if c[r] >= 3 else c[r] for r in ranks]
-                    for r, take in zip(ranks, used):
-                        c[r] -= take
-                else:
-                    for r in ranks:
-                        c[r] -= 3
-            self.w = w - need
-            stack.append((i, need))
-            self.run(i, seq_cost + 1.0)
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l4 & wm,
+                    l2 & keep | l5 & wm,
+                    l3 & keep | l6 & wm,
+                    l4 & keep | l7 & wm,
+                    l5 & keep | l8 & wm,
+                    l6 & keep,
+                    l7 & keep,
+                    l8 & keep,
+                )
             stack.pop()
             self.w = w
-            if need:
-                for r, take in zip(ranks, used):
-                    c[r] += take
-            else:
-                k = SEQ_K[i]
-                for r in ranks:
-                    c[r] += k
 
 
 _COUNTS_CACHE: dict[tuple, tuple[float, list[Group]]] = {}
