@@ -11,6 +11,7 @@ import random
 from guandan_cli.engine import deal_hands
 from guandan_cli.engine.cards import RANK_OF, SUIT_OF
 from guandan_cli.engine.combos import POWER, STRAIGHT_FLUSH, STRAIGHT_WINDOWS
+from strategies.heuristic import plan as plan_module
 from strategies.heuristic.plan import (
     BOMB_BONUS,
     N_SEQS,
@@ -24,6 +25,7 @@ from strategies.heuristic.plan import (
     _leaf_groups,
     _Search,
     make_plan,
+    plan_cost,
 )
 
 
@@ -225,3 +227,14 @@ def test_make_plan_is_the_reference_plan_bit_for_bit():
     """Same groups in the same order and the same cost float, straight flushes included."""
     for hand, lv in _random_hands(5, 1500):
         assert make_plan(hand, lv) == _reference_make_plan(hand, lv), (hand, lv)
+
+
+def test_plan_cost_and_the_plan_built_after_it_are_the_reference():
+    """``plan_cost`` keeps the search's choice; ``make_plan`` then builds the reference plan from it."""
+    for hand, lv in _random_hands(7, 800):
+        plan_module._CACHE.clear()
+        plan_module._CHOICES.clear()
+        ref = _reference_make_plan(hand, lv)
+        assert plan_cost(hand, lv) == ref.cost
+        assert make_plan(hand, lv) == ref
+        assert plan_cost(hand, lv) == ref.cost  # from the built plan now

@@ -19,6 +19,7 @@ from .plan import (
     group_cost,
     group_signature,
     make_plan,
+    plan_cost,
 )
 
 #: the most cards one combination holds (a 10-card bomb): a larger hand cannot go out at once
@@ -153,7 +154,7 @@ class HeuristicStrategy(Strategy):
         opts = obs.legal_actions
         if len(opts) == 1:
             return opts[0]
-        return min(opts, key=lambda f: (make_plan(_remove(obs.hand, (f,)), obs.level).cost, f))
+        return min(opts, key=lambda f: (plan_cost(_remove(obs.hand, (f,)), obs.level), f))
 
     def choose_return(self, obs) -> int:
         """Return the card whose loss hurts the plan least; never a wild, never from a bomb or
@@ -192,7 +193,7 @@ class HeuristicStrategy(Strategy):
                 reps[r] = f
         best = None
         for f in sorted(reps.values(), key=lambda f: pw[RANK_OF[f]])[:4]:
-            score = make_plan(_remove(hand, (f,)), lv).cost + 0.02 * pw[RANK_OF[f]]
+            score = plan_cost(_remove(hand, (f,)), lv) + 0.02 * pw[RANK_OF[f]]
             if best is None or score < best[0]:
                 best = (score, f)
         return best[1]
@@ -347,7 +348,7 @@ class HeuristicStrategy(Strategy):
                 if evaluated >= limit:
                     continue
                 evaluated += 1
-                delta = make_plan(_remove(hand, a[2]), lv).cost - base
+                delta = plan_cost(_remove(hand, a[2]), lv) - base
             if a[0] in SEQUENCE_TYPES:
                 k = a[1]
             else:

@@ -569,26 +569,28 @@ class _Search:
             self.w = w
 
 
-_COUNTS_CACHE: dict[tuple, tuple[float, list[Group]]] = {}
+#: (counts, wilds, level) -> the search's best cost and its windows ``[(window, wilds), …]``
+_COUNTS_CACHE: dict[tuple, tuple[float, list[tuple[int, int]]]] = {}
 
 
-def _plan_counts(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
+def _search_counts(c: list[int], w: int, lv: int) -> tuple[float, list[tuple[int, int]]]:
+    """The best cost of counts ``c`` with ``w`` wilds and the windows that reach it (cached)."""
     key = (tuple(c), w, lv)
     hit = _COUNTS_CACHE.get(key)
     if hit is None:
         if len(_COUNTS_CACHE) >= _CACHE_MAX:
             _COUNTS_CACHE.clear()
-        hit = _COUNTS_CACHE[key] = _plan_counts_uncached(c, w, lv)
+        s = _Search(c, w, lv)
+        s.run(0, 0.0)
+        hit = _COUNTS_CACHE[key] = (s.best, s.best_stack)
     return hit
 
 
-def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
-    s = _Search(c, w, lv)
-    s.run(0, 0.0)
-    # rebuild the best state
+def _groups_of(c: list[int], w: int, lv: int, windows: list[tuple[int, int]]) -> list[Group]:
+    """The groups of the search state reached by taking ``windows`` from ``c`` (restored after)."""
     groups: list[Group] = []
     wleft = w
-    for i, need in s.best_stack:
+    for i, need in windows:
         t, top, ranks, k = SEQS[i]
         counts = []
         for r in ranks:
@@ -599,11 +601,10 @@ def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Gr
         wleft -= need
         groups.append(Group(t, top, tuple(sorted(counts)), need))
     rest = _leaf_groups(c, wleft, lv)
-    # restore counts
     for g in groups:
         for r, n in g.counts:
             c[r] += n
-    return s.best, groups + rest
+    return groups + rest
 
 
 def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple[int, ...], int]]:
@@ -645,12 +646,15 @@ SF_TRIES = 3
 _CACHE_MAX = 256
 
 
-def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
-    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
-    key = (hand, lv)
-    p = _CACHE.get(key)
-    if p is not None:
-        return p
+#: a plan's choice before its groups are built: cost, counts, wilds, the search's windows and
+#: the straight flush set aside (``(top, faces, wilds, ranks)`` or None)
+_Choice = tuple[float, list[int], int, list[tuple[int, int]], "tuple | None"]
+#: choices of hands whose cost alone was asked (``plan_cost``): make_plan builds from them
+_CHOICES: dict[tuple, _Choice] = {}
+
+
+def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
+    """The searches of ``make_plan`` without building groups: the best choice for ``hand``."""
     wild = lv * 4 + 1
     c = [0] * 15
     w = 0
@@ -661,7 +665,8 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
         else:
             c[RANK_OF[f]] += 1
             masks[f & 3] |= _SF_BIT[f]
-    best_cost, best_groups = _plan_counts(c, w, lv)
+    best_cost, best_windows = _search_counts(c, w, lv)
+    best_sf = None
     options = _sf_windows(masks, w)
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
@@ -673,15 +678,55 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
             continue
         for r in ranks:
             c[r] -= 1
-        cost, groups = _plan_counts(c, w - miss, lv)
+        cost, windows = _search_counts(c, w - miss, lv)
         for r in ranks:
             c[r] += 1
         cost -= BOMB_BONUS
         if cost < best_cost - 1e-9:
-            counts = tuple((r, 1) for r in sorted(ranks))
-            sf = Group(STRAIGHT_FLUSH, top, counts, miss, faces + (wild,) * miss)
-            best_cost, best_groups = cost, [sf] + list(groups)
-    plan = Plan(tuple(best_groups), best_cost, lv)
+            best_cost, best_windows, best_sf = cost, windows, (top, faces, miss, ranks)
+    return best_cost, c, w, best_windows, best_sf
+
+
+def plan_cost(hand: tuple[int, ...], lv: int) -> float:
+    """``make_plan(hand, lv).cost``, without building the plan's groups (cached).
+
+    >>> from guandan_cli.engine import parse_cards
+    >>> hand = parse_cards("S3 H4 D5 C6 S7 S9 D9 SK")
+    >>> plan_cost(hand, 0) == make_plan(hand, 0).cost
+    True
+    """
+    key = (hand, lv)
+    p = _CACHE.get(key)
+    if p is not None:
+        return p.cost
+    choice = _CHOICES.get(key)
+    if choice is None:
+        if len(_CHOICES) >= _CACHE_MAX:
+            _CHOICES.clear()
+        choice = _CHOICES[key] = _choose(hand, lv)
+    return choice[0]
+
+
+def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
+    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
+    key = (hand, lv)
+    p = _CACHE.get(key)
+    if p is not None:
+        return p
+    choice = _CHOICES.pop(key, None)
+    cost, c, w, windows, sf = choice if choice is not None else _choose(hand, lv)
+    if sf is None:
+        groups = _groups_of(c, w, lv, windows)
+    else:
+        top, faces, miss, ranks = sf
+        for r in ranks:
+            c[r] -= 1
+        rest = _groups_of(c, w - miss, lv, windows)
+        for r in ranks:
+            c[r] += 1
+        counts = tuple((r, 1) for r in sorted(ranks))
+        groups = [Group(STRAIGHT_FLUSH, top, counts, miss, faces + (lv * 4 + 1,) * miss)] + rest
+    plan = Plan(tuple(groups), cost, lv)
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[key] = plan
@@ -746,6 +791,7 @@ __all__ = [
     "group_cost",
     "group_signature",
     "make_plan",
+    "plan_cost",
     "power_key",
     "HR",
     "SB",
