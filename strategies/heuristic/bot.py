@@ -111,8 +111,9 @@ class HeuristicStrategy(Strategy):
         lv = obs.level
         sig = group_signature(g)
         reserved = self._reserved(plan, g)
+        t, rank, size = g.type, g.rank, g.size  # a signature fixes the number of cards too
         for a in obs.legal_actions:
-            if a[0] == g.type and a[1] == g.rank and combo_signature(a, lv) == sig:
+            if a[0] == t and a[1] == rank and len(a[2]) == size and combo_signature(a, lv) == sig:
                 if not reserved or not self._touches(a, reserved, obs.hand):
                     return a
                 break
