@@ -66,7 +66,7 @@ class HeuristicStrategy(Strategy):
         self._next_plans: dict[tuple[int, ...], Plan] = {}
         #: the last plan indexed by ``_index`` and its index
         self._indexed: Plan | None = None
-        self._index_of: tuple[dict, frozenset] = ({}, frozenset())
+        self._index_of: tuple[dict, set] = ({}, set())
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -119,16 +119,21 @@ class HeuristicStrategy(Strategy):
                 break
         return group_combo(g, obs.hand, lv, reserved)
 
-    def _index(self, plan: Plan) -> tuple[dict, frozenset]:
+    def _index(self, plan: Plan) -> tuple[dict, set]:
         """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
         and the (type, rank, cards) of its groups: a play whose signature is a group's has the
         group's type, rank and number of cards, so a play outside this set needs no signature."""
         if self._indexed is not plan:
-            groups = plan.groups
-            self._index_of = (
-                {group_signature(g): g for g in groups},
-                frozenset((g.type, g.rank, g.size) for g in groups),
-            )
+            sigs = {}
+            keys = set()
+            for g in plan.groups:
+                t, rank, counts, wilds = g[0], g[1], g[2], g[3]
+                sigs[(t, rank, counts, wilds)] = g  # group_signature(g)
+                size = wilds
+                for _r, n in counts:
+                    size += n
+                keys.add((t, rank, size))  # (g.type, g.rank, g.size)
+            self._index_of = (sigs, keys)
             self._indexed = plan
         return self._index_of
 
@@ -372,10 +377,12 @@ class HeuristicStrategy(Strategy):
         use = False
         if urgent:
             use = True
-        elif planned_bombs and plan.hands <= len(plan.bombs):
-            use = True  # a bomb to win the lead when the plan can then run out
-        elif danger and planned_bombs and len(plan.bombs) >= 2:
-            use = True
+        elif planned_bombs:
+            n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+            if len(plan.groups) - n_bombs <= n_bombs:  # plan.hands <= len(plan.bombs)
+                use = True  # a bomb to win the lead when the plan can then run out
+            elif danger and n_bombs >= 2:
+                use = True
         if not use:
             return PASS
         pool = planned_bombs or (bombs if urgent else [])
