@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from guandan_cli.engine import deal_hands
+from guandan_cli.engine import deal_hands, legal_plays
 from guandan_cli.engine.cards import RANK_OF, SUIT_OF
 from guandan_cli.engine.combos import POWER, STRAIGHT_FLUSH, STRAIGHT_WINDOWS
 from strategies.heuristic import plan as plan_module
@@ -24,6 +24,7 @@ from strategies.heuristic.plan import (
     _leaf,
     _leaf_groups,
     _Search,
+    combo_signature,
     make_plan,
     plan_cost,
 )
@@ -238,3 +239,31 @@ def test_plan_cost_and_the_plan_built_after_it_are_the_reference():
         assert plan_cost(hand, lv) == ref.cost
         assert make_plan(hand, lv) == ref
         assert plan_cost(hand, lv) == ref.cost  # from the built plan now
+
+
+def _reference_signature(combo, lv: int) -> tuple:
+    wild = lv * 4 + 1
+    counts: dict[int, int] = {}
+    w = 0
+    for f in combo.cards:
+        if f == wild:
+            w += 1
+        else:
+            counts[RANK_OF[f]] = counts.get(RANK_OF[f], 0) + 1
+    return (combo.type, combo.rank, tuple(sorted(counts.items())), w)
+
+
+def test_combo_signature_is_the_reference_signature():
+    """Every legal play of random hands (wilds included), leads and follows."""
+    rng = random.Random(9)
+    seen = 0
+    for _ in range(150):
+        lv = rng.randrange(13)
+        hands = deal_hands(rng)
+        wild = lv * 4 + 1
+        naturals = [f for f in rng.sample(hands[0], rng.randrange(1, 28)) if f != wild]
+        hand = tuple(sorted(naturals + [wild] * rng.randrange(3)))
+        for combo in legal_plays(hand, lv):
+            assert combo_signature(combo, lv) == _reference_signature(combo, lv)
+            seen += 1
+    assert seen > 5_000

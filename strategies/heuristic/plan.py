@@ -739,15 +739,22 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
 def combo_signature(combo: Combo, lv: int) -> tuple:
     """(type, rank, natural counts, wilds) of a played combo, comparable with a Group's."""
     wild = lv * 4 + 1
+    cards = combo[2]
+    if wild in cards:
+        w = cards.count(wild)
+        ranks = [RANK_OF[f] for f in cards if f != wild]
+    else:
+        w = 0
+        ranks = [RANK_OF[f] for f in cards]
+    if not ranks:
+        return (combo[0], combo[1], (), w)
+    first = ranks[0]
+    if ranks.count(first) == len(ranks):  # one rank: singles, pairs, triples, bombs
+        return (combo[0], combo[1], ((first, len(ranks)),), w)
     counts: dict[int, int] = {}
-    w = 0
-    for f in combo.cards:
-        if f == wild:
-            w += 1
-        else:
-            r = RANK_OF[f]
-            counts[r] = counts.get(r, 0) + 1
-    return (combo.type, combo.rank, tuple(sorted(counts.items())), w)
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    return (combo[0], combo[1], tuple(sorted(counts.items())), w)
 
 
 def group_signature(g: Group) -> tuple:
