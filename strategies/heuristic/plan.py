@@ -329,18 +329,28 @@ if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 
     raise ImportError("the plan search's window bits assume 10 straights, 12 tubes and 13 plates")
 
 
-#: per level, the ranks 0..12 of a 13-bit rank mask in power order (filled on use)
-_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
+if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in range(13)):  # pragma: no cover
+    raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
+
+#: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
+#: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
+_NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
 #: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
 _SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
 
 
-def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
-    """The ranks of ``mask`` in power order at level ``lv`` (cached)."""
-    ranks = _POWER_RANKS[lv].get(mask)
+def _natural_ranks(mask: int) -> tuple[int, ...]:
+    """The ranks of ``mask`` in natural order (cached)."""
+    ranks = _NATURAL_RANKS.get(mask)
     if ranks is None:
-        ranks = _POWER_RANKS[lv][mask] = tuple(r for r in ORDER[lv] if mask >> r & 1)
+        ranks = _NATURAL_RANKS[mask] = tuple(r for r in range(13) if mask >> r & 1)
     return ranks
+
+
+def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
+    """The ranks of ``mask`` in power order at level ``lv``."""
+    ranks = _natural_ranks(mask & ~(1 << lv))
+    return ranks + (lv,) if mask >> lv & 1 else ranks
 
 
 def _singles_sum(lv: int, mask: int) -> float:
@@ -418,13 +428,19 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
-        ranks_of = _POWER_RANKS[lv]
-        pairs = ranks_of.get(pm)
+        # pairs and triples in power order: natural order, the level rank last
+        lvbit = 1 << lv
+        natural = _NATURAL_RANKS
+        pairs = natural.get(pm & ~lvbit)
         if pairs is None:
-            pairs = _power_ranks(lv, pm)
-        triples = ranks_of.get(tm)
+            pairs = _natural_ranks(pm & ~lvbit)
+        if pm & lvbit:
+            pairs = pairs + (lv,)
+        triples = natural.get(tm & ~lvbit)
         if triples is None:
-            triples = _power_ranks(lv, tm)
+            triples = _natural_ranks(tm & ~lvbit)
+        if tm & lvbit:
+            triples = triples + (lv,)
         sc = _SINGLE_COST[lv]
         if not w:
             cost = _SINGLES_SUM[lv].get(sm)
@@ -434,10 +450,7 @@ class _Search:
                 cost += sc[r]
             bombs = l4.bit_count()
         else:  # the wild placement of ``_leaf``, on lists
-            singles = ranks_of.get(sm)
-            if singles is None:
-                singles = _power_ranks(lv, sm)
-            singles = list(singles + self.jsingles)
+            singles = list(_power_ranks(lv, sm) + self.jsingles)
             pairs = list(pairs)
             triples = list(triples)
             bombs = l4.bit_count()
