@@ -8,13 +8,14 @@ import pytest
 from observations import obs_for
 
 from guandan_cli.engine import Combo, deal_hands, parse_cards, readings
-from guandan_cli.engine.combos import BOMB_CLASS
+from guandan_cli.engine.combos import BOMB_CLASS, POWER
 from guandan_cli.engine.deal import PASS, Event
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
 from strategies import make_players
 from strategies.heuristic import HeuristicStrategy, make_plan
+from strategies.heuristic.memory import Memory
 from strategies.heuristic.plan import group_combo
 
 
@@ -194,3 +195,29 @@ def test_heuristic_beats_greedy_quickly():
                 pass
             wins += match.winner == team
     assert wins >= 7
+
+
+def _reference_higher_exists(t, rank, size, un, uw, lv):
+    """Memory.higher_exists as first written (single, pair, triple and full house)."""
+    pw = POWER[lv]
+    p = pw[rank]
+    if t == "single":
+        return bool(uw and 13 > p) or any(un[r] and pw[r] > p for r in range(15))
+    if t == "pair":
+        for r in range(15):
+            if pw[r] > p and (un[r] >= 2 or (r < 13 and un[r] + uw >= 2 and un[r] >= 1)):
+                return True
+        return uw >= 2 and 13 > p
+    return any(pw[r] > p and un[r] and un[r] + uw >= 3 for r in range(13))
+
+
+def test_higher_exists_is_the_reference_on_random_unseen_counts():
+    rng = random.Random(3)
+    for _ in range(20000):
+        lv = rng.randrange(13)
+        un = [rng.choice((0, 0, 1, 2, 3, 8)) for _ in range(13)] + [rng.randrange(3), rng.randrange(3)]
+        uw = rng.randrange(3)
+        t = rng.choice(("single", "pair", "triple", "full_house"))
+        rank = rng.randrange(15 if t in ("single", "pair") else 13)
+        got = Memory.higher_exists(t, rank, 1, un, uw, lv)
+        assert got == _reference_higher_exists(t, rank, 1, un, uw, lv), (t, rank, un, uw, lv)

@@ -19,7 +19,11 @@ from .plan import (
     group_cost,
     group_signature,
     make_plan,
+    plan_cost,
 )
+
+#: the most cards one combination holds (a 10-card bomb): a larger hand cannot go out at once
+MAX_COMBO_CARDS = 10
 
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -60,6 +64,9 @@ class HeuristicStrategy(Strategy):
         self.mem: Memory | None = None
         #: plans of hands this seat will hold after its own plays (this deal only)
         self._next_plans: dict[tuple[int, ...], Plan] = {}
+        #: the last plan indexed by ``_index`` and its index
+        self._indexed: Plan | None = None
+        self._index_of: tuple[dict, set] = ({}, set())
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -83,8 +90,13 @@ class HeuristicStrategy(Strategy):
         """Remember the plan for the hand left after ``combo`` (saves a re-plan), and return it."""
         if combo is PASS:
             return combo
-        sig = combo_signature(combo, lv)
+        t, rank = combo[0], combo[1]
+        sig = None
         for g in plan.groups:
+            if g.type != t or g.rank != rank:
+                continue  # a signature starts with the type and rank
+            if sig is None:
+                sig = combo_signature(combo, lv)
             if group_signature(g) == sig:
                 rest = _remove(hand, combo.cards)
                 left = plan.without(g)
@@ -99,12 +111,31 @@ class HeuristicStrategy(Strategy):
         lv = obs.level
         sig = group_signature(g)
         reserved = self._reserved(plan, g)
+        t, rank, size = g.type, g.rank, g.size  # a signature fixes the number of cards too
         for a in obs.legal_actions:
-            if a[0] == g.type and a[1] == g.rank and combo_signature(a, lv) == sig:
+            if a[0] == t and a[1] == rank and len(a[2]) == size and combo_signature(a, lv) == sig:
                 if not reserved or not self._touches(a, reserved, obs.hand):
                     return a
                 break
         return group_combo(g, obs.hand, lv, reserved)
+
+    def _index(self, plan: Plan) -> tuple[dict, set]:
+        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
+        and the (type, rank, cards) of its groups: a play whose signature is a group's has the
+        group's type, rank and number of cards, so a play outside this set needs no signature."""
+        if self._indexed is not plan:
+            sigs = {}
+            keys = set()
+            for g in plan.groups:
+                t, rank, counts, wilds = g[0], g[1], g[2], g[3]
+                sigs[(t, rank, counts, wilds)] = g  # group_signature(g)
+                size = wilds
+                for _r, n in counts:
+                    size += n
+                keys.add((t, rank, size))  # (g.type, g.rank, g.size)
+            self._index_of = (sigs, keys)
+            self._indexed = plan
+        return self._index_of
 
     @staticmethod
     def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
@@ -129,7 +160,7 @@ class HeuristicStrategy(Strategy):
         opts = obs.legal_actions
         if len(opts) == 1:
             return opts[0]
-        return min(opts, key=lambda f: (make_plan(_remove(obs.hand, (f,)), obs.level).cost, f))
+        return min(opts, key=lambda f: (plan_cost(_remove(obs.hand, (f,)), obs.level), f))
 
     def choose_return(self, obs) -> int:
         """Return the card whose loss hurts the plan least; never a wild, never from a bomb or
@@ -168,7 +199,7 @@ class HeuristicStrategy(Strategy):
                 reps[r] = f
         best = None
         for f in sorted(reps.values(), key=lambda f: pw[RANK_OF[f]])[:4]:
-            score = make_plan(_remove(hand, (f,)), lv).cost + 0.02 * pw[RANK_OF[f]]
+            score = plan_cost(_remove(hand, (f,)), lv) + 0.02 * pw[RANK_OF[f]]
             if best is None or score < best[0]:
                 best = (score, f)
         return best[1]
@@ -182,9 +213,10 @@ class HeuristicStrategy(Strategy):
         mem = self._memory(obs)
         hand = obs.hand
         n = len(hand)
-        for a in acts:
-            if len(a[2]) == n:
-                return a  # goes out
+        if n <= MAX_COMBO_CARDS:
+            for a in acts:
+                if len(a[2]) == n:
+                    return a  # goes out
         lv = obs.level
         plan = self._plan(hand, lv)
         if obs.top is None:
@@ -276,13 +308,17 @@ class HeuristicStrategy(Strategy):
         if not plays:
             return PASS
         partner = seat ^ 2
-        sigs = {group_signature(g): g for g in plan.groups}
+        sigs, keys = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
+            if plan.hands != 1:
+                return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
             for a in plays:
+                if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
+                    continue
                 g = sigs.get(combo_signature(a, lv))
-                if g is not None and a[0] not in BOMB_CLASS and plan.without(g).hands == 0:
+                if g is not None:
                     return self._find(g, obs, plan)
             return PASS
         opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
@@ -295,13 +331,21 @@ class HeuristicStrategy(Strategy):
         base = plan.cost
         best = None
         evaluated = 0
-        normal = sorted((a for a in plays if a[0] not in BOMB_CLASS), key=lambda a: _key(a, lv))
+        pw = POWER[lv]
+        # (the sort is stable: plays of equal key keep their legal order)
+        normal = sorted(
+            (a for a in plays if a[0] not in BOMB_CLASS),
+            key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
+        )
         planned = {}
         for a in normal:
-            g = sigs.get(combo_signature(a, lv))
-            if g is not None:
-                planned[a] = g
+            if (a[0], a[1], len(a[2])) in keys:
+                g = sigs.get(combo_signature(a, lv))
+                if g is not None:
+                    planned[a] = g
         limit = 3 if danger else 0 if planned else 2
+        # spending a top card on a low play is a cost when nothing presses
+        spend = not danger and _key(top, lv) < 9
         for a in normal:
             g = planned.get(a)
             if g is not None:
@@ -310,11 +354,13 @@ class HeuristicStrategy(Strategy):
                 if evaluated >= limit:
                     continue
                 evaluated += 1
-                delta = make_plan(_remove(hand, a[2]), lv).cost - base
-            # spending a top card on a low play is a cost when nothing presses
-            k = _key(a, lv)
-            if not danger and a[0] not in SEQUENCE_TYPES and k >= 13 and _key(top, lv) < 9:
-                delta += self.SPEND_CONTROL
+                delta = plan_cost(_remove(hand, a[2]), lv) - base
+            if a[0] in SEQUENCE_TYPES:
+                k = a[1]
+            else:
+                k = pw[a[1]]
+                if spend and k >= 13:
+                    delta += self.SPEND_CONTROL
             score = delta + 0.01 * k
             if best is None or score < best[0]:
                 best = (score, delta, a)
@@ -325,14 +371,18 @@ class HeuristicStrategy(Strategy):
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
         if not bombs:
             return PASS
-        planned_bombs = [a for a in bombs if combo_signature(a, lv) in sigs]
+        planned_bombs = [
+            a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
+        ]
         use = False
         if urgent:
             use = True
-        elif planned_bombs and plan.hands <= len(plan.bombs):
-            use = True  # a bomb to win the lead when the plan can then run out
-        elif danger and planned_bombs and len(plan.bombs) >= 2:
-            use = True
+        elif planned_bombs:
+            n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+            if len(plan.groups) - n_bombs <= n_bombs:  # plan.hands <= len(plan.bombs)
+                use = True  # a bomb to win the lead when the plan can then run out
+            elif danger and n_bombs >= 2:
+                use = True
         if not use:
             return PASS
         pool = planned_bombs or (bombs if urgent else [])

@@ -10,6 +10,11 @@ from __future__ import annotations
 from guandan_cli.engine.cards import RANK_OF
 from guandan_cli.engine.combos import POWER, STRAIGHT_WINDOWS, TUBE_WINDOWS
 
+#: per level and power p, the ranks 0..14 (jokers too) of power above p
+_RANKS_ABOVE: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(r for r in range(15) if POWER[lv][r] > p) for p in range(16)) for lv in range(13)
+)
+
 
 class Memory:
     __slots__ = ("level", "wild", "played", "played_wild", "seen_events", "last_play", "passed_on")
@@ -66,23 +71,26 @@ class Memory:
     @staticmethod
     def higher_exists(t: str, rank: int, size: int, un: list[int], uw: int, lv: int) -> bool:
         """Whether the unseen cards could form a same-type combo beating (t, rank) (bombs aside)."""
-        pw = POWER[lv]
         if t == "single":
-            p = pw[rank]
+            p = POWER[lv][rank]
             if uw and 13 > p:
                 return True
-            return any(un[r] and pw[r] > p for r in range(15))
+            for r in _RANKS_ABOVE[lv][p]:
+                if un[r]:
+                    return True
+            return False
         if t == "pair":
-            p = pw[rank]
-            for r in range(15):
-                if pw[r] > p:
-                    n = un[r]
-                    if n >= 2 or (r < 13 and n + uw >= 2 and n >= 1):
-                        return True
+            p = POWER[lv][rank]
+            for r in _RANKS_ABOVE[lv][p]:
+                n = un[r]
+                if n >= 2 or (r < 13 and n + uw >= 2 and n >= 1):
+                    return True
             return uw >= 2 and 13 > p
         if t in ("triple", "full_house"):
-            p = pw[rank]
-            return any(pw[r] > p and un[r] and un[r] + uw >= 3 for r in range(13))
+            for r in _RANKS_ABOVE[lv][POWER[lv][rank]]:
+                if r < 13 and un[r] and un[r] + uw >= 3:
+                    return True
+            return False
         if t == "straight":
             for top, ranks in STRAIGHT_WINDOWS:
                 if top > rank and sum(1 for r in ranks if not un[r]) <= uw:

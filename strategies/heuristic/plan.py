@@ -241,19 +241,16 @@ def _leaf(c: list[int], w: int, pw: tuple[int, ...], lv: int, build: bool):
     return cost, groups
 
 
-#: per level, the cost of a rank left as a single / pair / triple (1 + its penalty), by rank
-_SINGLE_COST = tuple(tuple(1.0 + SINGLE_PEN[p] for p in POWER[lv]) for lv in range(13))
-_PAIR_COST = tuple(tuple(1.0 + PAIR_PEN[p] for p in POWER[lv]) for lv in range(13))
-_TRIPLE_COST = tuple(tuple(1.0 + TRIPLE_PEN[p] for p in POWER[lv]) for lv in range(13))
-_WILD_SINGLE_COST = 1.0 + SINGLE_PEN[13]
+_new_tuple = tuple.__new__  # Group(...) without the NamedTuple's Python-level __new__
 
 
-def _leaf_cost(c: list[int], w: int, lv: int) -> float:
-    """``_leaf(c, w, POWER[lv], lv, False)[0]``, the same float operations in the same order."""
+def _leaf_groups(c: list[int], w: int, lv: int) -> list[Group]:
+    """``_leaf(c, w, POWER[lv], lv, True)[1]``: the same groups in the same order, no cost."""
+    pw = POWER[lv]
     singles: list[int] = []
     pairs: list[int] = []
     triples: list[int] = []
-    bombs = 0
+    bombs: list[int] = []
     for r in ORDER[lv]:
         n = c[r]
         if n:
@@ -264,137 +261,243 @@ def _leaf_cost(c: list[int], w: int, lv: int) -> float:
             elif n == 3:
                 triples.append(r)
             else:
-                bombs += 1
-    return _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
-
-
-def _leaf_cost_of(
-    singles: list[int], pairs: list[int], triples: list[int], bombs: int, sb: int, hr: int, w: int, lv: int
-) -> float:
-    """The leaf cost from the ranks 0..12 held once, twice, three times (each list in power
-    order; changed here), the number held 4+ times, the jokers and the wilds."""
-    sc = _SINGLE_COST[lv]
-    pc = _PAIR_COST[lv]
+                bombs.append(r)
+    sb, hr = c[13], c[14]
     joker_bomb = sb == 2 and hr == 2
-    n_jpairs = 0  # joker pairs: 1 = SB, 2 = HR (costs added in that order below)
+    jpairs: list[int] = []
     if not joker_bomb:
         if sb == 2:
-            n_jpairs = 1
+            jpairs.append(13)
         elif sb == 1:
             singles.append(13)
         if hr == 2:
-            n_jpairs += 2
+            jpairs.append(14)
         elif hr == 1:
             singles.append(14)
+    wc: dict[int, int] = {}
     wild_single = 0
-    if w:
-        pw = POWER[lv]
-        for _ in range(w):
-            if triples:
-                triples.pop()
-                bombs += 1
-            elif len(pairs) >= 2:
-                triples.append(pairs.pop())
-            elif singles and singles[0] < 13 and pw[singles[0]] < 12:
-                pairs.append(singles.pop(0))
-                if len(pairs) > 1:
-                    pairs.sort(key=pw.__getitem__)
-            else:
-                wild_single += 1
-    nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-    cost = 0.0
-    for r in singles:
-        cost += sc[r]
-    cost += wild_single * _WILD_SINGLE_COST
+    for _ in range(w):
+        if triples:
+            r = triples.pop()
+            bombs.append(r)
+        elif len(pairs) >= 2:
+            r = pairs.pop()
+            triples.append(r)
+        elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+            r = singles.pop(0)
+            pairs.append(r)
+            if len(pairs) > 1:
+                pairs.sort(key=pw.__getitem__)
+        else:
+            wild_single += 1
+            continue
+        wc[r] = wc.get(r, 0) + 1
+    nfh = min(len(triples), len(pairs))
+    new = _new_tuple
+    groups: list[Group] = []
+    for r in bombs:
+        groups.append(new(Group, (BOMB, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+    if joker_bomb:
+        groups.append(new(Group, (JOKER_BOMB, 14, ((13, 2), (14, 2)), 0, (), -1)))
+    by_power = sorted(triples, key=pw.__getitem__, reverse=True) if len(triples) > 1 else triples
+    for i, r in enumerate(by_power):
+        if i < nfh:
+            p = pairs[i]
+            counts = tuple(sorted(((r, c[r]), (p, c[p])))) if c[p] else ((r, c[r]),)
+            groups.append(new(Group, (FULL_HOUSE, r, counts, wc.get(r, 0) + wc.get(p, 0), (), p)))
+        else:
+            groups.append(new(Group, (TRIPLE, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
     for r in pairs[nfh:]:
-        cost += pc[r]
-    if n_jpairs:
-        if n_jpairs & 1:
-            cost += pc[13]
-        if n_jpairs & 2:
-            cost += pc[14]
-    tc = _TRIPLE_COST[lv]
-    for r in triples:
-        cost += tc[r]
-    cost -= BOMB_BONUS * (bombs + joker_bomb)
-    return cost
+        groups.append(new(Group, (PAIR, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+    for r in jpairs:
+        groups.append(new(Group, (PAIR, r, ((r, 2),), 0, (), -1)))
+    for r in singles:
+        groups.append(new(Group, (SINGLE, r, ((r, 1),), 0, (), -1)))
+    for _ in range(wild_single):
+        groups.append(new(Group, (SINGLE, lv, (), 1, (), -1)))
+    return groups
 
 
-def _bit_indices(x: int):
-    """The indices of the set bits of ``x``, lowest first."""
-    while x:
-        low = x & -x
-        yield low.bit_length() - 1
-        x ^= low
+#: per level, the cost of a rank left as a single / pair / triple (1 + its penalty), by rank
+_SINGLE_COST = tuple(tuple(1.0 + SINGLE_PEN[p] for p in POWER[lv]) for lv in range(13))
+_PAIR_COST = tuple(tuple(1.0 + PAIR_PEN[p] for p in POWER[lv]) for lv in range(13))
+_TRIPLE_COST = tuple(tuple(1.0 + TRIPLE_PEN[p] for p in POWER[lv]) for lv in range(13))
+_WILD_SINGLE_COST = 1.0 + SINGLE_PEN[13]
 
 
 if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 13:  # pragma: no cover
     raise ImportError("the plan search's window bits assume 10 straights, 12 tubes and 13 plates")
 
 
+if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in range(13)):  # pragma: no cover
+    raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
+
+#: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
+#: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
+_NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
+#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
+_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
+
+
+def _natural_ranks(mask: int) -> tuple[int, ...]:
+    """The ranks of ``mask`` in natural order (cached)."""
+    ranks = _NATURAL_RANKS.get(mask)
+    if ranks is None:
+        ranks = _NATURAL_RANKS[mask] = tuple(r for r in range(13) if mask >> r & 1)
+    return ranks
+
+
+def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
+    """The ranks of ``mask`` in power order at level ``lv``."""
+    ranks = _natural_ranks(mask & ~(1 << lv))
+    return ranks + (lv,) if mask >> lv & 1 else ranks
+
+
+def _singles_sum(lv: int, mask: int) -> float:
+    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order (cached)."""
+    total = _SINGLES_SUM[lv].get(mask)
+    if total is None:
+        total = 0.0
+        sc = _SINGLE_COST[lv]
+        for r in _power_ranks(lv, mask):
+            total += sc[r]
+        _SINGLES_SUM[lv][mask] = total
+    return total
+
+
 class _Search:
-    __slots__ = ("c", "w", "pw", "lv", "best", "best_stack", "stack", "nodes")
+    """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
+    (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
+    rank of a window (as many as there are, wilds filling the rest) moves layer j + k down
+    to layer j on the window's ranks. Node costs are the ``_leaf`` cost + sequences, the same
+    floats from the same additions, and nodes are visited in the same order (CAP included).
+    """
+
+    __slots__ = ("c", "w", "lv", "best", "best_stack", "stack", "nodes", "jsingles", "jpairs", "joker_bomb")
     CAP = 300
 
     def __init__(self, c: list[int], w: int, lv: int) -> None:
         self.c = c
         self.w = w
         self.lv = lv
-        self.pw = POWER[lv]
         self.best = 1e9
         self.best_stack: list[tuple[int, int]] = []
         self.stack: list[tuple[int, int]] = []
         self.nodes = 0
+        # the jokers never enter a window: their part of every leaf is fixed
+        sb, hr = c[13], c[14]
+        self.joker_bomb = sb == 2 and hr == 2
+        jsingles: list[int] = []
+        jpairs: list[float] = []
+        if not self.joker_bomb:
+            if sb == 2:
+                jpairs.append(_PAIR_COST[lv][13])
+            elif sb == 1:
+                jsingles.append(13)
+            if hr == 2:
+                jpairs.append(_PAIR_COST[lv][14])
+            elif hr == 1:
+                jsingles.append(14)
+        self.jsingles = tuple(jsingles)
+        self.jpairs = tuple(jpairs)
 
     def run(self, idx: int, seq_cost: float) -> None:
+        """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
+        layers = [0] * 9
+        for r in range(13):
+            for j in range(1, self.c[r] + 1):
+                layers[j] |= 1 << r
+        self._node(idx, seq_cost, *layers[1:])
+
+    def _node(
+        self,
+        idx: int,
+        seq_cost: float,
+        l1: int,
+        l2: int,
+        l3: int,
+        l4: int,
+        l5: int,
+        l6: int,
+        l7: int,
+        l8: int,
+    ) -> None:
         self.nodes += 1
-        c = self.c
         w = self.w
         lv = self.lv
-        # one pass over the ranks in power order: the leaf's same-rank groups (as
-        # ``_leaf_cost``) and the rank masks the windows below are checked against
-        singles: list[int] = []
-        pairs: list[int] = []
-        triples: list[int] = []
-        bombs = 0
-        m1 = m2 = m3 = f1 = f2 = f3 = 0
-        for r in ORDER[lv]:
-            n = c[r]
-            if n:
-                bit = 1 << r
-                m1 |= bit
-                if n == 1:
-                    singles.append(r)
-                    continue
-                m2 |= bit
-                if n == 2:
-                    pairs.append(r)
-                    continue
-                m3 |= bit
-                if n == 3:
-                    triples.append(r)
-                    continue
-                bombs += 1
-                if n == 4:
-                    f1 |= bit
-                if n <= 5:
-                    f2 |= bit
-                if n <= 6:
-                    f3 |= bit
-        cost = _leaf_cost_of(singles, pairs, triples, bombs, c[13], c[14], w, lv)
+        sm = l1 & ~l2
+        pm = l2 & ~l3
+        tm = l3 & ~l4
+        # pairs and triples in power order: natural order, the level rank last
+        lvbit = 1 << lv
+        natural = _NATURAL_RANKS
+        pairs = natural.get(pm & ~lvbit)
+        if pairs is None:
+            pairs = _natural_ranks(pm & ~lvbit)
+        if pm & lvbit:
+            pairs = pairs + (lv,)
+        triples = natural.get(tm & ~lvbit)
+        if triples is None:
+            triples = _natural_ranks(tm & ~lvbit)
+        if tm & lvbit:
+            triples = triples + (lv,)
+        sc = _SINGLE_COST[lv]
+        if not w:
+            cost = _SINGLES_SUM[lv].get(sm)
+            if cost is None:
+                cost = _singles_sum(lv, sm)
+            for r in self.jsingles:
+                cost += sc[r]
+            bombs = l4.bit_count()
+        else:  # the wild placement of ``_leaf``, on lists
+            singles = list(_power_ranks(lv, sm) + self.jsingles)
+            pairs = list(pairs)
+            triples = list(triples)
+            bombs = l4.bit_count()
+            wild_single = 0
+            pw = POWER[lv]
+            for _ in range(w):
+                if triples:
+                    triples.pop()
+                    bombs += 1
+                elif len(pairs) >= 2:
+                    triples.append(pairs.pop())
+                elif singles and singles[0] < 13 and pw[singles[0]] < 12:
+                    pairs.append(singles.pop(0))
+                    if len(pairs) > 1:
+                        pairs.sort(key=pw.__getitem__)
+                else:
+                    wild_single += 1
+            cost = 0.0
+            for r in singles:
+                cost += sc[r]
+            cost += wild_single * _WILD_SINGLE_COST
+        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+        pc = _PAIR_COST[lv]
+        for r in pairs[nfh:]:
+            cost += pc[r]
+        for x in self.jpairs:
+            cost += x
+        tc = _TRIPLE_COST[lv]
+        for r in triples:
+            cost += tc[r]
+        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
         cost += seq_cost
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
+        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
+        f2 = l4 & ~l6
+        f3 = l4 & ~l7
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
         # window must hold k cards; with wilds tubes and plates still need every rank present
         # and enough of them paired (tripled); straights are all checked then.
-        a1 = m1 << 1 | m1 >> 12
-        a2 = m2 << 1 | m2 >> 12
-        a3 = m3 << 1 | m3 >> 12
+        a1 = l1 << 1 | l1 >> 12
+        a2 = l2 << 1 | l2 >> 12
+        a3 = l3 << 1 | l3 >> 12
         a2a2 = a2 & a2 >> 1
         if not w:
             cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
@@ -408,64 +511,99 @@ class _Search:
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
-        if not cand:
-            return
-        windows = _bit_indices(cand)
-        for i in windows:
-            k, wm = SEQ_K[i], SEQ_MASK[i]
-            if k == 1:
+        stack = self.stack
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            i = low.bit_length() - 1
+            wm = SEQ_MASK[i]
+            keep = ~wm
+            if i < 10:  # straight: one card per rank
                 if wm & f1:
                     continue
-                need = (wm & ~m1).bit_count()
-                if need > w or (wm & m2).bit_count() >= 3:
+                need = (wm & ~l1).bit_count()
+                if need > w or (wm & l2).bit_count() >= 3:
                     continue
-            elif k == 2:
-                if wm & ~m1 or wm & f2:
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l2 & wm,
+                    l2 & keep | l3 & wm,
+                    l3 & keep | l4 & wm,
+                    l4 & keep | l5 & wm,
+                    l5 & keep | l6 & wm,
+                    l6 & keep | l7 & wm,
+                    l7 & keep | l8 & wm,
+                    l8 & keep,
+                )
+            elif i < 22:  # tube: two per rank
+                if wm & ~l1 or wm & f2:
                     continue
-                need = (wm & ~m2).bit_count()
-                if need > w or (wm & m3).bit_count() >= 2:
+                need = (wm & ~l2).bit_count()
+                if need > w or (wm & l3).bit_count() >= 2:
                     continue
-            else:
-                if wm & ~m1 or wm & f3:
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l3 & wm,
+                    l2 & keep | l4 & wm,
+                    l3 & keep | l5 & wm,
+                    l4 & keep | l6 & wm,
+                    l5 & keep | l7 & wm,
+                    l6 & keep | l8 & wm,
+                    l7 & keep,
+                    l8 & keep,
+                )
+            else:  # plate: three per rank
+                if wm & ~l1 or wm & f3:
                     continue
-                need = (wm & ~m3 & m2).bit_count() + 2 * (wm & ~m2).bit_count()
+                need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-            ranks = SEQS[i][2]
-            used = []
-            for r in ranks:
-                take = k if c[r] >= k else c[r]
-                c[r] -= take
-                used.append(take)
-            self.w = w - need
-            self.stack.append((i, need))
-            self.run(i, seq_cost + 1.0)
-            self.stack.pop()
+                self.w = w - need
+                stack.append((i, need))
+                self._node(
+                    i,
+                    seq_cost + 1.0,
+                    l1 & keep | l4 & wm,
+                    l2 & keep | l5 & wm,
+                    l3 & keep | l6 & wm,
+                    l4 & keep | l7 & wm,
+                    l5 & keep | l8 & wm,
+                    l6 & keep,
+                    l7 & keep,
+                    l8 & keep,
+                )
+            stack.pop()
             self.w = w
-            for r, take in zip(ranks, used):
-                c[r] += take
 
 
-_COUNTS_CACHE: dict[tuple, tuple[float, list[Group]]] = {}
+#: (counts, wilds, level) -> the search's best cost and its windows ``[(window, wilds), …]``
+_COUNTS_CACHE: dict[tuple, tuple[float, list[tuple[int, int]]]] = {}
 
 
-def _plan_counts(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
+def _search_counts(c: list[int], w: int, lv: int) -> tuple[float, list[tuple[int, int]]]:
+    """The best cost of counts ``c`` with ``w`` wilds and the windows that reach it (cached)."""
     key = (tuple(c), w, lv)
     hit = _COUNTS_CACHE.get(key)
     if hit is None:
         if len(_COUNTS_CACHE) >= _CACHE_MAX:
             _COUNTS_CACHE.clear()
-        hit = _COUNTS_CACHE[key] = _plan_counts_uncached(c, w, lv)
+        s = _Search(c, w, lv)
+        s.run(0, 0.0)
+        hit = _COUNTS_CACHE[key] = (s.best, s.best_stack)
     return hit
 
 
-def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Group]]:
-    s = _Search(c, w, lv)
-    s.run(0, 0.0)
-    # rebuild the best state
+def _groups_of(c: list[int], w: int, lv: int, windows: list[tuple[int, int]]) -> list[Group]:
+    """The groups of the search state reached by taking ``windows`` from ``c`` (restored after)."""
     groups: list[Group] = []
     wleft = w
-    for i, need in s.best_stack:
+    for i, need in windows:
         t, top, ranks, k = SEQS[i]
         counts = []
         for r in ranks:
@@ -475,12 +613,11 @@ def _plan_counts_uncached(c: list[int], w: int, lv: int) -> tuple[float, list[Gr
                 counts.append((r, take))
         wleft -= need
         groups.append(Group(t, top, tuple(sorted(counts)), need))
-    cost, rest = _leaf(c, wleft, POWER[lv], lv, True)
-    # restore counts
+    rest = _leaf_groups(c, wleft, lv)
     for g in groups:
         for r, n in g.counts:
             c[r] += n
-    return s.best, groups + rest
+    return groups + rest
 
 
 def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple[int, ...], int]]:
@@ -490,12 +627,21 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
     for f in hand:
         if f < 52 and f != wild:
             masks[SUIT_OF[f]] |= 1 << RANK_OF[f]
+    return _sf_windows(masks, w)
+
+
+#: per face, its rank's bit for the suit masks of straight flushes (none for the jokers)
+_SF_BIT = tuple([1 << RANK_OF[f] for f in range(52)] + [0, 0])
+
+
+def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
+    """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out)."""
     out = []
     lim = 1 if w else 0
     for s in range(4):
         m = masks[s]
-        if m.bit_count() < 4:
-            continue
+        if m.bit_count() < 5 - lim:
+            continue  # a window of five ranks misses at most ``lim`` of them
         for top, ranks, wm in _SF_WINDOWS:
             miss = (wm & ~m).bit_count()
             if miss <= lim:
@@ -506,25 +652,35 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
 _CACHE: dict[tuple, Plan] = {}
 #: straight flushes tried per plan
 SF_TRIES = 3
-_CACHE_MAX = 50000
+#: entries per plan cache before it is emptied. Plans are asked again within a deal (the same
+#: hand at the next turn, a played group's rest), hardly ever across deals: 256 entries (a few
+#: deals) lose 8 of 9,279 searches against 50,000, and the garbage collector no longer walks
+#: ~100,000 cached objects (heuristic self-play ~10% faster).
+_CACHE_MAX = 256
 
 
-def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
-    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
-    key = (hand, lv)
-    p = _CACHE.get(key)
-    if p is not None:
-        return p
+#: a plan's choice before its groups are built: cost, counts, wilds, the search's windows and
+#: the straight flush set aside (``(top, faces, wilds, ranks)`` or None)
+_Choice = tuple[float, list[int], int, list[tuple[int, int]], "tuple | None"]
+#: choices of hands whose cost alone was asked (``plan_cost``): make_plan builds from them
+_CHOICES: dict[tuple, _Choice] = {}
+
+
+def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
+    """The searches of ``make_plan`` without building groups: the best choice for ``hand``."""
     wild = lv * 4 + 1
     c = [0] * 15
     w = 0
+    masks = [0, 0, 0, 0]  # natural ranks held per suit (jokers add no bit)
     for f in hand:
         if f == wild:
             w += 1
         else:
             c[RANK_OF[f]] += 1
-    best_cost, best_groups = _plan_counts(c, w, lv)
-    options = _sf_options(hand, lv, w)
+            masks[f & 3] |= _SF_BIT[f]
+    best_cost, best_windows = _search_counts(c, w, lv)
+    best_sf = None
+    options = _sf_windows(masks, w)
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
         options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
@@ -535,15 +691,55 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
             continue
         for r in ranks:
             c[r] -= 1
-        cost, groups = _plan_counts(c, w - miss, lv)
+        cost, windows = _search_counts(c, w - miss, lv)
         for r in ranks:
             c[r] += 1
         cost -= BOMB_BONUS
         if cost < best_cost - 1e-9:
-            counts = tuple((r, 1) for r in sorted(ranks))
-            sf = Group(STRAIGHT_FLUSH, top, counts, miss, faces + (wild,) * miss)
-            best_cost, best_groups = cost, [sf] + list(groups)
-    plan = Plan(tuple(best_groups), best_cost, lv)
+            best_cost, best_windows, best_sf = cost, windows, (top, faces, miss, ranks)
+    return best_cost, c, w, best_windows, best_sf
+
+
+def plan_cost(hand: tuple[int, ...], lv: int) -> float:
+    """``make_plan(hand, lv).cost``, without building the plan's groups (cached).
+
+    >>> from guandan_cli.engine import parse_cards
+    >>> hand = parse_cards("S3 H4 D5 C6 S7 S9 D9 SK")
+    >>> plan_cost(hand, 0) == make_plan(hand, 0).cost
+    True
+    """
+    key = (hand, lv)
+    p = _CACHE.get(key)
+    if p is not None:
+        return p.cost
+    choice = _CHOICES.get(key)
+    if choice is None:
+        if len(_CHOICES) >= _CACHE_MAX:
+            _CHOICES.clear()
+        choice = _CHOICES[key] = _choose(hand, lv)
+    return choice[0]
+
+
+def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
+    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
+    key = (hand, lv)
+    p = _CACHE.get(key)
+    if p is not None:
+        return p
+    choice = _CHOICES.pop(key, None)
+    cost, c, w, windows, sf = choice if choice is not None else _choose(hand, lv)
+    if sf is None:
+        groups = _groups_of(c, w, lv, windows)
+    else:
+        top, faces, miss, ranks = sf
+        for r in ranks:
+            c[r] -= 1
+        rest = _groups_of(c, w - miss, lv, windows)
+        for r in ranks:
+            c[r] += 1
+        counts = tuple((r, 1) for r in sorted(ranks))
+        groups = [Group(STRAIGHT_FLUSH, top, counts, miss, faces + (lv * 4 + 1,) * miss)] + rest
+    plan = Plan(tuple(groups), cost, lv)
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[key] = plan
@@ -556,15 +752,22 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
 def combo_signature(combo: Combo, lv: int) -> tuple:
     """(type, rank, natural counts, wilds) of a played combo, comparable with a Group's."""
     wild = lv * 4 + 1
+    cards = combo[2]
+    if wild in cards:
+        w = cards.count(wild)
+        ranks = [RANK_OF[f] for f in cards if f != wild]
+    else:
+        w = 0
+        ranks = [RANK_OF[f] for f in cards]
+    if not ranks:
+        return (combo[0], combo[1], (), w)
+    first = ranks[0]
+    if ranks.count(first) == len(ranks):  # one rank: singles, pairs, triples, bombs
+        return (combo[0], combo[1], ((first, len(ranks)),), w)
     counts: dict[int, int] = {}
-    w = 0
-    for f in combo.cards:
-        if f == wild:
-            w += 1
-        else:
-            r = RANK_OF[f]
-            counts[r] = counts.get(r, 0) + 1
-    return (combo.type, combo.rank, tuple(sorted(counts.items())), w)
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    return (combo[0], combo[1], tuple(sorted(counts.items())), w)
 
 
 def group_signature(g: Group) -> tuple:
@@ -608,6 +811,7 @@ __all__ = [
     "group_cost",
     "group_signature",
     "make_plan",
+    "plan_cost",
     "power_key",
     "HR",
     "SB",
