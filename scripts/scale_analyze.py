@@ -92,30 +92,83 @@ def _renumber(line: bytes, index: int) -> bytes:
     return _MATCH_FIELD.sub(sub, line, count=1)
 
 
+def _match_facts(line: bytes) -> dict:
+    """The manifest's per-part facts of one match record."""
+    record = json.loads(line)
+    winner = record["winner"]
+    return {
+        "deals": record["deals"],
+        "errors": int(record["error"] is not None),
+        "capped": int(bool(record["capped"])),
+        "wins": [int(winner == 0), int(winner == 1)],
+    }
+
+
 def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 1000) -> tuple[int, int]:
     """Write whole copies of ``source``'s matches into ``directory`` until ``n_deals`` deals.
 
-    Returns (deals, matches) written. Parts hold ``part_size`` matches, as simulate's do.
+    Returns (deals, matches) written. The directory is what ``simulate`` leaves: parts of
+    ``part_size`` matches written by the same ``PartWriter`` (each under a temporary name,
+    then renamed), and a ``manifest.json`` (the source's, with this run's matches, counts
+    and parts, each part file's size and sha256 among them).
     """
-    pool = [m for m in _matches_of(source) if m[0]]
+    from guandan_cli.logs.layout import MANIFEST, part_paths, read_manifest
+    from guandan_cli.logs.writer import PartWriter, atomic_write_bytes
+
+    pool = [(lines, mline, _match_facts(mline)) for lines, mline in _matches_of(source) if lines]
     if not pool:
         raise SystemExit(f"{source}: no deals to replicate")
+    manifest = read_manifest(source) or {}
     directory.mkdir(parents=True, exist_ok=True)
+    parts: list[dict] = []
     written = index = part = 0
     while written < n_deals:
         deal_lines: list[bytes] = []
         match_lines: list[bytes] = []
+        facts = {"deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]}
+        first = index
         for _ in range(part_size):
             if written >= n_deals:
                 break
-            lines, mline = pool[index % len(pool)]
+            lines, mline, one = pool[index % len(pool)]
             deal_lines += [_renumber(line, index) for line in lines]
             match_lines.append(_renumber(mline, index))
+            for key in ("deals", "errors", "capped"):
+                facts[key] += one[key]
+            facts["wins"] = [a + b for a, b in zip(facts["wins"], one["wins"])]
             written += len(lines)
             index += 1
-        (directory / f"deals-{part:05d}.jsonl").write_bytes(b"".join(deal_lines))
-        (directory / f"matches-{part:05d}.jsonl").write_bytes(b"".join(match_lines))
+        files = {}
+        for key, path, data in zip(
+            ("deals_file", "matches_file"), part_paths(directory, part, "none"), (deal_lines, match_lines)
+        ):
+            writer = PartWriter(path)
+            writer.write(b"".join(data))
+            files[key] = writer.commit()
+        parts.append(
+            {
+                "index": part,
+                "first_match": first,
+                "stop_match": index,
+                "matches": index - first,
+                **facts,
+                **files,
+            }
+        )
         part += 1
+    counts = {
+        "matches": index,
+        "deals": written,
+        "errors": sum(p["errors"] for p in parts),
+        "capped": sum(p["capped"] for p in parts),
+        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
+        "parts": len(parts),
+        "parts_done": len(parts),
+    }
+    config = dict(manifest.get("config") or {}, matches=index, part_size=part_size, compression="none")
+    manifest = dict(manifest, config=config, state="complete", counts=counts, parts=parts)
+    manifest.setdefault("format", "guandan-run")
+    atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, indent=1).encode())
     return written, index
 
 
