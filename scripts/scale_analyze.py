@@ -7,24 +7,32 @@ with new match indices (and the match's ``match_seed`` perturbed accordingly) un
 them. Every copied match is a real match, so the load-time invariant checks (finish
 order, upgrade, levels, contiguous deals …) hold for every line, as in a simulated run.
 
+The run directory is what ``simulate`` leaves: the parts are written by the same
+``PartWriter`` and a ``manifest.json`` records each part file's size and sha256 (the
+loader reads a part whose digest is the manifest's without matching its lines against
+the line pattern again; it decodes and checks every record either way).
+
 Then, each in a fresh child process (wall time; CPU time, user + system, which a
-loaded machine inflates less; peak RSS, ``ru_maxrss``; all the child's own):
+loaded machine inflates less; peak RSS, ``ru_maxrss``; all the child's own; and the
+1-minute load average before and after, since the machine may be shared):
 
 1. ``analyze`` — ``guandan analyze RUN --report all --format json`` straight from the
-   JSONL parts, exactly as a user runs it (checks, load, every report, rendering);
+   JSONL parts, exactly as a user runs it by default (checks, load, every report,
+   rendering); ``--repeat N`` measures it N times;
 2. ``convert`` — ``--to-parquet`` (optional, ``--parquet``);
 3. ``parquet`` — every report again, now reading Parquet (optional, ``--parquet``).
 
 Usage::
 
     python scripts/scale_analyze.py --deals 1000000 --dir /tmp/big --keep   # make and measure
-    python scripts/scale_analyze.py --run /tmp/big                          # measure an existing run
+    python scripts/scale_analyze.py --run /tmp/big --repeat 3               # measure an existing run
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -178,6 +186,7 @@ def _peak_mib() -> float:
 
 def child(phase: str, directory: Path) -> None:
     """One measured phase, run in its own process; prints a JSON line of figures."""
+    load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     if phase == "analyze":
         from guandan_cli.cli.app import app
@@ -210,12 +219,13 @@ def child(phase: str, directory: Path) -> None:
         "wall_s": round(wall, 1),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
         "peak_rss_mib": round(_peak_mib(), 1),
+        "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps(figures), file=sys.stderr)
 
 
-def measure(directory: Path, phases: list[str]) -> None:
-    for phase in phases:
+def measure(directory: Path, phases: list[str], repeat: int = 1) -> None:
+    for phase in [p for p in phases for _ in range(repeat if p == "analyze" else 1)]:
         out = subprocess.run(
             [sys.executable, __file__, "--phase", phase, "--run", str(directory)],
             capture_output=True,
@@ -235,6 +245,7 @@ def main() -> None:
     ap.add_argument("--source-matches", type=int, default=300, help="matches of the simulated source run")
     ap.add_argument("--run", type=Path, default=None, help="measure this existing run (no synthesis)")
     ap.add_argument("--parquet", action="store_true", help="also time --to-parquet and reports from Parquet")
+    ap.add_argument("--repeat", type=int, default=1, help="measure analyze this many times")
     ap.add_argument("--phase", choices=["analyze", "convert", "parquet"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
@@ -242,7 +253,7 @@ def main() -> None:
         return
     phases = ["analyze"] + (["convert", "parquet"] if args.parquet else [])
     if args.run is not None:
-        measure(args.run, phases)
+        measure(args.run, phases, args.repeat)
         return
     scratch = Path(tempfile.mkdtemp(prefix="guandan-scale-"))
     directory = args.dir or scratch / "run"
@@ -256,7 +267,7 @@ def main() -> None:
             f"from {source} in {time.perf_counter() - t0:.1f}s",
             flush=True,
         )
-        measure(directory, phases)
+        measure(directory, phases, args.repeat)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         if args.dir is not None and not args.keep:

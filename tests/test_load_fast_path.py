@@ -189,3 +189,24 @@ def test_the_light_rules_are_the_full_rules_less_two_presence_checks():
     assert dropped == ["field 'hands' is missing or null", "field 'actions' is missing or null"]
     assert [c.message for c in light.sequence] == [c.message for c in full.sequence]
     assert len(light.rows) == len(full.rows) - 2
+
+
+def test_sequence_checks_give_the_same_verdicts_whatever_the_blocks(tmp_path, lines):
+    """Rows are compared with the row before them in their block, a block's first row with the
+    previous block's last: the verdicts do not depend on where the blocks are cut."""
+    deals, matches = lines
+    second = [i for i, line in enumerate(deals) if json.loads(line)["deal"] == 2]
+    edits = edited(deals, second[0], deal=3)  # a deal index skipped
+    edits = edited(edits, second[1], levels_before=["A", "A"])  # not the previous deal's levels_after
+    run = write(tmp_path / "run", edits, matches)
+    parts = reader.part_files(run, "deals")
+    verdicts = []
+    for chunk_bytes in (reader.CHUNK_BYTES, 5000, 100):
+        stats = ScanStats()
+        frames = reader.checked_frames(
+            parts, "deals", skip_bad=True, stats=stats, chunk_bytes=chunk_bytes, without=HEAVY_FIELDS
+        )
+        verdicts.append((pl.concat(list(frames)), [(b.line, b.reason) for b in stats.bad]))
+    assert {line for line, _ in verdicts[0][1]} >= {second[0] + 1, second[1] + 1}
+    for frame, bad in verdicts[1:]:
+        assert bad == verdicts[0][1] and frame.equals(verdicts[0][0])

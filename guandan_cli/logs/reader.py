@@ -418,11 +418,11 @@ CHECK_BYTES = 32 << 20
 
 def _line_chunks(
     path: Path, chunk_bytes: int, raw: io.BufferedIOBase | None = None
-) -> Iterator[tuple[int, bytes, str | None]]:
-    """``(first line number, whole lines, None)`` for each block of about ``chunk_bytes``.
+) -> Iterator[tuple[int, bytes, str | None, int]]:
+    """``(first line number, whole lines, None, number of lines)`` for each block of about ``chunk_bytes``.
 
     A last piece without a newline comes as its own block (a truncated line). A part that
-    cannot be read to its end ends with ``(line, b"", reason)``. ``raw``: the part's file, open.
+    cannot be read to its end ends with ``(line, b"", reason, 0)``. ``raw``: the part's file, open.
     """
     line = 1
     rest = b""
@@ -434,25 +434,26 @@ def _line_chunks(
                     break
                 data = rest + block if rest else block
                 cut = data.rfind(b"\n") + 1
-                chunk, rest = data[:cut], data[cut:]
+                chunk, rest = (data, b"") if cut == len(data) else (data[:cut], data[cut:])
                 if chunk:
-                    yield line, chunk, None
-                    line += chunk.count(b"\n")
+                    count = chunk.count(b"\n")
+                    yield line, chunk, None, count
+                    line += count
     except Exception:  # noqa: BLE001 - OSError, EOFError, zlib.error, zstandard.ZstdError …
         # the block that failed is lost: read it again line by line to name the exact line
         tail: list[bytes] = []
-        for n, raw, err in _iter_raw(path):
+        for n, raw_line, err in _iter_raw(path):
             if n < line:
                 continue
             if err is not None:
                 if tail:
-                    yield line, b"".join(tail), None
-                yield n, b"", err
+                    yield line, b"".join(tail), None, len(tail)
+                yield n, b"", err, 0
                 return
-            tail.append(raw)
+            tail.append(raw_line)
         raise  # readable the second time: not a damaged file
     if rest:
-        yield line, rest, None
+        yield line, rest, None, 1
 
 
 def _polars_error(exc: Exception) -> str:
@@ -650,19 +651,35 @@ PARSE_THREADS = min(4, os.cpu_count() or 1)
 
 
 def _blocks(parts: list[Source], chunk_bytes: int, trust: bool):
-    """``(part index, first line, lines, error, written)`` for each block of each part, then
-    ``(part index, None, b"", None, written)`` at its end. ``written``: the part's bytes are
-    those the manifest of its run records (size and sha256; only looked at with ``trust``)."""
+    """``(part index, first line, lines, error, written, number of lines)`` for each block of
+    each part, then ``(part index, None, b"", None, written, 0)`` at its end. ``written``: the
+    part's bytes are those the manifest of its run records (size and sha256; only looked at
+    with ``trust``). The next parts are opened and hashed ahead, in a thread."""
     digests: dict[Path, dict[str, tuple[int, str]]] = {}
-    for index, path in enumerate(parts):
-        raw, written = None, False
-        if trust and isinstance(path, Path):
-            if path.parent not in digests:
-                digests[path.parent] = written_digests(path.parent)
-            raw, written = _open_verified(path, digests[path.parent].get(path.name))
-        for first, data, error in _line_chunks(path, chunk_bytes, raw):
-            yield index, first, data, error, written
-        yield index, None, b"", None, written  # end of this part
+
+    def opened(path: Source):
+        if not (trust and isinstance(path, Path)):
+            return None, False
+        if path.parent not in digests:
+            digests[path.parent] = written_digests(path.parent)
+        return _open_verified(path, digests[path.parent].get(path.name))
+
+    ahead: deque = deque()
+    with ThreadPoolExecutor(1) as hasher:
+        try:
+            for index, path in enumerate(parts):
+                while len(ahead) < 2 and index + len(ahead) < len(parts):
+                    ahead.append(hasher.submit(opened, parts[index + len(ahead)]))
+                raw, written = ahead.popleft().result()
+                for first, data, error, count in _line_chunks(path, chunk_bytes, raw):
+                    yield index, first, data, error, written, count
+                yield index, None, b"", None, written, 0  # end of this part
+        finally:
+            for future in ahead:
+                if not future.cancel() and future.exception() is None:
+                    handle = future.result()[0]
+                    if handle is not None:
+                        handle.close()
 
 
 def standalone_deals(manifest: dict | None) -> bool:
@@ -750,7 +767,7 @@ def checked_frames(
     threads = max(1, threads or PARSE_THREADS)
 
     def parse(item):
-        index, first, data, error, written = item
+        index, first, data, error, written, _count = item
         if first is None or error is not None:
             return item, None
         if not check:  # Polars' own errors only
@@ -807,7 +824,7 @@ def checked_frames(
                     pending.append(pool.submit(parse, item))
                 if not pending:
                     break
-                (index, first, data, error, _written), parsed = pending.popleft().result()
+                (index, first, data, error, _written, count), parsed = pending.popleft().result()
                 path = parts[index]
                 if index != current:  # a new part
                     current, lines = index, 0
@@ -823,7 +840,7 @@ def checked_frames(
                             stats.lines += lines
                             stats.part_lines[str(path)] = lines
                     continue
-                lines += data.count(b"\n") + (not data.endswith(b"\n"))
+                lines += count
                 if not check:
                     yield parsed
                     continue
