@@ -154,18 +154,23 @@ def _odd_lines(deals: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("chunk_bytes", [reader.CHUNK_BYTES, 3000])
-def test_bad_and_unusual_lines_get_the_full_paths_verdicts(tmp_path, lines, chunk_bytes):
+def test_bad_and_unusual_lines_get_the_full_paths_verdicts(tmp_path, lines, chunk_bytes, monkeypatch):
     deals, matches = lines
     run = write(tmp_path / "run", _odd_lines(deals), matches)
     parts = reader.part_files(run, "deals")
     verdicts = []
+    strict: list[bytes] = []
+    real = reader.check_line
+    monkeypatch.setattr(reader, "check_line", lambda raw, kind: strict.append(raw) or real(raw, kind))
     for without in ((), HEAVY_DEAL_COLUMNS):
         stats = ScanStats()
+        strict.clear()
         frames = reader.checked_frames(
             parts, "deals", skip_bad=True, stats=stats, without=without, chunk_bytes=chunk_bytes
         )
         frame = pl.concat(list(frames)).drop(HEAVY_DEAL_COLUMNS, strict=False)
         verdicts.append((frame, [(b.line, b.reason) for b in stats.bad]))
+        assert len(strict) == 2  # only the lines in another layout go line by line, escapes or not
     (full, full_bad), (light, light_bad) = verdicts
     assert light_bad == full_bad
     assert {line for line, _ in full_bad} >= {3, 4, 5, 6, 7, 8, 12}

@@ -579,7 +579,8 @@ def _parse_chunk(
 
     ``light`` (deals): the frame holds the checks' helper columns instead of ``hands`` and
     ``actions`` (see :func:`_light_records`, which decodes the fast path's lines that are
-    ASCII without a backslash, i.e. all the writer writes; the rest take the slow path).
+    ASCII without a backslash, i.e. all the writer writes; its other lines are decoded
+    whole, then given the same helper columns).
 
     ``written``: the block comes from a part whose bytes are those its writer recorded
     (size and sha256 in the run's manifest), so its lines are the writer's: they are not
@@ -606,16 +607,21 @@ def _parse_chunk(
         )
         if not complete:  # a truncated last line
             lines = lines.with_columns(pl.col("shaped") & (pl.int_range(pl.len()) < n - 1))
+        shaped = lines.get_column("shaped")
+        decode = pl.col("text").str.json_decode(pl.Struct(schema))
         if light:
             text = pl.col("text")
             plain = (text.str.len_bytes() == text.str.len_chars()) & ~text.str.contains("\\", literal=True)
-            lines = lines.with_columns(pl.col("shaped") & plain)
-        shaped = lines.get_column("shaped")
-        if light:
-            fast = _light_records(lines.filter("shaped"), schema)
+            lines = lines.with_columns(plain.alias("plain"))
+            fast = _light_records(lines.filter(pl.col("shaped") & pl.col("plain")), schema)
+            others = lines.filter(pl.col("shaped") & ~pl.col("plain"))
+            if others.height:  # escapes or other than ASCII: decoded whole, then the same helpers
+                whole = invariants.heavy_helpers(others.select(decode).unnest("text"))
+                plain_rows = lines.get_column("plain")
+                at = pl.concat([numbers.filter(shaped & plain_rows), numbers.filter(shaped & ~plain_rows)])
+                fast = pl.concat([fast, whole])[at.arg_sort()]
         else:
-            decoded = lines.filter("shaped").select(pl.col("text").str.json_decode(pl.Struct(schema)))
-            fast = decoded.unnest("text")
+            fast = lines.filter("shaped").select(decode).unnest("text")
     except Exception:  # noqa: BLE001 - not UTF-8, or numbers out of range: line by line
         shaped = pl.Series([False] * n)
         fast = pl.DataFrame(schema=schema)
