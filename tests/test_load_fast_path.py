@@ -215,3 +215,14 @@ def test_sequence_checks_give_the_same_verdicts_whatever_the_blocks(tmp_path, li
     assert {line for line, _ in verdicts[0][1]} >= {second[0] + 1, second[1] + 1}
     for frame, bad in verdicts[1:]:
         assert bad == verdicts[0][1] and frame.equals(verdicts[0][0])
+
+
+@pytest.mark.parametrize("name", ["gzip", "zstd"])
+def test_compressed_parts_hashed_then_read_are_closed(runs, name):
+    import gc
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        load(runs[name])
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]

@@ -69,6 +69,7 @@ Import cost: Polars is imported only when a frame is built.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import json
@@ -427,7 +428,7 @@ def _line_chunks(
     line = 1
     rest = b""
     try:
-        with open_part(path, raw) as fh:
+        with open_part(path, raw) as fh, raw if raw is not None else contextlib.nullcontext():
             while True:
                 block = fh.read(chunk_bytes)
                 if not block:
