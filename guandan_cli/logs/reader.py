@@ -30,7 +30,7 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     ``stats`` (the checked records are then returned from memory). ``check=False``
     hands the files to Polars unchecked (fastest; errors are Polars').
 
-``checked_frames(parts, kind, *, columns=None, check=True, skip_bad=False, stats=None)``
+``checked_frames(parts, kind, *, columns=None, check=True, skip_bad=False, stats=None, without=(), trust_written=True)``
     The records of ``parts`` as checked ``pl.DataFrame`` blocks, at Polars' speed: each
     block of lines is matched against ``line_pattern(kind)`` (the exact shape of a
     record: fields, order, JSON kinds at every depth), decoded by Polars with the
@@ -40,7 +40,11 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     of a run's parts. Blocks are parsed ahead in threads. Only a block with a line that
     does not match is checked line by line (``check_line``, then Polars' strict reader),
     so every bad line is named ``path:line: reason``. ``iter_checked_frames(path)`` is
-    the same for one part.
+    the same for one part. A part whose size and sha256 are those its run's manifest
+    records (``written_digests``) holds the writer's lines and is not matched against the
+    pattern (``trust_written=False`` matches it anyway); ``without=("hands", "actions")``
+    leaves those fields out of the frames and checks them from their JSON text, undecoded
+    (what ``load`` and ``analyze`` do). Every record is decoded and checked either way.
 
 ``read_deals(...)`` / ``read_matches(...)``
     The same, collected into a ``pl.DataFrame``.
@@ -919,6 +923,7 @@ def read_matches(paths, **kwargs):
 
 
 __all__ = [
+    "HEAVY_FIELDS",
     "BadLine",
     "FileCheck",
     "LogLineError",
@@ -939,4 +944,5 @@ __all__ = [
     "schema_of",
     "scan_matches",
     "sources",
+    "written_digests",
 ]
