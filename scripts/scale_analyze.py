@@ -7,24 +7,32 @@ with new match indices (and the match's ``match_seed`` perturbed accordingly) un
 them. Every copied match is a real match, so the load-time invariant checks (finish
 order, upgrade, levels, contiguous deals …) hold for every line, as in a simulated run.
 
+The run directory is what ``simulate`` leaves: the parts are written by the same
+``PartWriter`` and a ``manifest.json`` records each part file's size and sha256 (the
+loader reads a part whose digest is the manifest's without matching its lines against
+the line pattern again; it decodes and checks every record either way).
+
 Then, each in a fresh child process (wall time; CPU time, user + system, which a
-loaded machine inflates less; peak RSS, ``ru_maxrss``; all the child's own):
+loaded machine inflates less; peak RSS, ``ru_maxrss``; all the child's own; and the
+1-minute load average before and after, since the machine may be shared):
 
 1. ``analyze`` — ``guandan analyze RUN --report all --format json`` straight from the
-   JSONL parts, exactly as a user runs it (checks, load, every report, rendering);
+   JSONL parts, exactly as a user runs it by default (checks, load, every report,
+   rendering); ``--repeat N`` measures it N times;
 2. ``convert`` — ``--to-parquet`` (optional, ``--parquet``);
 3. ``parquet`` — every report again, now reading Parquet (optional, ``--parquet``).
 
 Usage::
 
     python scripts/scale_analyze.py --deals 1000000 --dir /tmp/big --keep   # make and measure
-    python scripts/scale_analyze.py --run /tmp/big                          # measure an existing run
+    python scripts/scale_analyze.py --run /tmp/big --repeat 3               # measure an existing run
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import shutil
@@ -92,30 +100,83 @@ def _renumber(line: bytes, index: int) -> bytes:
     return _MATCH_FIELD.sub(sub, line, count=1)
 
 
+def _match_facts(line: bytes) -> dict:
+    """The manifest's per-part facts of one match record."""
+    record = json.loads(line)
+    winner = record["winner"]
+    return {
+        "deals": record["deals"],
+        "errors": int(record["error"] is not None),
+        "capped": int(bool(record["capped"])),
+        "wins": [int(winner == 0), int(winner == 1)],
+    }
+
+
 def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 1000) -> tuple[int, int]:
     """Write whole copies of ``source``'s matches into ``directory`` until ``n_deals`` deals.
 
-    Returns (deals, matches) written. Parts hold ``part_size`` matches, as simulate's do.
+    Returns (deals, matches) written. The directory is what ``simulate`` leaves: parts of
+    ``part_size`` matches written by the same ``PartWriter`` (each under a temporary name,
+    then renamed), and a ``manifest.json`` (the source's, with this run's matches, counts
+    and parts, each part file's size and sha256 among them).
     """
-    pool = [m for m in _matches_of(source) if m[0]]
+    from guandan_cli.logs.layout import MANIFEST, part_paths, read_manifest
+    from guandan_cli.logs.writer import PartWriter, atomic_write_bytes
+
+    pool = [(lines, mline, _match_facts(mline)) for lines, mline in _matches_of(source) if lines]
     if not pool:
         raise SystemExit(f"{source}: no deals to replicate")
+    manifest = read_manifest(source) or {}
     directory.mkdir(parents=True, exist_ok=True)
+    parts: list[dict] = []
     written = index = part = 0
     while written < n_deals:
         deal_lines: list[bytes] = []
         match_lines: list[bytes] = []
+        facts = {"deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]}
+        first = index
         for _ in range(part_size):
             if written >= n_deals:
                 break
-            lines, mline = pool[index % len(pool)]
+            lines, mline, one = pool[index % len(pool)]
             deal_lines += [_renumber(line, index) for line in lines]
             match_lines.append(_renumber(mline, index))
+            for key in ("deals", "errors", "capped"):
+                facts[key] += one[key]
+            facts["wins"] = [a + b for a, b in zip(facts["wins"], one["wins"])]
             written += len(lines)
             index += 1
-        (directory / f"deals-{part:05d}.jsonl").write_bytes(b"".join(deal_lines))
-        (directory / f"matches-{part:05d}.jsonl").write_bytes(b"".join(match_lines))
+        files = {}
+        for key, path, data in zip(
+            ("deals_file", "matches_file"), part_paths(directory, part, "none"), (deal_lines, match_lines)
+        ):
+            writer = PartWriter(path)
+            writer.write(b"".join(data))
+            files[key] = writer.commit()
+        parts.append(
+            {
+                "index": part,
+                "first_match": first,
+                "stop_match": index,
+                "matches": index - first,
+                **facts,
+                **files,
+            }
+        )
         part += 1
+    counts = {
+        "matches": index,
+        "deals": written,
+        "errors": sum(p["errors"] for p in parts),
+        "capped": sum(p["capped"] for p in parts),
+        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
+        "parts": len(parts),
+        "parts_done": len(parts),
+    }
+    config = dict(manifest.get("config") or {}, matches=index, part_size=part_size, compression="none")
+    manifest = dict(manifest, config=config, state="complete", counts=counts, parts=parts)
+    manifest.setdefault("format", "guandan-run")
+    atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, indent=1).encode())
     return written, index
 
 
@@ -125,6 +186,7 @@ def _peak_mib() -> float:
 
 def child(phase: str, directory: Path) -> None:
     """One measured phase, run in its own process; prints a JSON line of figures."""
+    load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     if phase == "analyze":
         from guandan_cli.cli.app import app
@@ -157,12 +219,13 @@ def child(phase: str, directory: Path) -> None:
         "wall_s": round(wall, 1),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
         "peak_rss_mib": round(_peak_mib(), 1),
+        "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps(figures), file=sys.stderr)
 
 
-def measure(directory: Path, phases: list[str]) -> None:
-    for phase in phases:
+def measure(directory: Path, phases: list[str], repeat: int = 1) -> None:
+    for phase in [p for p in phases for _ in range(repeat if p == "analyze" else 1)]:
         out = subprocess.run(
             [sys.executable, __file__, "--phase", phase, "--run", str(directory)],
             capture_output=True,
@@ -182,6 +245,7 @@ def main() -> None:
     ap.add_argument("--source-matches", type=int, default=300, help="matches of the simulated source run")
     ap.add_argument("--run", type=Path, default=None, help="measure this existing run (no synthesis)")
     ap.add_argument("--parquet", action="store_true", help="also time --to-parquet and reports from Parquet")
+    ap.add_argument("--repeat", type=int, default=1, help="measure analyze this many times")
     ap.add_argument("--phase", choices=["analyze", "convert", "parquet"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
@@ -189,7 +253,7 @@ def main() -> None:
         return
     phases = ["analyze"] + (["convert", "parquet"] if args.parquet else [])
     if args.run is not None:
-        measure(args.run, phases)
+        measure(args.run, phases, args.repeat)
         return
     scratch = Path(tempfile.mkdtemp(prefix="guandan-scale-"))
     directory = args.dir or scratch / "run"
@@ -203,7 +267,7 @@ def main() -> None:
             f"from {source} in {time.perf_counter() - t0:.1f}s",
             flush=True,
         )
-        measure(directory, phases)
+        measure(directory, phases, args.repeat)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
         if args.dir is not None and not args.keep:

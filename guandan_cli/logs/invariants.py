@@ -180,6 +180,7 @@ def deal_helpers() -> list[pl.Expr]:
         _level(_get("levels_after", 1)).alias("_a1"),
         hands_shaped(),
         pl.col("actions").list.len().alias("_actions"),
+        pl.col("actions").list.first().str.head(2).alias("_lead_action"),
         trib.struct.field("kind").alias("_kind"),
         trib.struct.field("payments").list.len().alias("_payments"),
         trib.struct.field("returns").list.len().alias("_returns"),
@@ -223,11 +224,70 @@ def two_decks(frame: pl.DataFrame) -> pl.Series:
         width = 4 * 80 + 3
         tokens = text.reshape(rows, width)
         codes = _token_table()[tokens[:, 0::3], tokens[:, 1::3]].astype(np.int64)  # (rows, 108)
-        n_faces = len(FACE_NAMES)
-        keys = codes + (np.arange(rows, dtype=np.int64) * n_faces)[:, None]
-        counts = np.bincount(keys.ravel(), minlength=rows * n_faces).reshape(rows, n_faces)
-        ok[shaped.arg_true().to_numpy()] = (counts == 2).all(axis=1)
+        ok[shaped.arg_true().to_numpy()] = _each_face_twice(codes)
     return pl.Series("_two_decks", ok)
+
+
+def _each_face_twice(codes):
+    """Per row of face codes (rows, 108): whether each of the 54 faces occurs exactly twice."""
+    import numpy as np
+
+    rows, n_faces = codes.shape[0], len(FACE_NAMES)
+    keys = codes + (np.arange(rows, dtype=np.int64) * n_faces)[:, None]
+    counts = np.bincount(keys.ravel(), minlength=rows * n_faces).reshape(rows, n_faces)
+    return (counts == 2).all(axis=1)
+
+
+#: the helper columns the deal checks read instead of ``hands`` and ``actions``: a frame
+#: that carries them (and not those two fields) is checked exactly as the full records
+HEAVY_HELPERS = ("_hands", "_two_decks", "_actions", "_lead_action")
+#: ``hands`` as the writer writes it: four hands of 27 card tokens, as JSON text
+HANDS_TEXT_PATTERN = r'^\["' + HAND_PATTERN[1:-1] + r'"(?:,"' + HAND_PATTERN[1:-1] + r'"){3}\]$'
+_HANDS_TEXT_WIDTH = 2 + 4 * 80 + 3 * 3 + 2
+
+
+def heavy_helpers_from_text(frame: pl.DataFrame) -> pl.DataFrame:
+    """:data:`HEAVY_HELPERS` from the JSON text of ``hands`` and ``actions`` (columns
+    ``_hands_text``, ``_actions_text``), which are dropped.
+
+    The text must be a JSON list of strings without escapes (``reader.line_pattern``
+    matched the line, and the line has no backslash): then each helper equals the one
+    :func:`deal_helpers` and :func:`two_decks` compute from the decoded lists.
+
+    >>> hands = '["' + '","'.join([" ".join(["S2"] * 27)] * 4) + '"]'
+    >>> frame = pl.DataFrame({"_hands_text": [hands, "[]"], "_actions_text": ['["2 pass","3 pass"]', "[]"]})
+    >>> heavy_helpers_from_text(frame).rows()
+    [(True, False, 2, '2 '), (False, False, 0, None)]
+    """
+    import numpy as np
+
+    frame = frame.with_columns(
+        pl.col("_hands_text").str.contains(HANDS_TEXT_PATTERN).fill_null(False).alias("_hands"),
+        (pl.col("_actions_text").str.count_matches('"', literal=True) // 2).alias("_actions"),
+        pl.col("_actions_text").str.extract(r'^\["([^"]{0,2})', 1).alias("_lead_action"),
+    )
+    shaped = frame.get_column("_hands")
+    rows = int(shaped.sum())
+    ok = np.zeros(frame.height, dtype=bool)
+    if rows:
+        text = frame.get_column("_hands_text").filter(shaped).str.join("").item().encode("ascii")
+        tokens = np.frombuffer(text, dtype=np.uint8).reshape(rows, _HANDS_TEXT_WIDTH)
+        starts = np.array([2 + 83 * hand + 3 * card for hand in range(4) for card in range(27)])
+        codes = _token_table()[tokens[:, starts], tokens[:, starts + 1]].astype(np.int64)  # (rows, 108)
+        ok[shaped.arg_true().to_numpy()] = _each_face_twice(codes)
+    frame = frame.with_columns(pl.Series("_two_decks", ok))
+    return frame.select(pl.exclude("_hands_text", "_actions_text", *HEAVY_HELPERS), *HEAVY_HELPERS)
+
+
+def heavy_helpers(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` (decoded deal records) with :data:`HEAVY_HELPERS` instead of ``hands`` and ``actions``."""
+    frame = frame.with_columns(
+        hands_shaped(),
+        pl.col("actions").list.len().alias("_actions"),
+        pl.col("actions").list.first().str.head(2).alias("_lead_action"),
+    )
+    frame = frame.with_columns(two_decks(frame))
+    return frame.select(pl.exclude("hands", "actions", *HEAVY_HELPERS), *HEAVY_HELPERS)
 
 
 def hands_shaped() -> pl.Expr:
@@ -393,11 +453,11 @@ def deal_checks(standalone: bool = False) -> list[Check]:
             "when won or capped, never both",
         ),
         Check(
-            pl.col("actions").list.len() == derived.field("plays") + derived.field("passes"),
+            pl.col("_actions") == derived.field("plays") + derived.field("passes"),
             "{_actions} actions, but derived counts {derived} plays + passes",
         ),
         Check(
-            pl.col("actions").list.first().str.head(2) == pl.col("first_leader").cast(pl.String) + " ",
+            pl.col("_lead_action") == pl.col("first_leader").cast(pl.String) + " ",
             "the first action is not first_leader {first_leader}'s",
         ),
         Check(
@@ -699,6 +759,10 @@ __all__ = [
     "Carry",
     "Check",
     "HAND_PATTERN",
+    "HANDS_TEXT_PATTERN",
+    "HEAVY_HELPERS",
+    "heavy_helpers",
+    "heavy_helpers_from_text",
     "LEVEL_INDEX",
     "Rules",
     "Sequence",

@@ -168,15 +168,15 @@ class RunData:
 RUN_ID_CATEGORICAL = pl.col("run_id").cast(pl.Categorical)
 
 
-def _frames(files, kind: str, check: bool, skip_bad: bool, stats: ScanStats, columns=None):
+def _frames(files, kind: str, check: bool, skip_bad: bool, stats: ScanStats, without=()):
     """Checked frames of every part in ``files`` (see :func:`reader.checked_frames`)."""
-    return reader.checked_frames(files, kind, columns=columns, check=check, skip_bad=skip_bad, stats=stats)
+    return reader.checked_frames(files, kind, check=check, skip_bad=skip_bad, stats=stats, without=without)
 
 
 def _collect(
     runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats, completeness: Sequence[Completeness] = ()
 ) -> pl.LazyFrame:
-    columns = None  # every field is parsed and checked; the heavy ones are dropped after
+    # every field is checked; the heavy ones are left out (hands and actions checked from their text)
     heavy = [c for c in HEAVY_DEAL_COLUMNS if kind == "deals"]
     frames: list[pl.DataFrame | pl.LazyFrame] = []
     for run in runs:
@@ -190,9 +190,8 @@ def _collect(
             continue
         else:
             files = reader.sources(run, kind, completeness=completeness)
-        for frame in _frames(files, kind, check, skip_bad, stats, columns):
-            # the decoder's frames own their buffers: dropping the heavy columns frees them
-            frames.append(frame.drop(heavy, strict=False).with_columns(RUN_ID_CATEGORICAL))
+        for frame in _frames(files, kind, check, skip_bad, stats, heavy):
+            frames.append(frame.with_columns(RUN_ID_CATEGORICAL))
     if not frames:
         empty = pl.LazyFrame(schema=_schema(kind)).with_columns(RUN_ID_CATEGORICAL)
         return slim_deals(empty) if kind == "deals" else empty
