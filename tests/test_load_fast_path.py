@@ -30,7 +30,7 @@ from guandan_cli.reports import REPORTS, IncompleteRunWarning, load, run_report
 from guandan_cli.reports.loading import HEAVY_DEAL_COLUMNS, RUN_ID_CATEGORICAL
 from guandan_cli.runner import tasks
 
-simulate_module = importlib.import_module("guandan_cli.runner.simulate")
+simulate_module = importlib.import_module("guandan_cli.runner.simulation")
 COMMON = {"seed": 3, "strategies": "greedy,random", "max_deals": 4, "part_size": 4, "workers": 1}
 
 
