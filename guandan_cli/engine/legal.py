@@ -303,6 +303,16 @@ def _natural(k: int, r: int, byte: int) -> Combo:
     return c
 
 
+def _natural_plays(h: _Hand, ranks: tuple[int, ...], k: int, out: list) -> None:
+    """The pairs (``k`` 2) or triples (3) of ``ranks`` from the table, for a hand without wilds
+    or straight flushes to keep."""
+    rc, b = h.rc, h.b
+    table = _NATURAL[k - 2]
+    for r in ranks:
+        if rc[r] >= k:
+            out.append(table[r][b[r]] or _natural(k, r, b[r]))
+
+
 def _singles(h: _Hand, thr: int, out: list) -> None:
     by = h.by
     lv = h.lv
@@ -330,11 +340,7 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
         by = h.by
         out += [_new(Combo, (PAIR, r, tuple(sorted(by[r][:2])))) for r in ranks if rc[r] >= 2]
     else:
-        b = h.b
-        table = _NATURAL[0]
-        for r in ranks:
-            if rc[r] >= 2:
-                out.append(table[r][b[r]] or _natural(2, r, b[r]))
+        _natural_plays(h, ranks, 2, out)
     if h.sb == 2 and 14 > thr:
         out.append(_SB_PAIR)
     if h.hr == 2 and 15 > thr:
@@ -351,11 +357,7 @@ def _triples(h: _Hand, thr: int, out: list) -> None:
             if c and c + w >= 3:
                 out.append(_new(Combo, (TRIPLE, r, take(r, 3))))
     else:
-        b = h.b
-        table = _NATURAL[1]
-        for r in ranks:
-            if rc[r] >= 3:
-                out.append(table[r][b[r]] or _natural(3, r, b[r]))
+        _natural_plays(h, ranks, 3, out)
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
