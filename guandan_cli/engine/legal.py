@@ -557,20 +557,24 @@ def _rank_bombs(r: int, byte: int, w: int, lv: int) -> tuple[Combo, ...]:
     """The bombs of rank ``r`` held as ``byte`` with ``w`` wilds at level ``lv``, by size:
     naturals first, then wilds (placed where the sorted cards put them)."""
     faces = _BY[r][byte]
-    c = len(faces)
     wild = lv * 4 + 1
-    out = []
-    for k in range(4, min(c + w, 10) + 1):
-        if k <= c:
-            cards = faces[:k]
-        elif r == lv:
-            cards = tuple(sorted(faces + (wild,) * (k - c)))
-        elif r < lv:
-            cards = faces + (wild,) * (k - c)
-        else:
-            cards = (wild,) * (k - c) + faces
-        out.append(_new(Combo, (BOMB, r, cards)))
-    return tuple(out)
+    return tuple(
+        _new(Combo, (BOMB, r, _bomb_cards(faces, k, r, wild, lv, 0)))
+        for k in range(4, min(len(faces) + w, 10) + 1)
+    )
+
+
+def _bomb_cards(faces: tuple[int, ...], k: int, r: int, wild: int, lv: int, members: int) -> tuple[int, ...]:
+    """The ``k`` cards of a bomb of rank ``r``: its natural ``faces`` (preferred first), then
+    wilds, sorted (by construction where no straight flush is kept)."""
+    c = len(faces)
+    if k <= c:
+        return tuple(sorted(faces[:k])) if members else faces[:k]
+    if members or r == lv:
+        return tuple(sorted(faces + (wild,) * (k - c)))
+    if r < lv:
+        return faces + (wild,) * (k - c)
+    return (wild,) * (k - c) + faces
 
 
 def _bomb_class(h: _Hand, tb: int, out: list) -> None:
@@ -606,15 +610,7 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
             faces = by[r]
             for k in range(4, (c + w if c + w < 10 else 10) + 1):
                 if _BOMB_BASE[k] + p > tb:
-                    if k <= c:
-                        cards = tuple(sorted(faces[:k])) if members else faces[:k]
-                    elif members or r == lv:
-                        cards = tuple(sorted(faces + (wild,) * (k - c)))
-                    elif r < lv:
-                        cards = faces + (wild,) * (k - c)
-                    else:
-                        cards = (wild,) * (k - c) + faces
-                    out.append(_new(Combo, (BOMB, r, cards)))
+                    out.append(_new(Combo, (BOMB, r, _bomb_cards(faces, k, r, wild, lv, members))))
     if tb < 400 and (w or h.members):
         _straight_flushes(h, tb, out)
     if tb < 900 and h.sb == 2 and h.hr == 2:

@@ -14,9 +14,14 @@ from guandan_cli.engine.rules import Ruleset
 
 def record_setup(rec: dict, prev: dict | None, rules: Ruleset) -> DealSetup:
     """The ``DealSetup`` a deal record describes (hands, levels, level team, previous deal)."""
+    previous = None if prev is None else (tuple(prev["finish_order"]), bool(prev["double_down"]))
+    return _setup(rec, previous, rules)
+
+
+def _setup(rec: dict, previous: tuple | None, rules: Ruleset) -> DealSetup:
+    """The ``DealSetup`` of ``rec`` given the previous deal's (finish order, double-down)."""
     levels = tuple(level_index(x) for x in rec["levels_before"])
     lt = rec["level_team"]
-    previous = None if prev is None else (tuple(prev["finish_order"]), bool(prev["double_down"]))
     return DealSetup(
         hands=tuple(tuple(sorted(parse_cards(h))) for h in rec["hands"]),
         level=levels[lt] if lt is not None else 0,
@@ -56,18 +61,7 @@ def record_setup_alone(rec: dict, rules: Ruleset) -> DealSetup:
     The previous deal is not in the log, so its finish order is rebuilt from the record's
     tribute (``_previous_from_tribute``): equivalent for everything the deal's play depends on.
     """
-    levels = tuple(level_index(x) for x in rec["levels_before"])
-    lt = rec["level_team"]
-    previous = _previous_from_tribute(rec)
-    return DealSetup(
-        hands=tuple(tuple(sorted(parse_cards(h))) for h in rec["hands"]),
-        level=levels[lt] if lt is not None else 0,
-        levels=(levels[0], levels[1]),
-        level_team=lt,
-        previous=previous,
-        first_leader=rec["first_leader"] if previous is None else None,
-        rules=rules,
-    )
+    return _setup(rec, _previous_from_tribute(rec), rules)
 
 
 def parse_action(text: str, i: int = 0) -> tuple[int, object]:
