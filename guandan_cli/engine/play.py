@@ -92,68 +92,56 @@ def play_deal(
     shortcuts = [getattr(p, "choose_from_legal", None) for p in players]
     while deal.phase != "over":
         seat = deal.to_move
+        player = players[seat]
         pick = shortcuts[seat]
         if pick is not None:
             legal = deal._legal_tuple()
-            try:
-                action = pick(legal)
-            except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
-                raise StrategyError(
-                    seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-                ) from exc
-            canonical = _find_legal(action, legal)
-            if canonical is None:
-                raise StrategyError(
-                    seat,
-                    _name(players[seat]),
-                    match_seed,
-                    deal_index,
-                    f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
-                )
-            deal.apply_unchecked(canonical)
-            if watchers:
-                _tell(watchers, deal, players, match_seed, deal_index)
-            if listeners:
-                seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
-            continue
-        player = players[seat]
-        obs = observe(deal, seat)
-        phase = deal.phase
+        else:
+            obs = observe(deal, seat)
+            legal = obs.legal_actions
         try:
-            if phase == PLAY:
-                action = player.choose_play(obs)
-            elif phase == TRIBUTE:
-                action = player.choose_tribute(obs)
-            elif phase == RETURN:
-                action = player.choose_return(obs)
-            else:  # pragma: no cover
-                raise AssertionError(phase)
+            if pick is not None:
+                action = pick(legal)
+            else:
+                phase = deal.phase
+                if phase == PLAY:
+                    action = player.choose_play(obs)
+                elif phase == TRIBUTE:
+                    action = player.choose_tribute(obs)
+                elif phase == RETURN:
+                    action = player.choose_return(obs)
+                else:  # pragma: no cover
+                    raise AssertionError(phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
-        canonical = _find_legal(action, obs.legal_actions)
+        canonical = _find_legal(action, legal)
         if canonical is not None:
             deal.apply_unchecked(canonical)
-            if watchers:
-                _tell(watchers, deal, players, match_seed, deal_index)
-            if listeners:
-                seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
-            continue
-        try:
-            deal.apply(action)
-        except IllegalActionError as exc:
+        elif pick is not None:  # a shortcut's answer must be one of the actions it was given
             raise StrategyError(
                 seat,
                 _name(player),
                 match_seed,
                 deal_index,
-                f"illegal action {action_text(action)!r}: {exc.rule}",
-            ) from exc
-        except Exception as exc:  # noqa: BLE001 - e.g. a non-action object
-            raise StrategyError(
-                seat, _name(player), match_seed, deal_index, f"bad action {action_text(action)}: {exc}"
-            ) from exc
+                f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
+            )
+        else:
+            try:
+                deal.apply(action)
+            except IllegalActionError as exc:
+                raise StrategyError(
+                    seat,
+                    _name(player),
+                    match_seed,
+                    deal_index,
+                    f"illegal action {action_text(action)!r}: {exc.rule}",
+                ) from exc
+            except Exception as exc:  # noqa: BLE001 - e.g. a non-action object
+                raise StrategyError(
+                    seat, _name(player), match_seed, deal_index, f"bad action {action_text(action)}: {exc}"
+                ) from exc
         if watchers:
             _tell(watchers, deal, players, match_seed, deal_index)
         if listeners:
