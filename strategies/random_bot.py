@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from random import Random
+
 from .base import Strategy
 
 
@@ -18,5 +20,19 @@ class RandomStrategy(Strategy):
         return self.rng.choice(obs.legal_actions)
 
     def choose_from_legal(self, legal):
-        """The engine's shortcut (same draws as the three methods above): no observation built."""
-        return self.rng.choice(legal)
+        """The engine's shortcut (same draws as the three methods above): no observation built.
+
+        ``rng.choice(legal)`` written out (CPython's ``Random._randbelow``: ``n.bit_length()``
+        bits, drawn again while out of range), so it draws the same numbers and picks the same
+        action; tests/test_random_bot.py compares it with ``choice``.
+        """
+        rng = self.rng
+        n = len(legal)
+        if type(rng) is not Random or not n:  # another generator draws its own way
+            return rng.choice(legal)
+        getrandbits = rng.getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return legal[r]

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from .cards import HR, RANK_OF, format_card, format_cards
 from .combos import POWER, Combo, beats, readings
-from .legal import _Hand, _plays
+from .legal import _follow_tuple, _Hand, _plays
 from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
 
 TRIBUTE = "tribute"
@@ -127,6 +127,8 @@ class Event(NamedTuple):
 #: keyword handling of a NamedTuple's constructor)
 _new_event = tuple.__new__
 _PASS_KIND = "pass"
+#: the pass event of each seat (events are values: one shared object per seat)
+_PASS_EVENTS = tuple(_new_event(Event, (_PASS_KIND, seat, None, -1, -1, False)) for seat in range(4))
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,8 @@ class Deal:
         self.events: list[Event] = []
         self.actions: list[tuple[int, Combo | int]] = []
         self.finished: list[int] = []
+        #: per seat, the next seat after it still holding cards (``_next_active``)
+        self._nxt = [1, 2, 3, 0]
         self.top: Combo | None = None
         self.top_owner = -1
         self.passes = 0
@@ -331,10 +335,10 @@ class Deal:
                 cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
             elif cached[2] is None:
                 cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
-            found = _plays(cached[2], top)
-            if top is not None:
-                found.append(PASS)
-            acts = tuple(found)
+            if top is None:
+                acts = tuple(_plays(cached[2], None))
+            else:
+                acts = _follow_tuple(cached[2], top, PASS)
         elif self.phase == TRIBUTE:
             acts = tuple(self.tribute_options(seat))
         elif self.phase == RETURN:
@@ -524,11 +528,12 @@ class Deal:
             if (n == 2 and self.finished[1] == partner(self.finished[0])) or n == 3:
                 self._finish()
                 return ev
-        self.to_move = self._next_active(seat)
+            self._nxt = [self._next_active(s) for s in range(4)]
+        self.to_move = self._nxt[seat]
         return ev
 
     def _pass(self, seat: int) -> Event:
-        ev = _new_event(Event, (_PASS_KIND, seat, None, -1, -1, False))
+        ev = _PASS_EVENTS[seat]
         self.events.append(ev)
         self.passes += 1
         owner = self.top_owner
@@ -543,9 +548,9 @@ class Deal:
             elif self.rules.jiefeng == "any" or owner == self.finished[0]:
                 self.to_move = partner(owner)  # 接风
             else:
-                self.to_move = self._next_active(owner)
+                self.to_move = self._nxt[owner]
         else:
-            self.to_move = self._next_active(seat)
+            self.to_move = self._nxt[seat]
         return ev
 
     def _finish(self) -> None:

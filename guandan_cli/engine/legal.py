@@ -115,6 +115,7 @@ class _Hand:
         "x",
         "b",
         "bombs",
+        "tail",
     )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
@@ -138,7 +139,27 @@ class _Hand:
             else:
                 x -= _P4[f]
         h = _new_hand(_Hand)
-        h._setup(x, w, self.lv, self)
+        if self.members:
+            h._setup(x, w, self.lv, self)
+            return h
+        # no natural straight flush before, none after: only the ranks played change
+        h.x = x
+        h.bombs = h.tail = None
+        h.b = b = x.to_bytes(14, "little")
+        by = h.by = self.by[:]
+        for f in cards:
+            r = f >> 2
+            by[r] = _BY[r][b[r]]
+        jb = b[13]
+        h.sb = jb & 3
+        h.hr = jb >> 2 & 3
+        h.cb = cb = b.translate(_COUNT)[:13]
+        h.rc = list(cb)
+        h.w = w
+        h.wild = wild
+        h.lv = self.lv
+        h.bits = (x | x >> 1) & _M01
+        h.sfx = h.alow = h.members = 0
         return h
 
     def _setup(self, x: int, w: int, lv: int, prev: _Hand | None) -> None:
@@ -148,7 +169,7 @@ class _Hand:
         lets unchanged ranks keep their face tuples.
         """
         self.x = x
-        self.bombs = None
+        self.bombs = self.tail = None
         self.b = b = x.to_bytes(14, "little")
         if prev is None or prev.members:
             by = [t[c] for t, c in zip(_BY, b)]
@@ -269,6 +290,31 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
         POWER[lv][top[1]]  # noqa: B018 - a bad key fails as it always did
     out += _all_bombs(h)
     return out
+
+
+def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
+    """The answers to ``top`` as the deal lists them: ``_plays(h, top)`` then ``pass_``, a tuple.
+
+    The bombs and the pass that end every answer to a non-bomb are one tuple per analysed
+    hand, returned as it is when nothing of the top's type beats it.
+    """
+    t = top[0]
+    gen = _FOLLOW_BY_POWER.get(t)
+    if gen is not None:
+        out: list = []
+        gen(h, POWER[h.lv][top[1]], out)
+    else:
+        gen = _FOLLOW_BY_KEY.get(t)
+        if gen is None:
+            out = _plays(h, top)
+            out.append(pass_)
+            return tuple(out)
+        out = []
+        gen(h, top[1], out)
+    tail = h.tail
+    if tail is None:
+        tail = h.tail = (*_all_bombs(h), pass_)
+    return (*out, *tail) if out else tail
 
 
 def _all_bombs(h: _Hand) -> list[Combo]:
@@ -814,3 +860,8 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
 
 def _sort_key(c: Combo) -> tuple:
     return (TYPE_ORDER[c[0]], c[1], len(c[2]), c[2])
+
+
+#: the generators of the answers to a non-bomb top, by its type: keyed by power (by key)
+_FOLLOW_BY_POWER = {SINGLE: _singles, PAIR: _pairs, TRIPLE: _triples, FULL_HOUSE: _full_houses}
+_FOLLOW_BY_KEY = {STRAIGHT: _straights, TUBE: _tubes, PLATE: _plates}
