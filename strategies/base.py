@@ -32,6 +32,10 @@ class Strategy:
     #: ``choose_from_legal(legal)`` returns one element of ``legal`` and the engine then
     #: builds no observation for it (see ``guandan_cli.engine.play``). ``None``: not offered.
     choose_from_legal = None
+    #: ``True``: ``choose_from_legal`` takes only ``len(legal)``, ``legal[i]`` and the like, so
+    #: the engine may hand it a lazy ``Sequence`` instead of a tuple (a lead then builds one
+    #: play, not all). A subclass that writes its own ``choose_from_legal`` gets a tuple again.
+    lazy_legal = False
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A subclass overriding a ``choose_*`` method loses an inherited shortcut (it would bypass it)."""
@@ -40,6 +44,8 @@ class Strategy:
             m in vars(cls) for m in ("choose_play", "choose_tribute", "choose_return")
         ):
             cls.choose_from_legal = None
+        if "choose_from_legal" in vars(cls) and "lazy_legal" not in vars(cls):
+            cls.lazy_legal = False
 
     def __init__(self, seat: int, rng: random.Random | None = None) -> None:
         self.seat = seat

@@ -9,6 +9,9 @@ from .base import Strategy
 
 class RandomStrategy(Strategy):
     name = "random"
+    #: ``choose_from_legal`` only takes ``len()`` and one item: a lazy sequence of the legal
+    #: actions will do (engine.play), so a lead need not build every play
+    lazy_legal = True
 
     def choose_tribute(self, obs):
         return self.rng.choice(obs.legal_actions)

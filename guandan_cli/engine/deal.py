@@ -24,13 +24,13 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .cards import HR, RANK_OF, format_card, format_cards
 from .combos import POWER, Combo, beats, readings
-from .legal import _follow_tuple, _Hand, _plays
+from .legal import PlainLeads, _follow_tuple, _Hand, _plays
 from .rules import DEFAULT_RULESET, Ruleset, get_ruleset
 
 TRIBUTE = "tribute"
@@ -321,6 +321,27 @@ class Deal:
         """The legal actions of the seat to move (cards, or plays and PASS)."""
         return list(self._legal_tuple())
 
+    def _analysed(self, seat: int) -> _Hand:
+        """The analysis of ``seat``'s hand (kept until the hand changes, or derived from the one
+        before its own last play)."""
+        hand = self.hands[seat]
+        cached = self._analysis[seat]
+        if cached is None or cached[0] is not hand or cached[1] != len(hand):
+            cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
+        elif cached[2] is None:
+            cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
+        return cached[2]
+
+    def _legal_lazy(self) -> Sequence:
+        """``_legal_tuple()``, except a lead from a hand without wilds and natural straight
+        flushes: then a lazy ``PlainLeads`` sequence of the same plays (for bots that pick by
+        index, see ``engine.play``)."""
+        if self._legal_cache is None and self.top is None and self.phase == PLAY:
+            h = self._analysed(self.to_move)
+            if not h.w and not h.members:
+                return PlainLeads(h)
+        return self._legal_tuple()
+
     def _legal_tuple(self) -> tuple:
         """``legal_actions()`` as a tuple shared until the next action (do not change it)."""
         acts = self._legal_cache
@@ -329,16 +350,10 @@ class Deal:
         seat = self.to_move
         if self.phase == PLAY:
             top = self.top
-            hand = self.hands[seat]
-            cached = self._analysis[seat]
-            if cached is None or cached[0] is not hand or cached[1] != len(hand):
-                cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
-            elif cached[2] is None:
-                cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
             if top is None:
-                acts = tuple(_plays(cached[2], None))
+                acts = tuple(_plays(self._analysed(seat), None))
             else:
-                acts = _follow_tuple(cached[2], top, PASS)
+                acts = _follow_tuple(self._analysed(seat), top, PASS)
         elif self.phase == TRIBUTE:
             acts = tuple(self.tribute_options(seat))
         elif self.phase == RETURN:

@@ -13,7 +13,7 @@ among equal choices, suits that keep natural straight flushes intact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
 from operator import itemgetter
 
@@ -253,6 +253,8 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
+        if not h.w and not h.members:
+            return _lead_plain(h)
         # each guard skips a generator only when it would list nothing (small hands)
         cb, w = h.cb, h.w
         _singles(h, -1, out)
@@ -315,6 +317,230 @@ def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
     if tail is None:
         tail = h.tail = (*_all_bombs(h), pass_)
     return (*out, *tail) if out else tail
+
+
+def _lead_plain(h: _Hand) -> list[Combo]:
+    """``_plays(h, None)`` for a hand without wilds and natural straight flushes, in one pass
+    (the generators' plain paths, sharing the hand's fields): the most common lead."""
+    by, rc, cb = h.by, h.rc, h.cb
+    single = _SINGLE_OF
+    out = [single[by[r][0]] for r in _RANGE13 if by[r]]
+    sb, hr = h.sb, h.hr
+    if sb:
+        out.append(single[SB])
+    if hr:
+        out.append(single[HR])
+    top_count = max(cb)
+    if top_count >= 2:
+        b = h.b
+        pair_table = _NATURAL[0]
+        pranks = [r for r in _RANGE13 if rc[r] >= 2]
+        out += [pair_table[r][b[r]] or _natural(2, r, b[r]) for r in pranks]
+    else:
+        pranks = ()
+    if sb == 2:
+        out.append(_SB_PAIR)
+    if hr == 2:
+        out.append(_HR_PAIR)
+    if top_count >= 3:
+        triple_table = _NATURAL[1]
+        trips = [t for t in pranks if rc[t] >= 3]
+        out += [triple_table[t][b[t]] or _natural(3, t, b[t]) for t in trips]
+        # full houses: naturals only, so cards sort by rank, triple and pair each sorted
+        pairs = [by[p][:2] for p in pranks]
+        joker_pairs = ((SB, SB),) if sb == 2 else ()
+        if hr == 2:
+            joker_pairs += ((HR, HR),)
+        for t in trips:  # every triple rank is also a pair rank
+            i = pranks.index(t)
+            trip = by[t][:3]
+            out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
+            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
+            if joker_pairs:
+                out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
+    n = len(pranks) if top_count >= 2 else 0
+    if 13 - cb.count(0) >= 5:
+        _straights(h, -1, out)
+    if sum(cb) >= 6:
+        if n >= 3:
+            _tubes(h, -1, out)
+        if top_count >= 3:
+            _plates(h, -1, out)
+    bombs = h.bombs
+    if bombs is None:
+        bombs = h.bombs = []
+        if top_count >= 4 or (sb == 2 and hr == 2):
+            _bomb_class(h, 0, bombs)
+    out += bombs
+    return out
+
+
+def _nth_rank(cb: bytes, least: int, k: int) -> int:
+    """The ``k``-th rank (from 0, in rank order) with at least ``least`` natural faces."""
+    for r in _RANGE13:
+        if cb[r] >= least:
+            if not k:
+                return r
+            k -= 1
+    raise IndexError(k)  # pragma: no cover - the counts said it exists
+
+
+class PlainLeads(Sequence):
+    """The lead list of a hand without wilds and natural straight flushes, built lazily.
+
+    Equal, item for item and in order, to ``_lead_plain(h)`` (``legal_plays`` leading), but
+    ``len()`` is counted from the rank counts and ``[i]`` builds only play ``i``: a bot that
+    picks one play by index (``random``) does not pay for the others. Built from the seat's own
+    hand analysis only. ``index`` answers at once for the last play it handed out.
+    """
+
+    __slots__ = ("_h", "_ends", "_last", "_last_i", "_list")
+
+    def __init__(self, h: _Hand) -> None:
+        self._h = h
+        self._last = self._last_i = self._list = None
+        cb = h.cb
+        sb, hr = h.sb, h.hr
+        n1 = 13 - cb.count(0) + (sb > 0) + (hr > 0)
+        pairs = cb.translate(_AT_LEAST_2)
+        np_ = pairs.count(1)
+        trips = cb.translate(_AT_LEAST_3)
+        nt = trips.count(1)
+        jp = (sb == 2) + (hr == 2)
+        nf = nt * (np_ - 1 + jp)
+        present = h.bits
+        present |= present >> 2 | present >> 4 | present >> 6
+        ext = (present & _SPREAD) << 8 | present >> 96 & 1
+        n5 = (ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32).bit_count()
+        ext = int.from_bytes(pairs, "little")
+        ext = ext << 8 | ext >> 96
+        n6 = (ext & ext >> 8 & ext >> 16).bit_count()
+        ext = int.from_bytes(trips, "little")
+        ext = ext << 8 | ext >> 96
+        n7 = (ext & ext >> 8).bit_count()
+        bombs = h.bombs
+        if bombs is None:
+            bombs = h.bombs = []
+            if nt and max(cb) >= 4 or jp == 2:
+                _bomb_class(h, 0, bombs)
+        e1 = n1
+        e2 = e1 + np_ + jp
+        e3 = e2 + nt
+        e4 = e3 + nf
+        e5 = e4 + n5
+        e6 = e5 + n6
+        e7 = e6 + n7
+        self._ends = (e1, e2, e3, e4, e5, e6, e7, e7 + len(bombs), np_, jp)
+
+    def __len__(self) -> int:
+        return self._ends[7]
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if i is self._last_i:  # asked again for the last play (small ints are shared)
+            return self._last
+        ends = self._ends
+        if type(i) is not int:
+            if isinstance(i, slice):
+                return self.tolist()[i]
+            i = i.__index__()
+        n = ends[7]
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("lead index out of range")
+        c = self._play(i, ends)
+        self._last = c
+        self._last_i = i
+        return c
+
+    def _play(self, i: int, ends: tuple) -> Combo:
+        h = self._h
+        by, cb = h.by, h.cb
+        if i < ends[0]:  # singles
+            k = i
+            nat = 13 - cb.count(0)
+            if k < nat:
+                return _SINGLE_OF[by[_nth_rank(cb, 1, k)][0]]
+            return _SINGLE_OF[SB if k == nat and h.sb else HR]
+        if i < ends[1]:  # pairs
+            k = i - ends[0]
+            if k < ends[8]:
+                r = _nth_rank(cb, 2, k)
+                b = h.b
+                return _NATURAL[0][r][b[r]] or _natural(2, r, b[r])
+            return _SB_PAIR if k == ends[8] and h.sb == 2 else _HR_PAIR
+        if i < ends[2]:  # triples
+            r = _nth_rank(cb, 3, i - ends[1])
+            b = h.b
+            return _NATURAL[1][r][b[r]] or _natural(3, r, b[r])
+        if i < ends[3]:  # full houses: per triple rank, every other pair rank, then joker pairs
+            per = ends[8] - 1 + ends[9]
+            ti, j = divmod(i - ends[2], per)
+            t = _nth_rank(cb, 3, ti)
+            trip = by[t][:3]
+            if j < ends[8] - 1:
+                p = _nth_rank(cb, 2, j if j < _count_below(cb, t) else j + 1)
+                cards = by[p][:2] + trip if p < t else trip + by[p][:2]
+            else:
+                cards = trip + ((SB, SB) if j == ends[8] - 1 and h.sb == 2 else (HR, HR))
+            return _new(Combo, (FULL_HOUSE, t, cards))
+        if i < ends[4]:  # straights
+            k = i - ends[3]
+            present = h.bits
+            present |= present >> 2 | present >> 4 | present >> 6
+            for top, ranks, wm, _get, alow in _STRAIGHT_STEPS:
+                if present & wm == wm:
+                    if not k:
+                        cards = tuple([by[r][0] for r in ranks])
+                        return _new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards))
+                    k -= 1
+        elif i < ends[5]:  # tubes
+            k = i - ends[4]
+            for top, (a, b, c), alow in _TUBE_STEPS:
+                if cb[a] >= 2 and cb[b] >= 2 and cb[c] >= 2:
+                    if not k:
+                        if alow:
+                            return _new(Combo, (TUBE, top, by[b][:2] + by[c][:2] + by[a][:2]))
+                        return _new(Combo, (TUBE, top, by[a][:2] + by[b][:2] + by[c][:2]))
+                    k -= 1
+        elif i < ends[6]:  # plates
+            k = i - ends[5]
+            for top, (a, b) in PLATE_WINDOWS:
+                if cb[a] >= 3 and cb[b] >= 3:
+                    if not k:
+                        cards = list(by[a][:3] + by[b][:3])
+                        cards.sort()
+                        return _new(Combo, (PLATE, top, tuple(cards)))
+                    k -= 1
+        else:
+            return self._h.bombs[i - ends[6]]
+        raise IndexError(i)  # pragma: no cover - the counts said it exists
+
+    def tolist(self) -> list[Combo]:
+        """Every play, as ``legal_plays`` lists them."""
+        lst = self._list
+        if lst is None:
+            lst = self._list = _lead_plain(self._h)
+        return lst
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __contains__(self, action: object) -> bool:
+        return action is self._last or action in self.tolist()
+
+    def index(self, action, start: int = 0, stop: int | None = None) -> int:  # type: ignore[override]
+        if action is self._last and start == 0 and stop is None:
+            return self._last_i
+        return self.tolist().index(action, start, *(() if stop is None else (stop,)))
+
+    def __repr__(self) -> str:
+        return f"PlainLeads({self.tolist()!r})"
+
+
+def _count_below(cb: bytes, t: int) -> int:
+    """How many ranks below ``t`` hold a natural pair."""
+    return cb[:t].translate(_AT_LEAST_2).count(1)
 
 
 def _all_bombs(h: _Hand) -> list[Combo]:

@@ -22,7 +22,9 @@ Optional shortcut: a player whose ``choose_from_legal`` attribute is not ``None`
 ``choose_from_legal(legal)`` instead (``legal``: the tuple ``obs.legal_actions`` would
 hold, in every phase) and builds no observation; its answer must be an element of
 ``legal`` (an answer that is not is a ``StrategyError``, as for any bot). A bot offers it
-only when its answers depend on the legal actions alone (``random`` does).
+only when its answers depend on the legal actions alone (``random`` does). One that also sets
+``lazy_legal = True`` may be given, for a lead from a hand without wilds or natural straight
+flushes, a lazy ``Sequence`` of the same plays (``engine.legal.PlainLeads``) instead of the tuple.
 
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
@@ -90,12 +92,14 @@ def play_deal(
     listeners = [(s, p) for s, p in enumerate(players) if hasattr(p, "on_public_events")]
     seen = len(deal.events)
     shortcuts = [getattr(p, "choose_from_legal", None) for p in players]
+    # a shortcut bot with ``lazy_legal = True`` may be given a lazy sequence (engine.legal.PlainLeads)
+    legal_of = [deal._legal_lazy if getattr(p, "lazy_legal", False) else deal._legal_tuple for p in players]
     while deal.phase != "over":
         seat = deal.to_move
         player = players[seat]
         pick = shortcuts[seat]
         if pick is not None:
-            legal = deal._legal_tuple()
+            legal = legal_of[seat]()
         else:
             obs = observe(deal, seat)
             legal = obs.legal_actions

@@ -1,0 +1,98 @@
+"""``PlainLeads``: the lazy lead list handed to bots with ``lazy_legal`` equals ``legal_plays``.
+
+The random bot draws ``len(legal)`` and one index, so the count and every item must be the
+full list's, in order, with the same cards; checked on random hands shaped to hold many
+pairs, triples, bombs, joker pairs, sequences, and in dealt games through ``Deal``.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from guandan_cli.engine import deal_hands, legal_plays
+from guandan_cli.engine.deal import PLAY, Deal, DealSetup
+from guandan_cli.engine.legal import PlainLeads, _Hand
+from strategies.base import Strategy
+from strategies.random_bot import RandomStrategy
+
+
+def _plain_hands(rng: random.Random, count: int):
+    """(hand, level) pairs without a wild and without a natural straight flush."""
+    deck = [f for f in range(54) for _copy in (0, 1)]
+    found = 0
+    while found < count:
+        level = rng.randrange(13)
+        if rng.random() < 0.5:
+            hand = rng.sample(deck, rng.randrange(1, 28))
+        else:  # few ranks, many copies: pairs, triples, full houses, bombs, tubes, plates
+            ranks = rng.sample(range(14), rng.randrange(1, 8))
+            pool = [f for f in deck if f >> 2 in ranks]
+            hand = rng.sample(pool, min(len(pool), rng.randrange(2, 28)))
+        h = _Hand(hand, level)
+        if h.w or h.members:
+            continue
+        found += 1
+        yield sorted(hand), level
+
+
+def test_every_item_and_count_equal_legal_plays() -> None:
+    rng = random.Random(11)
+    items = 0
+    for hand, level in _plain_hands(rng, 3000):
+        full = legal_plays(hand, level)
+        lazy = PlainLeads(_Hand(hand, level))
+        assert len(lazy) == len(full), (hand, level)
+        for i in rng.sample(range(len(full)), len(full)):  # any order of access
+            got = lazy[i]
+            assert type(got) is type(full[i]) and tuple(got) == tuple(full[i]), (hand, level, i)
+            assert lazy.index(got) == i
+        items += len(full)
+    assert items > 50_000
+
+
+def test_sequence_operations() -> None:
+    rng = random.Random(3)
+    for hand, level in _plain_hands(rng, 200):
+        full = legal_plays(hand, level)
+        lazy = PlainLeads(_Hand(hand, level))
+        assert list(lazy) == full
+        assert lazy[-1] == full[-1] and lazy[1:4] == full[1:4]
+        assert all(p in lazy for p in full[::3])
+        probe = full[len(full) // 2]
+        assert lazy.index(probe) == full.index(probe)  # not the last item handed out
+        with pytest.raises(IndexError):
+            lazy[len(full)]
+
+
+def test_deal_hands_a_lazy_lead_only_when_plain() -> None:
+    rng = random.Random(5)
+    lazy_leads = 0
+    for trial in range(30):
+        deal = Deal(DealSetup(hands=deal_hands(rng), level=trial % 13, first_leader=trial % 4))
+        while deal.phase == PLAY:
+            legal = deal._legal_lazy()  # before legal_actions() fills the deal's cache
+            expected = deal.legal_actions()
+            if isinstance(legal, PlainLeads):
+                lazy_leads += 1
+                assert deal.top is None
+            assert len(legal) == len(expected) and list(legal) == expected
+            deal.apply_unchecked(rng.choice(expected))
+    assert lazy_leads > 100
+
+
+def test_a_subclass_with_its_own_shortcut_gets_tuples_again() -> None:
+    class Mine(RandomStrategy):
+        def choose_from_legal(self, legal):
+            return legal[0]
+
+    class Lazy(RandomStrategy):
+        lazy_legal = True
+
+        def choose_from_legal(self, legal):
+            return legal[0]
+
+    assert RandomStrategy.lazy_legal is True
+    assert Mine.lazy_legal is False and Lazy.lazy_legal is True
+    assert Strategy.lazy_legal is False
