@@ -336,8 +336,12 @@ class Deal:
         """``_legal_tuple()``, except a lead from a hand without wilds and natural straight
         flushes: then a lazy ``PlainLeads`` sequence of the same plays (for bots that pick by
         index, see ``engine.play``)."""
-        if self._legal_cache is None and self.top is None and self.phase == PLAY:
+        if self._legal_cache is None and self.phase == PLAY:
             h = self._analysed(self.to_move)
+            top = self.top
+            if top is not None:
+                acts = self._legal_cache = _follow_tuple(h, top, PASS)
+                return acts
             if not h.w and not h.members:
                 return PlainLeads(h)
         return self._legal_tuple()

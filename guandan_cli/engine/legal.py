@@ -144,7 +144,12 @@ class _Hand:
             return h
         # no natural straight flush before, none after: only the ranks played change
         h.x = x
-        h.bombs = h.tail = None
+        if self.bombs is not None and not self.bombs:
+            # no bomb before, none after (fewer cards): the same tail of answers, bombs + pass
+            h.bombs = self.bombs
+            h.tail = self.tail
+        else:
+            h.bombs = h.tail = None
         h.b = b = x.to_bytes(14, "little")
         by = h.by = self.by[:]
         for f in cards:
