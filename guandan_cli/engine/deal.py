@@ -337,7 +337,14 @@ class Deal:
         flushes: then a lazy ``PlainLeads`` sequence of the same plays (for bots that pick by
         index, see ``engine.play``)."""
         if self._legal_cache is None and self.phase == PLAY:
-            h = self._analysed(self.to_move)
+            seat = self.to_move
+            cached = self._analysis[seat]  # _analysed(seat), written out: the hot path
+            if cached is not None and cached[2] is not None and cached[1] == len(cached[0]):
+                h = cached[2]
+                if cached[0] is not self.hands[seat]:
+                    h = self._analysed(seat)
+            else:
+                h = self._analysed(seat)
             top = self.top
             if top is not None:
                 acts = self._legal_cache = _follow_tuple(h, top, PASS)

@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from .combos import Combo
 from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
 from .observation import observe
@@ -185,6 +186,11 @@ def _find_legal(action: object, legal: tuple) -> object | None:
     The listed object is applied, so a bot answering with an equal plain tuple or a
     ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record.
     """
+    if type(action) is Combo:  # the common answer: one of the listed plays
+        try:
+            return legal[legal.index(action)]
+        except ValueError:
+            return None
     if isinstance(action, bool):
         return None
     if isinstance(action, int):
