@@ -96,3 +96,30 @@ def test_a_subclass_with_its_own_shortcut_gets_tuples_again() -> None:
     assert RandomStrategy.lazy_legal is True
     assert Mine.lazy_legal is False and Lazy.lazy_legal is True
     assert Strategy.lazy_legal is False
+
+
+def test_self_play_of_shortcut_bots_checks_every_answer() -> None:
+    """The all-shortcut loop accepts an equal copy of a listed play (applying the listed one),
+    and reports a raising or illegal shortcut as a StrategyError."""
+    from guandan_cli.engine.combos import Combo
+    from guandan_cli.engine.match import Match
+    from guandan_cli.engine.play import StrategyError, iter_match
+
+    class Copying(RandomStrategy):
+        lazy_legal = True
+
+        def choose_from_legal(self, legal):
+            a = legal[0]
+            return Combo(a[0], a[1], tuple(a[2])) if isinstance(a, tuple) else a
+
+    class Raising(RandomStrategy):
+        def choose_from_legal(self, legal):
+            raise RuntimeError("boom")
+
+    plain = [RandomStrategy(s, random.Random(s)) for s in range(4)]
+    copying = [Copying(s, random.Random(s)) for s in range(4)]
+    m = Match(seed=4)
+    deals = list(iter_match(m, copying))
+    assert deals and all(type(a) is Combo or type(a) is int for pd in deals for _s, a in pd.deal.actions)
+    with pytest.raises(StrategyError, match="seat 1.*RuntimeError: boom"):
+        list(iter_match(Match(seed=4), plain[:1] + [Raising(1, random.Random(1))] + plain[2:]))
