@@ -12,7 +12,7 @@ import random
 
 from guandan_cli.engine import deal_hands, legal_plays
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
-from guandan_cli.engine.legal import _Hand
+from guandan_cli.engine.legal import _all_bombs, _Hand
 
 FIELDS = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr", "x")
 
@@ -56,3 +56,8 @@ def test_hand_without_equals_a_fresh_analysis():
             h = h.without(play[2])
             fresh = _Hand(hand, level)
             assert _fields(h) == _fields(fresh), (trial, play)
+            # bombs (and the answers' tail) carried over from the analysis before must be the
+            # fresh hand's
+            if h.bombs is not None:
+                assert h.bombs == _all_bombs(fresh), (trial, play)
+            _all_bombs(h)  # fill them, so that the next analysis may carry them over
