@@ -344,6 +344,17 @@ class Deal:
         self._legal_cache = acts
         return acts
 
+    def _seat_analysis(self, seat: int) -> _Hand:
+        """The analysis of ``seat``'s own hand, from (and kept in) the cache ``_legal_tuple``
+        uses: an observation's lazy legal plays are built from it (it holds that hand only)."""
+        hand = self.hands[seat]
+        cached = self._analysis[seat]
+        if cached is None or cached[0] is not hand or cached[1] != len(hand):
+            cached = self._analysis[seat] = (hand, len(hand), _Hand(hand, self.level))
+        elif cached[2] is None:
+            cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
+        return cached[2]
+
     # ----------------------------------------------------------- verify / can / do
 
     def verify(self, action: Combo | int) -> None:

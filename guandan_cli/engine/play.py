@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
-from .observation import observe
+from .observation import _LeadPlays, listed_legal, observe
 
 
 class StrategyError(RuntimeError):
@@ -98,7 +98,6 @@ def play_deal(
             legal = deal._legal_tuple()
         else:
             obs = observe(deal, seat)
-            legal = obs.legal_actions
         try:
             if pick is not None:
                 action = pick(legal)
@@ -116,6 +115,8 @@ def play_deal(
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
+        if pick is None:
+            legal = listed_legal(obs)  # a lead's plays may still be unbuilt (looked up by type)
         canonical = _find_legal(action, legal)
         if canonical is not None:
             deal.apply_unchecked(canonical)
@@ -175,12 +176,15 @@ def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal
     return len(deal.events)
 
 
-def _find_legal(action: object, legal: tuple) -> object | None:
+def _find_legal(action: object, legal: tuple | _LeadPlays) -> object | None:
     """The listed legal action equal to ``action`` (of the same kind), or None.
 
     The listed object is applied, so a bot answering with an equal plain tuple or a
-    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record.
+    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record. A lead's
+    plays not built yet are searched among the plays of the answer's type only.
     """
+    if type(legal) is _LeadPlays:
+        return legal.find(action)
     if isinstance(action, bool):
         return None
     if isinstance(action, int):
