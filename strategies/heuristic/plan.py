@@ -365,6 +365,14 @@ def _singles_sum(lv: int, mask: int) -> float:
     return total
 
 
+_RANGE13 = range(13)
+_RANK_BIT = tuple(1 << r for r in range(13))
+#: per (level, joker pair costs): ``_Search._adds`` by ``pairs | triples << 13`` (filled on use)
+_ADDS: dict[tuple, dict[int, tuple[float, ...]]] = {}
+#: entries per ``_ADDS`` table before it is emptied
+_ADDS_MAX = 1 << 14
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -373,7 +381,19 @@ class _Search:
     floats from the same additions, and nodes are visited in the same order (CAP included).
     """
 
-    __slots__ = ("c", "w", "lv", "best", "best_stack", "stack", "nodes", "jsingles", "jpairs", "joker_bomb")
+    __slots__ = (
+        "c",
+        "w",
+        "lv",
+        "best",
+        "best_stack",
+        "stack",
+        "nodes",
+        "jsingles",
+        "jpairs",
+        "joker_bomb",
+        "adds",
+    )
     CAP = 300
 
     def __init__(self, c: list[int], w: int, lv: int) -> None:
@@ -400,14 +420,26 @@ class _Search:
                 jsingles.append(14)
         self.jsingles = tuple(jsingles)
         self.jpairs = tuple(jpairs)
+        adds = _ADDS.get((lv, self.jpairs))
+        if adds is None:
+            adds = _ADDS[(lv, self.jpairs)] = {}
+        self.adds = adds
 
     def run(self, idx: int, seq_cost: float) -> None:
         """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
-        layers = [0] * 9
-        for r in range(13):
-            for j in range(1, self.c[r] + 1):
-                layers[j] |= 1 << r
-        self._node(idx, seq_cost, *layers[1:])
+        # the ranks holding exactly n cards, then the layers (at least j cards) from the top
+        by_count = [0] * 9
+        c = self.c
+        for r in _RANGE13:
+            by_count[c[r]] |= _RANK_BIT[r]
+        l8 = by_count[8]
+        l7 = l8 | by_count[7]
+        l6 = l7 | by_count[6]
+        l5 = l6 | by_count[5]
+        l4 = l5 | by_count[4]
+        l3 = l4 | by_count[3]
+        l2 = l3 | by_count[2]
+        self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
 
     def _node(
         self,
@@ -428,6 +460,38 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
+        if not w:
+            cost = _SINGLES_SUM[lv].get(sm)
+            if cost is None:
+                cost = _singles_sum(lv, sm)
+            if self.jsingles:
+                sc = _SINGLE_COST[lv]
+                for r in self.jsingles:
+                    cost += sc[r]
+            # the costs of the pairs and triples, added in the order of the general path below
+            adds = self.adds.get(pm | tm << 13)
+            if adds is None:
+                adds = self._adds(pm, tm)
+            for x in adds:
+                cost += x
+            cost -= BOMB_BONUS * (l4.bit_count() + self.joker_bomb)
+            cost += seq_cost
+            if cost < self.best:
+                self.best = cost
+                self.best_stack = list(self.stack)
+            if self.nodes > self.CAP:
+                return
+            a1 = l1 << 1 | l1 >> 12
+            a2 = l2 << 1 | l2 >> 12
+            a3 = l3 << 1 | l3 >> 12
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
+                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
+            ) << 10
+            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+            cand = cand >> idx << idx
+            if cand:
+                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
+            return
         # pairs and triples in power order: natural order, the level rank last
         lvbit = 1 << lv
         natural = _NATURAL_RANKS
@@ -488,21 +552,15 @@ class _Search:
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
-        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
-        f2 = l4 & ~l6
-        f3 = l4 & ~l7
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
-        # window must hold k cards; with wilds tubes and plates still need every rank present
-        # and enough of them paired (tripled); straights are all checked then.
+        # window must hold k cards (the branch above); with wilds tubes and plates still need
+        # every rank present and enough of them paired (tripled); straights are all checked then.
         a1 = l1 << 1 | l1 >> 12
         a2 = l2 << 1 | l2 >> 12
         a3 = l3 << 1 | l3 >> 12
         a2a2 = a2 & a2 >> 1
-        if not w:
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-        elif w == 1:
+        if w == 1:
             tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
             cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
         elif w == 2:
@@ -511,6 +569,44 @@ class _Search:
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
+        if cand:
+            self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
+
+    def _adds(self, pm: int, tm: int) -> tuple[float, ...]:
+        """The costs the leaf adds after its singles, in order, for pairs ``pm`` and triples
+        ``tm`` without wilds: pairs not carried by a triple, joker pairs, triples (cached)."""
+        lv = self.lv
+        pairs = _power_ranks(lv, pm)
+        triples = _power_ranks(lv, tm)
+        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+        pc = _PAIR_COST[lv]
+        tc = _TRIPLE_COST[lv]
+        if len(self.adds) >= _ADDS_MAX:
+            self.adds.clear()
+        adds = self.adds[pm | tm << 13] = (
+            tuple(pc[r] for r in pairs[nfh:]) + self.jpairs + tuple(tc[r] for r in triples)
+        )
+        return adds
+
+    def _expand(
+        self,
+        idx: int,
+        seq_cost: float,
+        cand: int,
+        w: int,
+        l1: int,
+        l2: int,
+        l3: int,
+        l4: int,
+        l5: int,
+        l6: int,
+        l7: int,
+        l8: int,
+    ) -> None:
+        """Visit the children of a node: the candidate windows ``cand`` that fit."""
+        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
+        f2 = l4 & ~l6
+        f3 = l4 & ~l7
         stack = self.stack
         while cand:
             low = cand & -cand
