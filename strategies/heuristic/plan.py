@@ -367,10 +367,6 @@ def _singles_sum(lv: int, mask: int) -> float:
 
 _RANGE13 = range(13)
 _RANK_BIT = tuple(1 << r for r in range(13))
-#: per (level, joker pair costs): ``_Search._adds`` by ``pairs | triples << 13`` (filled on use)
-_ADDS: dict[tuple, dict[int, tuple[float, ...]]] = {}
-#: entries per ``_ADDS`` table before it is emptied
-_ADDS_MAX = 1 << 14
 
 
 class _Search:
@@ -392,7 +388,6 @@ class _Search:
         "jsingles",
         "jpairs",
         "joker_bomb",
-        "adds",
     )
     CAP = 300
 
@@ -420,10 +415,6 @@ class _Search:
                 jsingles.append(14)
         self.jsingles = tuple(jsingles)
         self.jpairs = tuple(jpairs)
-        adds = _ADDS.get((lv, self.jpairs))
-        if adds is None:
-            adds = _ADDS[(lv, self.jpairs)] = {}
-        self.adds = adds
 
     def run(self, idx: int, seq_cost: float) -> None:
         """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
@@ -468,12 +459,30 @@ class _Search:
                 sc = _SINGLE_COST[lv]
                 for r in self.jsingles:
                     cost += sc[r]
-            # the costs of the pairs and triples, added in the order of the general path below
-            adds = self.adds.get(pm | tm << 13)
-            if adds is None:
-                adds = self._adds(pm, tm)
-            for x in adds:
+            # pairs and triples in power order: natural order, the level rank last
+            lvbit = 1 << lv
+            natural = _NATURAL_RANKS
+            pairs = natural.get(pm & ~lvbit)
+            if pairs is None:
+                pairs = _natural_ranks(pm & ~lvbit)
+            if pm & lvbit:
+                pairs = pairs + (lv,)
+            triples = natural.get(tm & ~lvbit)
+            if triples is None:
+                triples = _natural_ranks(tm & ~lvbit)
+            if tm & lvbit:
+                triples = triples + (lv,)
+            nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+            if nfh < len(pairs):
+                pc = _PAIR_COST[lv]
+                for r in pairs[nfh:]:
+                    cost += pc[r]
+            for x in self.jpairs:
                 cost += x
+            if triples:
+                tc = _TRIPLE_COST[lv]
+                for r in triples:
+                    cost += tc[r]
             cost -= BOMB_BONUS * (l4.bit_count() + self.joker_bomb)
             cost += seq_cost
             if cost < self.best:
@@ -571,22 +580,6 @@ class _Search:
         cand = cand >> idx << idx
         if cand:
             self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
-
-    def _adds(self, pm: int, tm: int) -> tuple[float, ...]:
-        """The costs the leaf adds after its singles, in order, for pairs ``pm`` and triples
-        ``tm`` without wilds: pairs not carried by a triple, joker pairs, triples (cached)."""
-        lv = self.lv
-        pairs = _power_ranks(lv, pm)
-        triples = _power_ranks(lv, tm)
-        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        pc = _PAIR_COST[lv]
-        tc = _TRIPLE_COST[lv]
-        if len(self.adds) >= _ADDS_MAX:
-            self.adds.clear()
-        adds = self.adds[pm | tm << 13] = (
-            tuple(pc[r] for r in pairs[nfh:]) + self.jpairs + tuple(tc[r] for r in triples)
-        )
-        return adds
 
     def _expand(
         self,
