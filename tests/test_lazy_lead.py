@@ -141,7 +141,7 @@ def test_lead_observation_copies_and_pickles():
 def test_lead_observation_holds_no_path_to_the_deal():
     deal, seat = next(_lead_positions(1, 9))
     obs = observe(deal, seat)
-    lazy = obs._lead_plays
+    lazy = obs._lazy_plays
     reachable = [lazy, *(getattr(lazy, s) for s in type(lazy).__slots__)]
     hand = lazy._hand
     reachable += [getattr(hand, s, None) for s in type(hand).__slots__]
@@ -222,3 +222,39 @@ def test_heuristic_leads_the_same_from_lazy_and_plain_observations():
         assert lazy_choice == plain_choice
         checked += 1
     assert checked > 400
+
+
+def test_lazy_plays_of_a_follow_equal_the_legal_list():
+    """The lazy plays also serve a seat following (PASS listed last, found as the listed PASS)."""
+    from guandan_cli.engine.observation import _LazyPlays
+
+    rng = random.Random(31)
+    for _ in range(400):
+        lv = rng.randrange(13)
+        hand = _hand(rng, lv)
+        top = _top(rng, lv)
+        full = tuple(legal_plays(hand, lv, top)) + (PASS,)
+        lazy = _LazyPlays(_Hand(hand, lv), top)
+        for types in ((top[0],), ("pass",), ("bomb", "straight_flush", "joker_bomb", "pass"), COMBO_TYPES):
+            assert lazy.of_types(types) == tuple(a for a in full if a[0] in types)
+        assert lazy.all() == full
+        for a in full:
+            assert lazy.find(tuple(a)) is lazy.of_type(a[0])[lazy.of_type(a[0]).index(a)]
+        assert lazy.find(tuple(PASS)) is PASS and lazy.find(("pass", 0, ())) is None
+
+
+def test_lazy_plays_of_a_lead_find_only_listed_plays():
+    from guandan_cli.engine.observation import _LazyPlays
+
+    rng = random.Random(32)
+    for _ in range(200):
+        lv = rng.randrange(13)
+        hand = _hand(rng, lv)
+        full = legal_plays(hand, lv)
+        lazy = _LazyPlays(_Hand(hand, lv), None)
+        assert lazy.all() == tuple(full) and lazy.of_types(COMBO_TYPES) == tuple(full)
+        assert lazy.of_type("pass") == () and lazy.find(PASS) is None
+        for a in full:
+            assert lazy.find(Combo(*a)) == a and type(lazy.find(tuple(a))) is Combo
+        for bad in (None, 3, (), ("single",), ["single", 0, (0,)], (1, 2, 3), ("single", 0, (99,))):
+            assert lazy.find(bad) is None

@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, fields
 
 from .combos import COMBO_TYPES, SINGLE, Combo
-from .deal import OVER, PLAY, RETURN, Deal, Event
+from .deal import OVER, PASS, PLAY, RETURN, Deal, Event
 from .legal import _Hand, _plays, plays_of_type
 
 
@@ -71,8 +71,9 @@ class Observation:
     def legal_of_types(self, types: Collection[str]) -> tuple:
         """The legal plays of the given types, in their order in ``legal_actions`` (play phase).
 
-        An observation of a seat to lead builds only these types' plays (a bot that looks at
-        one type need not build every full house); ``legal_actions`` is built on first use.
+        An observation made by ``observe`` in the play phase builds only these types' plays (a
+        lead that looks at one type need not build every full house); ``legal_actions`` is
+        built on first use.
 
         >>> import random
         >>> from guandan_cli.engine import deal_hands
@@ -84,47 +85,56 @@ class Observation:
         return tuple(a for a in self.legal_actions if isinstance(a, tuple) and a[0] in types)
 
 
-class _LeadPlays:
-    """The legal plays of a seat to lead, built type by type on demand.
+class _LazyPlays:
+    """The legal plays of a seat to move in the play phase, built on demand (type by type
+    for ``of_type``, all at once for ``all``).
 
-    Built from the analysis of that seat's own hand (``_Hand``): it holds no reference to
-    the deal or to another seat's hand.
+    Built from the analysis of that seat's own hand (``_Hand``) and the top play: it holds
+    no reference to the deal or to another seat's hand.
     """
 
-    __slots__ = ("_hand", "_by_type")
+    __slots__ = ("_hand", "_top", "_by_type")
 
-    def __init__(self, hand: _Hand) -> None:
+    def __init__(self, hand: _Hand, top: Combo | None) -> None:
         self._hand = hand
+        self._top = top
         self._by_type: dict[str, tuple] = {}
 
     def of_type(self, t: str) -> tuple:
-        """The plays of type ``t``, in their legal order."""
+        """The plays of type ``t`` (``PASS`` for ``"pass"`` when following), in legal order."""
         plays = self._by_type.get(t)
         if plays is None:
-            plays = self._by_type[t] = tuple(plays_of_type(self._hand, t))
+            if t == PASS[0]:
+                plays = () if self._top is None else (PASS,)
+            else:
+                plays = tuple(plays_of_type(self._hand, t, self._top))
+            self._by_type[t] = plays
         return plays
 
     def of_types(self, types: Collection[str]) -> tuple:
-        """The plays of these types, in their legal order (types are listed in ``COMBO_TYPES`` order)."""
+        """The plays of these types, in legal order (types in ``COMBO_TYPES`` order, PASS last)."""
         if len(types) == 1:
             for t in types:
                 return self.of_type(t)
         out: tuple = ()
-        for t in COMBO_TYPES:
+        for t in _LISTED_TYPES:
             if t in types:
                 out += self.of_type(t)
         return out
 
     def all(self) -> tuple:
-        """Every legal play: ``Deal.legal_actions()`` of this lead."""
-        return tuple(_plays(self._hand, None))
+        """Every legal action: ``Deal.legal_actions()`` of this seat."""
+        found = _plays(self._hand, self._top)
+        if self._top is not None:
+            found.append(PASS)
+        return tuple(found)
 
     def find(self, action: object) -> Combo | None:
-        """The listed play equal to ``action``, or None (looked up among the plays of its type)."""
+        """The listed action equal to ``action``, or None (looked up among the plays of its type)."""
         if not isinstance(action, tuple) or len(action) != 3:
             return None
         t = action[0]
-        if not isinstance(t, str) or t not in _LEAD_TYPES:
+        if not isinstance(t, str) or t not in _LISTED_TYPES:
             return None
         plays = self.of_type(t)
         try:
@@ -133,25 +143,26 @@ class _LeadPlays:
             return None
 
 
-_LEAD_TYPES = frozenset(COMBO_TYPES)
+#: the types of legal actions in the order they are listed
+_LISTED_TYPES = (*COMBO_TYPES, PASS[0])
 #: the slot of ``Observation.legal_actions`` (read and written under the lazy property)
 _LEGAL_SLOT = Observation.__dict__["legal_actions"]
 _get_legal = _LEGAL_SLOT.__get__
 
 
-class _LeadObservation(Observation):
-    """An ``Observation`` of a seat to lead whose ``legal_actions`` tuple is built on first use.
+class _LazyObservation(Observation):
+    """An ``Observation`` in the play phase whose ``legal_actions`` tuple is built on first use.
 
     Equal to (and hashed, shown and pickled as) the plain observation with the tuple built.
     """
 
-    __slots__ = ("_lead_plays",)
+    __slots__ = ("_lazy_plays",)
 
     @property
     def legal_actions(self) -> tuple:
         acts = _get_legal(self)
         if acts is None:
-            acts = self._lead_plays.all()
+            acts = self._lazy_plays.all()
             _LEGAL_SLOT.__set__(self, acts)
         return acts
 
@@ -160,14 +171,14 @@ class _LeadObservation(Observation):
         _LEGAL_SLOT.__set__(self, value)
 
     def only_legal_action(self) -> object | None:
-        if _get_legal(self) is None:
+        if _get_legal(self) is None and self.top is None:
             # a lead lists one play exactly when the hand holds one card (its single)
-            return self._lead_plays.of_type(SINGLE)[0] if len(self.hand) == 1 else None
+            return self._lazy_plays.of_type(SINGLE)[0] if len(self.hand) == 1 else None
         return Observation.only_legal_action(self)
 
     def legal_of_types(self, types: Collection[str]) -> tuple:
         if _get_legal(self) is None:
-            return self._lead_plays.of_types(types)
+            return self._lazy_plays.of_types(types)
         return Observation.legal_of_types(self, types)
 
     def __eq__(self, other: object) -> bool:
@@ -182,13 +193,13 @@ class _LeadObservation(Observation):
 
 
 _FIELDS = fields(Observation)
-_set_lead_plays = _LeadObservation.__dict__["_lead_plays"].__set__
+_set_lazy_plays = _LazyObservation.__dict__["_lazy_plays"].__set__
 
 
-def listed_legal(obs: Observation) -> tuple | _LeadPlays:
+def listed_legal(obs: Observation) -> tuple | _LazyPlays:
     """What to look an answer up in: ``obs.legal_actions`` if built, else the lazy plays."""
-    if type(obs) is _LeadObservation and _get_legal(obs) is None:
-        return obs._lead_plays
+    if type(obs) is _LazyObservation and _get_legal(obs) is None:
+        return obs._lazy_plays
     return obs.legal_actions
 
 
@@ -228,8 +239,8 @@ def observe(deal: Deal, seat: int) -> Observation:
         events = deal._events_tuple = tuple(deal.events)
     hands = deal.hands
     if my_turn and phase == PLAY and deal.top is None and deal._legal_cache is None:
-        obs = _new_observation(_LeadObservation)
-        _set_lead_plays(obs, _LeadPlays(deal._seat_analysis(seat)))
+        obs = _new_observation(_LazyObservation)
+        _set_lazy_plays(obs, _LazyPlays(deal._seat_analysis(seat), deal.top))
         legal = None
     else:
         obs = _new_observation(Observation)

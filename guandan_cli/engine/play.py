@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
-from .observation import _LeadPlays, listed_legal, observe
+from .observation import _LazyPlays, listed_legal, observe
 
 
 class StrategyError(RuntimeError):
@@ -116,7 +116,7 @@ def play_deal(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
         if pick is None:
-            legal = listed_legal(obs)  # a lead's plays may still be unbuilt (looked up by type)
+            legal = listed_legal(obs)  # the plays may still be unbuilt (looked up by type)
         canonical = _find_legal(action, legal)
         if canonical is not None:
             deal.apply_unchecked(canonical)
@@ -176,14 +176,14 @@ def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal
     return len(deal.events)
 
 
-def _find_legal(action: object, legal: tuple | _LeadPlays) -> object | None:
+def _find_legal(action: object, legal: tuple | _LazyPlays) -> object | None:
     """The listed legal action equal to ``action`` (of the same kind), or None.
 
     The listed object is applied, so a bot answering with an equal plain tuple or a
-    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record. A lead's
-    plays not built yet are searched among the plays of the answer's type only.
+    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record. Plays not
+    built yet are searched among the plays of the answer's type only.
     """
-    if type(legal) is _LeadPlays:
+    if type(legal) is _LazyPlays:
         return legal.find(action)
     if isinstance(action, bool):
         return None

@@ -66,7 +66,13 @@ class Group(NamedTuple):
 
     @property
     def size(self) -> int:
-        return sum(n for _r, n in self.counts) + self.wilds
+        counts = self[2]
+        if len(counts) == 1:  # one rank (singles to bombs): no loop
+            return counts[0][1] + self[3]
+        size = self[3]
+        for _r, n in counts:
+            size += n
+        return size
 
     @property
     def is_bomb(self) -> bool:
@@ -842,6 +848,11 @@ def combo_signature(combo: Combo, lv: int) -> tuple:
     """(type, rank, natural counts, wilds) of a played combo, comparable with a Group's."""
     wild = lv * 4 + 1
     cards = combo[2]
+    if len(cards) == 1:  # a single: the commonest play
+        f = cards[0]
+        if f == wild:
+            return (combo[0], combo[1], (), 1)
+        return (combo[0], combo[1], ((RANK_OF[f], 1),), 0)
     if wild in cards:
         w = cards.count(wild)
         ranks = [RANK_OF[f] for f in cards if f != wild]
