@@ -107,12 +107,14 @@ def test_lead_observation_is_the_plain_observation():
     checked = 0
     for deal, seat in _lead_positions(30, 3):
         obs = observe(deal, seat)
+        # a fresh analysis of the hand (the observation's comes from the deal's cache)
+        fresh = tuple(legal_plays(deal.hands[seat], deal.level))
         # asked by type first: built per type, equal to the filtered full list
         for types in (("pair",), ("single", "triple"), ("bomb", "straight_flush", "joker_bomb"), ("plate",)):
-            assert obs.legal_of_types(types) == tuple(a for a in deal.legal_actions() if a[0] in types)
+            assert obs.legal_of_types(types) == tuple(a for a in fresh if a[0] in types)
         only = obs.only_legal_action()
-        assert only == (deal.legal_actions()[0] if len(deal.legal_actions()) == 1 else None)
-        assert obs.legal_actions == tuple(deal.legal_actions())
+        assert only == (fresh[0] if len(fresh) == 1 else None)
+        assert obs.legal_actions == fresh == tuple(deal.legal_actions())
         # built now: the same answers
         assert obs.legal_of_types(("pair",)) == tuple(a for a in obs.legal_actions if a[0] == "pair")
         assert obs.only_legal_action() == only
@@ -258,3 +260,29 @@ def test_lazy_plays_of_a_lead_find_only_listed_plays():
             assert lazy.find(Combo(*a)) == a and type(lazy.find(tuple(a))) is Combo
         for bad in (None, 3, (), ("single",), ["single", 0, (0,)], (1, 2, 3), ("single", 0, (99,))):
             assert lazy.find(bad) is None
+
+
+def test_observed_legal_actions_equal_fresh_legal_plays_through_whole_deals():
+    """Leads analysed through the deal's cache leave it right for every later turn."""
+    rng = random.Random(41)
+    checked = 0
+    for trial in range(30):
+        level = trial % 13
+        deal = Deal(DealSetup(hands=deal_hands(rng), level=level, first_leader=trial % 4))
+        while deal.phase == PLAY:
+            seat = deal.to_move
+            obs = observe(deal, seat)
+            fresh = legal_plays(deal.hands[seat], level, deal.top)
+            if deal.top is not None:
+                fresh.append(PASS)
+            if deal.top is None and rng.random() < 0.5:
+                # answered from one type without building the list (as the heuristic does)
+                plays = obs.legal_of_types((rng.choice(("single", "pair", "triple", "full_house")),))
+                action = rng.choice(plays) if plays else rng.choice(obs.legal_actions)
+            else:
+                assert obs.legal_actions == tuple(fresh)
+                action = max(obs.legal_actions, key=lambda a: (len(a[2]), rng.random()))
+            assert action in fresh
+            deal.apply_unchecked(action)
+            checked += 1
+    assert checked > 1000
