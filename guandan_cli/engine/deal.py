@@ -322,8 +322,9 @@ class Deal:
         return list(self._legal_tuple())
 
     def _analysed(self, seat: int) -> _Hand:
-        """The analysis of ``seat``'s hand (kept until the hand changes, or derived from the one
-        before its own last play)."""
+        """The analysis of ``seat``'s own hand (kept until the hand changes, or derived from the
+        one before its own last play): the legal plays, and an observation's lazy ones, are built
+        from it (it holds that hand only)."""
         hand = self.hands[seat]
         cached = self._analysis[seat]
         if cached is None or cached[0] is not hand or cached[1] != len(hand):

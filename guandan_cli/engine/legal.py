@@ -1093,6 +1093,67 @@ def _sort_key(c: Combo) -> tuple:
     return (TYPE_ORDER[c[0]], c[1], len(c[2]), c[2])
 
 
-#: the generators of the answers to a non-bomb top, by its type: keyed by power (by key)
-_FOLLOW_BY_POWER = {SINGLE: _singles, PAIR: _pairs, TRIPLE: _triples, FULL_HOUSE: _full_houses}
-_FOLLOW_BY_KEY = {STRAIGHT: _straights, TUBE: _tubes, PLATE: _plates}
+# ---------------------------------------------------------------------------
+# the legal plays of one type
+
+
+#: the generator of ``_plays`` for each non-bomb type (bomb-class plays come from ``_bomb_class``)
+_GENERATOR_OF = {
+    SINGLE: _singles,
+    PAIR: _pairs,
+    TRIPLE: _triples,
+    FULL_HOUSE: _full_houses,
+    STRAIGHT: _straights,
+    TUBE: _tubes,
+    PLATE: _plates,
+}
+#: the generators of the answers to a non-bomb top (``_follow_tuple``): its key compared by power,
+#: or as it is (sequences)
+_FOLLOW_BY_POWER = {t: _GENERATOR_OF[t] for t in (SINGLE, PAIR, TRIPLE, FULL_HOUSE)}
+_FOLLOW_BY_KEY = {t: _GENERATOR_OF[t] for t in (STRAIGHT, TUBE, PLATE)}
+
+
+def plays_of_type(h: _Hand, t: str, top: Combo | None = None) -> list[Combo]:
+    """The plays of type ``t`` in ``legal_plays``, in their order there, from an analysed hand.
+
+    ``h`` is ``_Hand(hand, level)``; the result equals ``[c for c in legal_plays(hand, level,
+    top) if c.type == t]`` (the same combos, cards and order), without building the plays of
+    the other types: a lead that needs one type skips the rest (full houses above all).
+    The plays are listed type after type in ``COMBO_TYPES`` order, so for several types the
+    lists of ``plays_of_type`` in that order, joined, are the filtered ``legal_plays``.
+
+    >>> from guandan_cli.engine import parse_cards
+    >>> h = _Hand(parse_cards("S3 H3 D3 S4 D4 C5"), 0)
+    >>> [c.text() for c in plays_of_type(h, "full_house")]
+    ['full_house:3 S3 H3 D3 S4 D4']
+    >>> [c.text() for c in plays_of_type(h, "pair", Combo.from_text("pair:3 C3 D3"))]
+    ['pair:4 S4 D4']
+    """
+    if t in BOMB_CLASS:
+        if top is not None and top[0] in BOMB_CLASS:
+            bombs: list[Combo] = []
+            _bomb_class(h, bomb_value(top, h.lv), bombs)
+        else:
+            bombs = _all_bombs(h)
+        return [c for c in bombs if c[0] == t]
+    out: list[Combo] = []
+    generate = _GENERATOR_OF.get(t)
+    if generate is None:
+        return out
+    if top is None:
+        # the guards of ``_plays`` (each skips a generator only when it would list nothing)
+        cb, w = h.cb, h.w
+        if t in (TRIPLE, FULL_HOUSE):
+            if max(cb) + w < 3:
+                return out
+        elif t == STRAIGHT:
+            if 13 - cb.count(0) + w < 5:
+                return out
+        elif t in (TUBE, PLATE) and sum(cb) + w < 6:
+            return out
+        generate(h, -1, out)
+        return out
+    if top[0] != t:
+        return out
+    generate(h, top[1] if t in (STRAIGHT, TUBE, PLATE) else POWER[h.lv][top[1]], out)
+    return out

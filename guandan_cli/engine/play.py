@@ -43,7 +43,7 @@ from typing import NamedTuple
 from .combos import Combo
 from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
-from .observation import observe
+from .observation import _LazyPlays, listed_legal, observe
 
 
 class StrategyError(RuntimeError):
@@ -106,7 +106,6 @@ def play_deal(
             legal = legal_of[seat]()
         else:
             obs = observe(deal, seat)
-            legal = obs.legal_actions
         try:
             if pick is not None:
                 action = pick(legal)
@@ -124,6 +123,8 @@ def play_deal(
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
+        if pick is None:
+            legal = listed_legal(obs)  # the plays may still be unbuilt (looked up by type)
         canonical = _find_legal(action, legal)
         if canonical is not None:
             deal.apply_unchecked(canonical)
@@ -210,12 +211,15 @@ def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal
     return len(deal.events)
 
 
-def _find_legal(action: object, legal: tuple) -> object | None:
+def _find_legal(action: object, legal: tuple | _LazyPlays) -> object | None:
     """The listed legal action equal to ``action`` (of the same kind), or None.
 
     The listed object is applied, so a bot answering with an equal plain tuple or a
-    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record.
+    ``bool`` never puts a non-``Combo`` or non-``int`` into the deal's record. Plays not
+    built yet are searched among the plays of the answer's type only.
     """
+    if type(legal) is _LazyPlays:
+        return legal.find(action)
     if type(action) is Combo:  # the common answer: one of the listed plays
         try:
             return legal[legal.index(action)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from guandan_cli.engine.cards import RANK_OF
-from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, Combo, bomb_value
+from guandan_cli.engine.combos import BOMB_CLASS, COMBO_TYPES, POWER, SEQUENCE_TYPES, SIZES, Combo, bomb_value
 from guandan_cli.engine.deal import PASS
 
 from ..base import Strategy
@@ -24,6 +24,8 @@ from .plan import (
 
 #: the most cards one combination holds (a 10-card bomb): a larger hand cannot go out at once
 MAX_COMBO_CARDS = 10
+#: the types of combination that can hold exactly n cards, by n (0..10)
+_TYPES_OF_SIZE = tuple(tuple(t for t in COMBO_TYPES if n in SIZES[t]) for n in range(MAX_COMBO_CARDS + 1))
 
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -112,7 +114,7 @@ class HeuristicStrategy(Strategy):
         sig = group_signature(g)
         reserved = self._reserved(plan, g)
         t, rank, size = g.type, g.rank, g.size  # a signature fixes the number of cards too
-        for a in obs.legal_actions:
+        for a in obs.legal_of_types((t,)) if obs.top is None else obs.legal_actions:
             if a[0] == t and a[1] == rank and len(a[2]) == size and combo_signature(a, lv) == sig:
                 if not reserved or not self._touches(a, reserved, obs.hand):
                     return a
@@ -207,19 +209,28 @@ class HeuristicStrategy(Strategy):
     # ------------------------------------------------------------ play
 
     def choose_play(self, obs):
-        acts = obs.legal_actions
-        if len(acts) == 1:
-            return acts[0]
+        leading = obs.top is None
+        if leading:
+            # a lead needs the plays of a few types only (``legal_of_types``): the whole
+            # list, full houses and all, is never built for it
+            only = obs.only_legal_action()
+            if only is not None:
+                return only
+        else:
+            acts = obs.legal_actions
+            if len(acts) == 1:
+                return acts[0]
         mem = self._memory(obs)
         hand = obs.hand
         n = len(hand)
         if n <= MAX_COMBO_CARDS:
-            for a in acts:
+            # the first legal play of all n cards (only these types can hold n cards)
+            for a in obs.legal_of_types(_TYPES_OF_SIZE[n]) if leading else acts:
                 if len(a[2]) == n:
                     return a  # goes out
         lv = obs.level
         plan = self._plan(hand, lv)
-        if obs.top is None:
+        if leading:
             combo = self._lead(obs, plan, mem)
         else:
             combo = self._follow(obs, plan, mem)
@@ -287,9 +298,7 @@ class HeuristicStrategy(Strategy):
             groups = [g for g in plan.groups if g.type == t]
             if groups:
                 return self._find(min(groups, key=lambda g: POWER[lv][g.rank]), obs, plan)
-            opts = [
-                a for a in obs.legal_actions if a[0] == t and not any(RANK_OF[f] in bomb_ranks for f in a[2])
-            ]
+            opts = [a for a in obs.legal_of_types((t,)) if not any(RANK_OF[f] in bomb_ranks for f in a[2])]
             if opts:
                 return min(opts, key=lambda a: (_key(a, lv), a[2].count(lv * 4 + 1)))
         return None

@@ -17,7 +17,17 @@ _RANKS_ABOVE: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
 
 
 class Memory:
-    __slots__ = ("level", "wild", "played", "played_wild", "seen_events", "last_play", "passed_on")
+    __slots__ = (
+        "level",
+        "wild",
+        "played",
+        "played_wild",
+        "seen_events",
+        "last_play",
+        "passed_on",
+        "top",
+        "top_owner",
+    )
 
     def __init__(self, level: int) -> None:
         self.level = level
@@ -27,30 +37,43 @@ class Memory:
         self.seen_events = 0
         #: last combo each seat played (any trick)
         self.last_play: list = [None, None, None, None]
-        #: per seat: (type, size, power key) of plays it passed on while an opponent of it held the trick
+        #: per seat: the plays it passed on while an opponent of it held the trick
         self.passed_on: list[list] = [[], [], [], []]
+        #: the last play seen and its seat (the trick's top when a pass follows)
+        self.top = None
+        self.top_owner = -1
 
     def update(self, events) -> None:
+        """Count the events after the ``seen_events`` first ones (the state after any split of
+        the events into updates is the same)."""
+        n = len(events)
+        start = self.seen_events
+        if start >= n:
+            self.seen_events = n
+            return
         wild = self.wild
         played = self.played
-        top = None
-        top_owner = -1
-        # replay only the new events; the trick state needed for passes is rebuilt cheaply
-        start = self.seen_events
-        for i in range(start, len(events)):
-            ev = events[i]
-            if ev.kind == "play":
-                for f in ev.combo.cards:
+        last_play = self.last_play
+        top = self.top
+        top_owner = self.top_owner
+        for i in range(start, n):
+            ev = events[i]  # Event(kind, seat, combo, ...)
+            kind = ev[0]
+            if kind == "play":
+                combo = ev[2]
+                for f in combo[2]:
                     if f == wild:
                         self.played_wild += 1
                     else:
                         played[RANK_OF[f]] += 1
-                self.last_play[ev.seat] = ev.combo
-                top, top_owner = ev.combo, ev.seat
-            elif ev.kind == "pass":
-                if top is not None and (top_owner ^ ev.seat) & 1:
-                    self.passed_on[ev.seat].append(top)
-        self.seen_events = len(events)
+                top = last_play[ev[1]] = combo
+                top_owner = ev[1]
+            elif kind == "pass":
+                if top is not None and (top_owner ^ ev[1]) & 1:
+                    self.passed_on[ev[1]].append(top)
+        self.top = top
+        self.top_owner = top_owner
+        self.seen_events = n
 
     def unseen(self, hand: tuple[int, ...]) -> tuple[list[int], int]:
         """Unseen counts per rank (15) and unseen wilds, given this seat's hand."""

@@ -66,7 +66,13 @@ class Group(NamedTuple):
 
     @property
     def size(self) -> int:
-        return sum(n for _r, n in self.counts) + self.wilds
+        counts = self[2]
+        if len(counts) == 1:  # one rank (singles to bombs): no loop
+            return counts[0][1] + self[3]
+        size = self[3]
+        for _r, n in counts:
+            size += n
+        return size
 
     @property
     def is_bomb(self) -> bool:
@@ -365,6 +371,10 @@ def _singles_sum(lv: int, mask: int) -> float:
     return total
 
 
+_RANGE13 = range(13)
+_RANK_BIT = tuple(1 << r for r in range(13))
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -373,7 +383,18 @@ class _Search:
     floats from the same additions, and nodes are visited in the same order (CAP included).
     """
 
-    __slots__ = ("c", "w", "lv", "best", "best_stack", "stack", "nodes", "jsingles", "jpairs", "joker_bomb")
+    __slots__ = (
+        "c",
+        "w",
+        "lv",
+        "best",
+        "best_stack",
+        "stack",
+        "nodes",
+        "jsingles",
+        "jpairs",
+        "joker_bomb",
+    )
     CAP = 300
 
     def __init__(self, c: list[int], w: int, lv: int) -> None:
@@ -403,11 +424,19 @@ class _Search:
 
     def run(self, idx: int, seq_cost: float) -> None:
         """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
-        layers = [0] * 9
-        for r in range(13):
-            for j in range(1, self.c[r] + 1):
-                layers[j] |= 1 << r
-        self._node(idx, seq_cost, *layers[1:])
+        # the ranks holding exactly n cards, then the layers (at least j cards) from the top
+        by_count = [0] * 9
+        c = self.c
+        for r in _RANGE13:
+            by_count[c[r]] |= _RANK_BIT[r]
+        l8 = by_count[8]
+        l7 = l8 | by_count[7]
+        l6 = l7 | by_count[6]
+        l5 = l6 | by_count[5]
+        l4 = l5 | by_count[4]
+        l3 = l4 | by_count[3]
+        l2 = l3 | by_count[2]
+        self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
 
     def _node(
         self,
@@ -428,6 +457,56 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
+        if not w:
+            cost = _SINGLES_SUM[lv].get(sm)
+            if cost is None:
+                cost = _singles_sum(lv, sm)
+            if self.jsingles:
+                sc = _SINGLE_COST[lv]
+                for r in self.jsingles:
+                    cost += sc[r]
+            # pairs and triples in power order: natural order, the level rank last
+            lvbit = 1 << lv
+            natural = _NATURAL_RANKS
+            pairs = natural.get(pm & ~lvbit)
+            if pairs is None:
+                pairs = _natural_ranks(pm & ~lvbit)
+            if pm & lvbit:
+                pairs = pairs + (lv,)
+            triples = natural.get(tm & ~lvbit)
+            if triples is None:
+                triples = _natural_ranks(tm & ~lvbit)
+            if tm & lvbit:
+                triples = triples + (lv,)
+            nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+            if nfh < len(pairs):
+                pc = _PAIR_COST[lv]
+                for r in pairs[nfh:]:
+                    cost += pc[r]
+            for x in self.jpairs:
+                cost += x
+            if triples:
+                tc = _TRIPLE_COST[lv]
+                for r in triples:
+                    cost += tc[r]
+            cost -= BOMB_BONUS * (l4.bit_count() + self.joker_bomb)
+            cost += seq_cost
+            if cost < self.best:
+                self.best = cost
+                self.best_stack = list(self.stack)
+            if self.nodes > self.CAP:
+                return
+            a1 = l1 << 1 | l1 >> 12
+            a2 = l2 << 1 | l2 >> 12
+            a3 = l3 << 1 | l3 >> 12
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
+                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
+            ) << 10
+            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+            cand = cand >> idx << idx
+            if cand:
+                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
+            return
         # pairs and triples in power order: natural order, the level rank last
         lvbit = 1 << lv
         natural = _NATURAL_RANKS
@@ -488,21 +567,15 @@ class _Search:
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
-        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
-        f2 = l4 & ~l6
-        f3 = l4 & ~l7
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
-        # window must hold k cards; with wilds tubes and plates still need every rank present
-        # and enough of them paired (tripled); straights are all checked then.
+        # window must hold k cards (the branch above); with wilds tubes and plates still need
+        # every rank present and enough of them paired (tripled); straights are all checked then.
         a1 = l1 << 1 | l1 >> 12
         a2 = l2 << 1 | l2 >> 12
         a3 = l3 << 1 | l3 >> 12
         a2a2 = a2 & a2 >> 1
-        if not w:
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (a2a2 & a2 >> 2 & 0xFFF) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-        elif w == 1:
+        if w == 1:
             tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
             cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
         elif w == 2:
@@ -511,6 +584,28 @@ class _Search:
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
+        if cand:
+            self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
+
+    def _expand(
+        self,
+        idx: int,
+        seq_cost: float,
+        cand: int,
+        w: int,
+        l1: int,
+        l2: int,
+        l3: int,
+        l4: int,
+        l5: int,
+        l6: int,
+        l7: int,
+        l8: int,
+    ) -> None:
+        """Visit the children of a node: the candidate windows ``cand`` that fit."""
+        f1 = l4 & ~l5  # ranks holding exactly 4, 4..5, 4..6 cards: a window would break the bomb
+        f2 = l4 & ~l6
+        f3 = l4 & ~l7
         stack = self.stack
         while cand:
             low = cand & -cand
@@ -753,6 +848,11 @@ def combo_signature(combo: Combo, lv: int) -> tuple:
     """(type, rank, natural counts, wilds) of a played combo, comparable with a Group's."""
     wild = lv * 4 + 1
     cards = combo[2]
+    if len(cards) == 1:  # a single: the commonest play
+        f = cards[0]
+        if f == wild:
+            return (combo[0], combo[1], (), 1)
+        return (combo[0], combo[1], ((RANK_OF[f], 1),), 0)
     if wild in cards:
         w = cards.count(wild)
         ranks = [RANK_OF[f] for f in cards if f != wild]
