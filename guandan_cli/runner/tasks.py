@@ -13,7 +13,6 @@ pickle it by reference). This module imports no polars.
 from __future__ import annotations
 
 import itertools
-import traceback
 from dataclasses import dataclass, field
 
 from guandan_cli.engine.match import Match, deal_seed
@@ -209,6 +208,8 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
         try:
             lines, mline, facts = play_match(spec, i, rules)
         except Exception as exc:  # noqa: BLE001 - an engine bug: report it with its place
+            import traceback
+
             tb = traceback.format_exc(limit=-3)
             res.fatal = f"match {i} (seed {match_seed(spec.seed, i)}): {type(exc).__name__}: {exc}\n{tb}"
             res.stop = i
