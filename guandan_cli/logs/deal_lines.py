@@ -57,10 +57,10 @@ _RANK_JSON = tuple(encode_basestring(t) for t in RANK_TOKENS)
 #: ``"SEAT pass"`` as JSON, by seat
 _PASS_JSON = tuple(encode_basestring(f"{seat} pass") for seat in range(4))
 
-#: the JSON string of ``"SEAT pass"`` / ``"SEAT type:key cards"`` of each (seat, action) item of
-#: ``Deal.actions`` seen (plain ``Combo`` plays and passes), bounded
-_ACTION_JSON: dict[tuple[int, Combo], str] = {(seat, PASS): _PASS_JSON[seat] for seat in range(4)}
-_ACTION_JSON_MAX = 200_000
+#: ``"SEAT `` opening a play's JSON string, by seat
+_SEAT_OPEN = tuple(f'"{seat} ' for seat in range(4))
+#: per play type: ``type:key `` inside a JSON string, by rank index (``_action_line``'s prefix)
+_PREFIX: dict[str, tuple[str, ...]] = {}
 #: JSON of each short string seen (tribute kinds, combo types, bomb classes)
 _STR_JSON: dict[str, str] = {}
 
@@ -108,29 +108,44 @@ def _plain_seats(setup: DealSetup) -> bool:
     return True
 
 
+def _prefixes(type_: str) -> tuple[str, ...]:
+    """``type:key `` of each rank index for plays of ``type_``, escaped for a JSON string."""
+    got = _PREFIX.get(type_)
+    if got is None or type(type_) is not str:
+        got = tuple(encode_basestring(f"{type_}:{key} ")[1:-1] for key in RANK_TOKENS)
+        if type(type_) is str and len(_PREFIX) < 1000:
+            _PREFIX[type_] = got
+    return got
+
+
 def _actions_json(deal: Deal) -> str:
     """The ``actions`` list's items: ``deal_record``'s texts (passes and plays) as JSON strings.
 
     The tribute and return cards (``int`` actions, which the list leaves out) are the first
     ``len(tributes) + len(returns)`` actions; the rest are passes and plays, each a ``Combo``
-    (``Deal.verify``), plain ones when ``_derived_json`` checked the deal's plays.
+    (``Deal.verify``). A plain one's text is ``_action_line``'s, written here piece by piece
+    (each piece escaped as JSON escapes it, which is the escaping of the whole): a cache of
+    the texts would be larger than the processor's caches, and slower in a run.
     """
     actions = deal.actions
     skip = len(deal.tributes) + len(deal.returns)
-    items = actions[skip:] if skip else actions
-    texts = list(map(_ACTION_JSON.get, items))
-    if not all(texts):  # an item not seen before (a None)
-        for i, text in enumerate(texts):
-            if text is None:
-                seat, action = items[i]
-                if isinstance(action, int):  # pragma: no cover - cards are paid before play
-                    raise _Fallback
-                text = texts[i] = encode_basestring(_action_line(seat, action))
-                if type(action) is Combo:
-                    if len(_ACTION_JSON) >= _ACTION_JSON_MAX:
-                        _ACTION_JSON.clear()
-                    _ACTION_JSON[items[i]] = text
-    return ",".join(texts)
+    out = []
+    append = out.append
+    face = _FACE_IN.__getitem__
+    opening = _SEAT_OPEN
+    prefixes = _PREFIX
+    for seat, action in actions[skip:] if skip else actions:
+        if action is PASS:
+            append(_PASS_JSON[seat])
+        elif type(action) is Combo and action[0] != "pass":
+            type_, rank, cards = action
+            prefix = prefixes.get(type_) or _prefixes(type_)
+            append(f'{opening[seat]}{prefix[rank]}{" ".join(map(face, cards))}"')
+        elif isinstance(action, int):  # pragma: no cover - cards are paid before play
+            raise _Fallback
+        else:
+            append(encode_basestring(_action_line(seat, action)))
+    return ",".join(out)
 
 
 #: ``bomb_class(type, size)`` as JSON, by (type, size)
@@ -255,8 +270,8 @@ class DealLines:
         if name is not self._ruleset:
             self._ruleset = name
             self._middle = f',"ruleset":{_dumps(name)},"strategies":{self._strategies},"level_team":'
-        face = _FACE_IN
-        hands = ",".join(['"' + " ".join([face[f] for f in h]) + '"' for h in setup.hands])
+        face = _FACE_IN.__getitem__
+        hands = ",".join(['"' + " ".join(map(face, h)) + '"' for h in setup.hands])
         card = _FACE_JSON
         payments = ",".join([f'{{"from":{p},"to":{r},"card":{card[c]}}}' for p, r, c in deal.tributes])
         returns = ",".join([f'{{"from":{g},"to":{r},"card":{card[c]}}}' for g, r, c in deal.returns])
