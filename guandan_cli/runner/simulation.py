@@ -742,6 +742,8 @@ class _PartWriterThread:
     def submit(self, index: int, journal: Journal) -> None:
         self.pending[index] = journal
         if self._thread is None:
+            # a daemon: the run always waits for it (wait/shutdown); a process that exits
+            # anyway leaves at worst a *.tmp file, and the part's journal still holds it
             self._thread = threading.Thread(target=self._loop, name="guandan-part-writer", daemon=True)
             self._thread.start()
         self._queue.append((index, journal))
