@@ -209,3 +209,11 @@ def test_setups_the_fast_path_hands_to_the_reference():
         deal_lines._derived_json(deal)
     assert b" shown:" in lines.line(*args)
     assert lines.line(*args) == reference_line(lines, *args)
+
+
+@pytest.mark.parametrize("ruleset", ["cgr2022", "jiangsu2017"])
+def test_many_more_deals_of_the_slower_bots(ruleset):
+    n_greedy, _ = compare_matches(RunSpec("g", 21, ("greedy",) * 4, ruleset=ruleset, a_fail_limit=2), 60)
+    n_heur, kinds = compare_matches(RunSpec("h", 22, ("heuristic",) * 4, ruleset=ruleset), 12)
+    assert n_greedy > 500 and n_heur > 100
+    assert {"single", "double"} <= kinds
