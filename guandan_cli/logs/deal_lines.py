@@ -109,11 +109,11 @@ def _plain_seats(setup: DealSetup) -> bool:
 
 
 def _prefixes(type_: str) -> tuple[str, ...]:
-    """``type:key `` of each rank index for plays of ``type_``, escaped for a JSON string."""
+    """``type:key `` of each rank index for plays of ``type_`` (a ``str``), escaped for a JSON string."""
     got = _PREFIX.get(type_)
-    if got is None or type(type_) is not str:
+    if got is None:
         got = tuple(encode_basestring(f"{type_}:{key} ")[1:-1] for key in RANK_TOKENS)
-        if type(type_) is str and len(_PREFIX) < 1000:
+        if len(_PREFIX) < 1000:
             _PREFIX[type_] = got
     return got
 
@@ -137,7 +137,7 @@ def _actions_json(deal: Deal) -> str:
     for seat, action in actions[skip:] if skip else actions:
         if action is PASS:
             append(_PASS_JSON[seat])
-        elif type(action) is Combo and action[0] != "pass":
+        elif type(action) is Combo and action[0] != "pass" and type(action[0]) is str:
             type_, rank, cards = action
             prefix = prefixes.get(type_) or _prefixes(type_)
             append(f'{opening[seat]}{prefix[rank]}{" ".join(map(face, cards))}"')
@@ -264,6 +264,7 @@ class DealLines:
             return self._reference(deal_index, deal_seed, setup, deal, update)
         try:
             derived = _derived_json(deal)
+            actions = _actions_json(deal)
         except _Fallback:
             return self._reference(deal_index, deal_seed, setup, deal, update)
         name = setup.rules.name
@@ -287,7 +288,7 @@ class DealLines:
             f'"resisted_by":[{",".join(map(str, deal.resisted_by))}],'
             f'"payments":[{payments}],"returns":[{returns}]}},'
             f'"first_leader":{deal.leader},'
-            f'"actions":[{_actions_json(deal)}],'
+            f'"actions":[{actions}],'
             f'"finish_order":[{",".join(map(str, result.finish_order))}],'
             f'"double_down":{_scalar(result.double_down)},"upgrade":{_scalar(result.upgrade)},'
             f'"winner_team":{_scalar(result.winner_team)},"match_over":{_scalar(update.match_over)},'
