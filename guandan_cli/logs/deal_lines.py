@@ -131,16 +131,21 @@ def _actions_json(deal: Deal) -> str:
     skip = len(deal.tributes) + len(deal.returns)
     out = []
     append = out.append
-    face = _FACE_IN.__getitem__
+    names = _FACE_IN
+    face = names.__getitem__
     opening = _SEAT_OPEN
     prefixes = _PREFIX
+    passes = _PASS_JSON
     for seat, action in actions[skip:] if skip else actions:
         if action is PASS:
-            append(_PASS_JSON[seat])
+            append(passes[seat])
         elif type(action) is Combo and action[0] != "pass" and type(action[0]) is str:
             type_, rank, cards = action
             prefix = prefixes.get(type_) or _prefixes(type_)
-            append(f'{opening[seat]}{prefix[rank]}{" ".join(map(face, cards))}"')
+            if len(cards) == 1:  # singles, the most frequent plays: no join
+                append(f'{opening[seat]}{prefix[rank]}{names[cards[0]]}"')
+            else:
+                append(f'{opening[seat]}{prefix[rank]}{" ".join(map(face, cards))}"')
         elif isinstance(action, int):  # pragma: no cover - cards are paid before play
             raise _Fallback
         else:
