@@ -15,8 +15,6 @@ multiset of faces (each face at most twice in a 108-card deal).
 
 from __future__ import annotations
 
-import random
-import struct
 from collections.abc import Callable, Iterable
 
 RANKS = "23456789TJQKA"
@@ -170,8 +168,9 @@ _FULL_DECK = tuple(full_deck())
 #: output of the generator shifted right by this much
 _SHIFTS = tuple(32 - (i + 1).bit_length() for i in range(len(_FULL_DECK)))
 _UNPACK: dict[int, Callable] = {}
-#: whether ``_shuffle`` gives ``random.Random.shuffle``'s order here (checked on first use)
-_EXACT: list[bool] = []
+#: ``[random.Random]`` when ``_shuffle`` gives ``Random.shuffle``'s order here, else ``[None]``
+#: (decided on first use: ``random`` and ``struct`` are imported then, not with the cards)
+_FAST_TYPE: list = []
 
 
 def _words(getrandbits: Callable[[int], int], n: int) -> tuple[int, ...]:
@@ -179,6 +178,8 @@ def _words(getrandbits: Callable[[int], int], n: int) -> tuple[int, ...]:
     (``getrandbits(32 * n)`` holds them from the least significant bits up)."""
     unpack = _UNPACK.get(n)
     if unpack is None:
+        import struct
+
         unpack = _UNPACK[n] = struct.Struct(f"<{n}I").unpack
     return unpack(getrandbits(32 * n).to_bytes(4 * n, "little"))
 
@@ -202,16 +203,19 @@ def _shuffle(deck: list[int], getrandbits: Callable[[int], int]) -> None:
                 i -= 1
 
 
-def _shuffle_is_exact() -> bool:
-    """Whether ``_shuffle`` gives ``random.Random.shuffle``'s cards on this Python (a few seeds)."""
+def _fast_type() -> type | None:
+    """``random.Random`` if ``_shuffle`` gives ``Random.shuffle``'s cards and state on this
+    Python (a few seeds), else ``None``."""
+    import random
+
     for seed in (0, 1, 2**40 + 3):
         a, b = random.Random(seed), random.Random(seed)
         ours, theirs = list(_FULL_DECK), list(_FULL_DECK)
         _shuffle(ours, a.getrandbits)
         b.shuffle(theirs)
         if ours != theirs or a.getstate() != b.getstate():
-            return False
-    return True
+            return None
+    return random.Random
 
 
 def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
@@ -220,21 +224,21 @@ def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
     ``rng.shuffle(deck)`` of the sorted deck, dealt 27 by 27; for a plain ``random.Random``
     the same shuffle is done by ``_shuffle`` (the same cards and generator state, faster).
 
+    >>> import random
     >>> deal_hands(random.Random(5)) == _dealt_by_shuffle(random.Random(5))
     True
     """
-    if type(rng) is random.Random:
-        if not _EXACT:
-            _EXACT.append(_shuffle_is_exact())
-        if _EXACT[0]:
-            deck = list(_FULL_DECK)
-            _shuffle(deck, rng.getrandbits)
-            return (
-                tuple(sorted(deck[:27])),
-                tuple(sorted(deck[27:54])),
-                tuple(sorted(deck[54:81])),
-                tuple(sorted(deck[81:])),
-            )
+    if not _FAST_TYPE:
+        _FAST_TYPE.append(_fast_type())
+    if type(rng) is _FAST_TYPE[0]:
+        deck = list(_FULL_DECK)
+        _shuffle(deck, rng.getrandbits)
+        return (
+            tuple(sorted(deck[:27])),
+            tuple(sorted(deck[27:54])),
+            tuple(sorted(deck[54:81])),
+            tuple(sorted(deck[81:])),
+        )
     return _dealt_by_shuffle(rng)
 
 
