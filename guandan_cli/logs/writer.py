@@ -16,7 +16,6 @@ Imports no polars.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import os
@@ -111,6 +110,8 @@ class PartWriter:
         self.lines = 0
         self.raw_bytes = 0
         if compression == "gzip":
+            import gzip
+
             self._comp = gzip.GzipFile(
                 filename="", mode="wb", compresslevel=GZIP_LEVEL, fileobj=self._sink, mtime=0
             )

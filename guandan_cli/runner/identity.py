@@ -150,9 +150,11 @@ def setups_run_id(source: str | None) -> str | None:
     Part of the identity of such a run: when the source run is replaced by another, the
     setups are other deals.
     """
+    if source is None:
+        return None
     from guandan_cli.runner.setups import SETUP_SOURCES as SOURCES  # named sources, not run dirs
 
-    if source is None or source in SOURCES:
+    if source in SOURCES:
         return None
     try:
         manifest = read_manifest(source) if Path(source).is_dir() else None

@@ -39,7 +39,6 @@ from guandan_cli.logs.layout import (
     run_completeness,
 )
 from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes
-from guandan_cli.stats import wilson_interval
 
 LOCK = ".lock"  # held (flock) by the process writing the run
 #: config keys that decide the bytes of the log: a resumed run must match them all
@@ -109,6 +108,8 @@ class TeamWins:
 
     @property
     def interval(self) -> tuple[float, float]:
+        from guandan_cli.stats import wilson_interval
+
         return wilson_interval(self.wins, self.decided)
 
 
@@ -286,6 +287,15 @@ def open_run(path: str | os.PathLike) -> Run:
     return Run(path)
 
 
+def __getattr__(name: str):
+    """``wilson_interval`` (``guandan_cli.stats``), imported on first use: ``simulate`` needs none."""
+    if name == "wilson_interval":
+        from guandan_cli.stats import wilson_interval
+
+        return wilson_interval
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "FORMAT",
     "IDENTITY_KEYS",
@@ -300,6 +310,5 @@ __all__ = [
     "plan_parts",
     "read_manifest",
     "run_completeness",
-    "wilson_interval",
     "write_manifest",
 ]

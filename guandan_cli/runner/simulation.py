@@ -17,8 +17,8 @@ import re
 import shlex
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal, consistent_prefix
@@ -726,38 +726,59 @@ class _PartWriterThread:
     Writing a part (two files, three fsyncs and renames, the manifest) takes tens of
     milliseconds; meanwhile the parent goes on journaling the results that arrive, so a
     kill loses no more than the matches in flight. ``pending`` holds the journals of parts
-    submitted and not yet written.
+    submitted and not yet written. Parts are written in the order submitted; a part that
+    fails is kept in ``pending`` and the next ones are still written. (A plain thread and a
+    queue: ``concurrent.futures`` would cost every run its import, with ``logging``.)
     """
 
     def __init__(self, finish: Callable[[int, Journal], None]) -> None:
         self._finish = finish
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="guandan-part-writer")
-        self._futures: list[Future] = []
+        self._queue: deque = deque()
+        self._ready = threading.Semaphore(0)
+        self._thread: threading.Thread | None = None
+        self._failures: list[BaseException] = []
         self.pending: dict[int, Journal] = {}
 
     def submit(self, index: int, journal: Journal) -> None:
         self.pending[index] = journal
-        self._futures.append(self._executor.submit(self._write, index, journal))
+        if self._thread is None:
+            # a daemon: the run always waits for it (wait/shutdown); a process that exits
+            # anyway leaves at worst a *.tmp file, and the part's journal still holds it
+            self._thread = threading.Thread(target=self._loop, name="guandan-part-writer", daemon=True)
+            self._thread.start()
+        self._queue.append((index, journal))
+        self._ready.release()
 
-    def _write(self, index: int, journal: Journal) -> None:
-        self._finish(index, journal)
-        self.pending.pop(index, None)
+    def _loop(self) -> None:
+        while True:
+            self._ready.acquire()
+            item = self._queue.popleft()
+            if item is None:
+                return
+            index, journal = item
+            try:
+                self._finish(index, journal)
+                self.pending.pop(index, None)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller by raise_failure
+                self._failures.append(exc)
 
     def raise_failure(self) -> None:
         """Raise the error of a part that could not be written, if any."""
-        for f in self._futures:
-            if f.done() and f.exception() is not None:
-                raise f.exception()
-        self._futures = [f for f in self._futures if not f.done()]
+        if self._failures:
+            raise self._failures[0]
 
     def wait(self) -> None:
         """Wait for every part submitted; raise the first failure."""
-        self._executor.shutdown(wait=True)
+        self.shutdown()
         self.raise_failure()
 
     def shutdown(self) -> None:
         """Finish the parts submitted (their failures are left to the caller's error)."""
-        self._executor.shutdown(wait=True)
+        if self._thread is not None:
+            self._queue.append(None)
+            self._ready.release()
+            self._thread.join()
+            self._thread = None
 
 
 def _check_result(res: _tasks.TaskResult, on_error: str) -> None:

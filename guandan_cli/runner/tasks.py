@@ -13,14 +13,14 @@ pickle it by reference). This module imports no polars.
 from __future__ import annotations
 
 import itertools
-import traceback
 from dataclasses import dataclass, field
 
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derive_seed
-from guandan_cli.logs.schema import deal_record, match_record
+from guandan_cli.logs.deal_lines import DealLines
+from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
 
 ON_ERROR = ("stop", "record")
@@ -172,20 +172,11 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     players = make_players(_classes(spec.strategies, spec.classes), seed)
     lines: list[bytes] = []
     error = None
+    # the bytes of dumps_line(deal_record(...)), built directly (logs/deal_lines.py)
+    deal_lines = DealLines(run_id=spec.run_id, match_index=index, match_seed=seed, strategies=strategies)
     try:
         for pd in iter_match(match, players):
-            rec = deal_record(
-                run_id=spec.run_id,
-                match_index=index,
-                match_seed=seed,
-                deal_index=pd.index,
-                deal_seed=deal_seed(seed, pd.index),
-                strategies=strategies,
-                setup=pd.setup,
-                deal=pd.deal,
-                update=pd.update,
-            )
-            lines.append(dumps_line(rec))
+            lines.append(deal_lines.line(pd.index, deal_seed(seed, pd.index), pd.setup, pd.deal, pd.update))
     except StrategyError as exc:
         error = str(exc)
     winner = match.winner if error is None else None
@@ -217,6 +208,8 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
         try:
             lines, mline, facts = play_match(spec, i, rules)
         except Exception as exc:  # noqa: BLE001 - an engine bug: report it with its place
+            import traceback
+
             tb = traceback.format_exc(limit=-3)
             res.fatal = f"match {i} (seed {match_seed(spec.seed, i)}): {type(exc).__name__}: {exc}\n{tb}"
             res.stop = i
