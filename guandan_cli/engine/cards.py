@@ -15,7 +15,7 @@ multiset of faces (each face at most twice in a 108-card deal).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 RANKS = "23456789TJQKA"
 SUITS = "SHCD"
@@ -163,87 +163,8 @@ def full_deck() -> list[int]:
     return sorted(list(range(N_FACES)) * 2)
 
 
-_FULL_DECK = tuple(full_deck())
-#: ``32 - n.bit_length()`` for ``n = i + 1``: ``getrandbits(n.bit_length())`` is one 32-bit
-#: output of the generator shifted right by this much
-_SHIFTS = tuple(32 - (i + 1).bit_length() for i in range(len(_FULL_DECK)))
-_UNPACK: dict[int, Callable] = {}
-#: ``[random.Random]`` when ``_shuffle`` gives ``Random.shuffle``'s order here, else ``[None]``
-#: (decided on first use: ``random`` and ``struct`` are imported then, not with the cards)
-_FAST_TYPE: list = []
-
-
-def _words(getrandbits: Callable[[int], int], n: int) -> tuple[int, ...]:
-    """The generator's next ``n`` 32-bit outputs, in the order ``getrandbits(32)`` gives them
-    (``getrandbits(32 * n)`` holds them from the least significant bits up)."""
-    unpack = _UNPACK.get(n)
-    if unpack is None:
-        import struct
-
-        unpack = _UNPACK[n] = struct.Struct(f"<{n}I").unpack
-    return unpack(getrandbits(32 * n).to_bytes(4 * n, "little"))
-
-
-def _shuffle(deck: list[int], getrandbits: Callable[[int], int]) -> None:
-    """``random.Random.shuffle(deck)``, drawing the same outputs, for up to 108 cards.
-
-    ``shuffle`` swaps item ``i`` (from the last down to 1) with item ``_randbelow(i + 1)``,
-    which takes ``getrandbits(k)`` (``k`` the bit length of ``i + 1``: one 32-bit output's
-    top ``k`` bits) until the value is below ``i + 1``. Each of the ``i`` swaps left takes
-    at least one output, so ``i`` outputs are drawn at a time: never one more than
-    ``shuffle`` draws, and the generator ends in the same state.
-    """
-    i = len(deck) - 1
-    shifts = _SHIFTS
-    while i:
-        for word in _words(getrandbits, i):
-            j = word >> shifts[i]
-            if j <= i:
-                deck[i], deck[j] = deck[j], deck[i]
-                i -= 1
-
-
-def _fast_type() -> type | None:
-    """``random.Random`` if ``_shuffle`` gives ``Random.shuffle``'s cards and state on this
-    Python (a few seeds), else ``None``."""
-    import random
-
-    for seed in (0, 1, 2**40 + 3):
-        a, b = random.Random(seed), random.Random(seed)
-        ours, theirs = list(_FULL_DECK), list(_FULL_DECK)
-        _shuffle(ours, a.getrandbits)
-        b.shuffle(theirs)
-        if ours != theirs or a.getstate() != b.getstate():
-            return None
-    return random.Random
-
-
 def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
-    """Shuffle two decks with ``rng`` (a ``random.Random``) into four sorted 27-card hands.
-
-    ``rng.shuffle(deck)`` of the sorted deck, dealt 27 by 27; for a plain ``random.Random``
-    the same shuffle is done by ``_shuffle`` (the same cards and generator state, faster).
-
-    >>> import random
-    >>> deal_hands(random.Random(5)) == _dealt_by_shuffle(random.Random(5))
-    True
-    """
-    if not _FAST_TYPE:
-        _FAST_TYPE.append(_fast_type())
-    if type(rng) is _FAST_TYPE[0]:
-        deck = list(_FULL_DECK)
-        _shuffle(deck, rng.getrandbits)
-        return (
-            tuple(sorted(deck[:27])),
-            tuple(sorted(deck[27:54])),
-            tuple(sorted(deck[54:81])),
-            tuple(sorted(deck[81:])),
-        )
-    return _dealt_by_shuffle(rng)
-
-
-def _dealt_by_shuffle(rng) -> tuple[tuple[int, ...], ...]:
-    """``deal_hands`` through ``rng.shuffle`` (the reference)."""
+    """Shuffle two decks with ``rng`` (a ``random.Random``) into four sorted 27-card hands."""
     deck = full_deck()
     rng.shuffle(deck)
     return tuple(tuple(sorted(deck[i * 27 : (i + 1) * 27])) for i in range(4))
