@@ -213,8 +213,11 @@ class Deal:
       two losers in seat order after the second finisher.
     """
 
-    def __init__(self, setup: DealSetup) -> None:
-        _check_setup(setup)
+    def __init__(self, setup: DealSetup, *, check: bool = True) -> None:
+        """Start a deal from ``setup``, checked first (``ValueError``) unless ``check`` is false:
+        for setups known valid, such as a ``Match``'s own (``iter_match``)."""
+        if check:
+            _check_setup(setup)
         self.setup = setup
         self.rules = setup.rules
         self.level = setup.level

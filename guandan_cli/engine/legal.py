@@ -159,7 +159,7 @@ class _Hand:
         h.sb = jb & 3
         h.hr = jb >> 2 & 3
         h.cb = cb = b.translate(_COUNT)[:13]
-        h.rc = list(cb)
+        h.rc = cb
         h.w = w
         h.wild = wild
         h.lv = self.lv
@@ -190,7 +190,7 @@ class _Hand:
         self.hr = jb >> 2 & 3
         self.by = by
         self.cb = cb = b.translate(_COUNT)[:13]
-        self.rc = list(cb)
+        self.rc = cb
         self.w = w
         self.wild = lv * 4 + 1
         self.lv = lv

@@ -243,7 +243,7 @@ def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
     while not match.over:
         index = match.deal_index
         setup = match.next_setup()
-        deal = Deal(setup)
+        deal = Deal(setup, check=type(match) is not Match)  # a Match deals two whole decks
         for seat, p in enumerate(players):
             hook = getattr(p, "start_deal", None)
             if hook is not None and not getattr(hook, "does_nothing", False):
