@@ -406,23 +406,31 @@ class PlainLeads(Sequence):
         self._last = self._last_i = self._list = None
         cb = h.cb
         sb, hr = h.sb, h.hr
-        n1 = 13 - cb.count(0) + (sb > 0) + (hr > 0)
+        ranks = 13 - cb.count(0)
+        n1 = ranks + (sb > 0) + (hr > 0)
         pairs = cb.translate(_AT_LEAST_2)
         np_ = pairs.count(1)
-        trips = cb.translate(_AT_LEAST_3)
-        nt = trips.count(1)
         jp = (sb == 2) + (hr == 2)
+        n5 = n6 = n7 = nt = 0
+        if ranks >= 5:  # windows of 5 ranks present (A also below 2)
+            present = h.bits
+            present |= present >> 2 | present >> 4 | present >> 6
+            ext = (present & _SPREAD) << 8 | present >> 96 & 1
+            n5 = (ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32).bit_count()
+        if np_ >= 2:
+            trips = cb.translate(_AT_LEAST_3)
+            nt = trips.count(1)
+            if np_ >= 3:  # windows of 3 ranks holding pairs
+                ext = int.from_bytes(pairs, "little")
+                ext = ext << 8 | ext >> 96
+                n6 = (ext & ext >> 8 & ext >> 16).bit_count()
+            if nt >= 2:  # windows of 2 ranks holding triples
+                ext = int.from_bytes(trips, "little")
+                ext = ext << 8 | ext >> 96
+                n7 = (ext & ext >> 8).bit_count()
+        elif np_:
+            nt = cb.translate(_AT_LEAST_3).count(1)
         nf = nt * (np_ - 1 + jp)
-        present = h.bits
-        present |= present >> 2 | present >> 4 | present >> 6
-        ext = (present & _SPREAD) << 8 | present >> 96 & 1
-        n5 = (ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32).bit_count()
-        ext = int.from_bytes(pairs, "little")
-        ext = ext << 8 | ext >> 96
-        n6 = (ext & ext >> 8 & ext >> 16).bit_count()
-        ext = int.from_bytes(trips, "little")
-        ext = ext << 8 | ext >> 96
-        n7 = (ext & ext >> 8).bit_count()
         bombs = h.bombs
         if bombs is None:
             bombs = h.bombs = []
