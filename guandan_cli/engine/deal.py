@@ -343,10 +343,11 @@ class Deal:
         if self._legal_cache is None and self.phase == PLAY:
             seat = self.to_move
             cached = self._analysis[seat]  # _analysed(seat), written out: the hot path
-            if cached is not None and cached[2] is not None and cached[1] == len(cached[0]):
+            if cached is not None and cached[1] == len(cached[0]) and cached[0] is self.hands[seat]:
                 h = cached[2]
-                if cached[0] is not self.hands[seat]:
-                    h = self._analysed(seat)
+                if h is None:  # after the seat's own play: the analysis before, less its cards
+                    h = cached[3].without(cached[4])
+                    self._analysis[seat] = (cached[0], cached[1], h)
             else:
                 h = self._analysed(seat)
             top = self.top
