@@ -159,7 +159,7 @@ class _Hand:
         h.sb = jb & 3
         h.hr = jb >> 2 & 3
         h.cb = cb = b.translate(_COUNT)[:13]
-        h.rc = cb
+        h.rc = list(cb)
         h.w = w
         h.wild = wild
         h.lv = self.lv
@@ -190,7 +190,7 @@ class _Hand:
         self.hr = jb >> 2 & 3
         self.by = by
         self.cb = cb = b.translate(_COUNT)[:13]
-        self.rc = cb
+        self.rc = list(cb)
         self.w = w
         self.wild = lv * 4 + 1
         self.lv = lv
@@ -380,10 +380,10 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     return out
 
 
-def _nth_rank(cb: bytes, least: int, k: int) -> int:
+def _nth_rank(rc: list[int], least: int, k: int) -> int:
     """The ``k``-th rank (from 0, in rank order) with at least ``least`` natural faces."""
     for r in _RANGE13:
-        if cb[r] >= least:
+        if rc[r] >= least:
             if not k:
                 return r
             k -= 1
@@ -468,31 +468,31 @@ class PlainLeads(Sequence):
 
     def _play(self, i: int, ends: tuple) -> Combo:
         h = self._h
-        by, cb = h.by, h.cb
+        by, cb, rc = h.by, h.cb, h.rc
         if i < ends[0]:  # singles
             k = i
             nat = 13 - cb.count(0)
             if k < nat:
-                return _SINGLE_OF[by[_nth_rank(cb, 1, k)][0]]
+                return _SINGLE_OF[by[_nth_rank(rc, 1, k)][0]]
             return _SINGLE_OF[SB if k == nat and h.sb else HR]
         if i < ends[1]:  # pairs
             k = i - ends[0]
             if k < ends[8]:
-                r = _nth_rank(cb, 2, k)
+                r = _nth_rank(rc, 2, k)
                 b = h.b
                 return _NATURAL[0][r][b[r]] or _natural(2, r, b[r])
             return _SB_PAIR if k == ends[8] and h.sb == 2 else _HR_PAIR
         if i < ends[2]:  # triples
-            r = _nth_rank(cb, 3, i - ends[1])
+            r = _nth_rank(rc, 3, i - ends[1])
             b = h.b
             return _NATURAL[1][r][b[r]] or _natural(3, r, b[r])
         if i < ends[3]:  # full houses: per triple rank, every other pair rank, then joker pairs
             per = ends[8] - 1 + ends[9]
             ti, j = divmod(i - ends[2], per)
-            t = _nth_rank(cb, 3, ti)
+            t = _nth_rank(rc, 3, ti)
             trip = by[t][:3]
             if j < ends[8] - 1:
-                p = _nth_rank(cb, 2, j if j < _count_below(cb, t) else j + 1)
+                p = _nth_rank(rc, 2, j if j < _count_below(cb, t) else j + 1)
                 cards = by[p][:2] + trip if p < t else trip + by[p][:2]
             else:
                 cards = trip + ((SB, SB) if j == ends[8] - 1 and h.sb == 2 else (HR, HR))
@@ -510,7 +510,7 @@ class PlainLeads(Sequence):
         elif i < ends[5]:  # tubes
             k = i - ends[4]
             for top, (a, b, c), alow in _TUBE_STEPS:
-                if cb[a] >= 2 and cb[b] >= 2 and cb[c] >= 2:
+                if rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
                     if not k:
                         if alow:
                             return _new(Combo, (TUBE, top, by[b][:2] + by[c][:2] + by[a][:2]))
@@ -519,7 +519,7 @@ class PlainLeads(Sequence):
         elif i < ends[6]:  # plates
             k = i - ends[5]
             for top, (a, b) in PLATE_WINDOWS:
-                if cb[a] >= 3 and cb[b] >= 3:
+                if rc[a] >= 3 and rc[b] >= 3:
                     if not k:
                         cards = list(by[a][:3] + by[b][:3])
                         cards.sort()
