@@ -46,7 +46,7 @@ from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
 from guandan_cli.engine.match import LEVEL_TOKENS, MatchUpdate
 
-from .schema import SCHEMA_VERSION, _action_line, bomb_class, deal_record
+from .schema import SCHEMA_VERSION, _action_line, bomb_class, deal_record, hand_counts_at_play
 from .writer import dumps_line
 
 #: a face's name inside a JSON string (as ``format_cards`` joins them) / as a JSON string
@@ -181,13 +181,7 @@ def _derived_json(deal: Deal) -> str:
     """``derive_stats(deal)`` as ``dumps_line`` writes it (the same walk over the events)."""
     any_finisher = deal.rules.jiefeng == "any"
     wild = deal.level * 4 + 1
-    counts = [len(h) for h in deal.setup.hands]
-    for payer, receiver, _card in deal.tributes:
-        counts[payer] -= 1
-        counts[receiver] += 1
-    for giver, receiver, _card in deal.returns:
-        counts[giver] -= 1
-        counts[receiver] += 1
+    counts = hand_counts_at_play(deal)
     tricks = plays = passes = jiefeng = 0
     bombs: list[str] = []
     wild_plays: list[str] = []

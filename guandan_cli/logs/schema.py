@@ -38,6 +38,18 @@ def bomb_class(type_: str, size: int) -> str:
     return str(size)
 
 
+def hand_counts_at_play(deal: Deal) -> list[int]:
+    """Each seat's number of cards when the play phase starts (after tribute and returns)."""
+    counts = [len(h) for h in deal.setup.hands]
+    for payer, receiver, _card in deal.tributes:
+        counts[payer] -= 1
+        counts[receiver] += 1
+    for giver, receiver, _card in deal.returns:
+        counts[giver] -= 1
+        counts[receiver] += 1
+    return counts
+
+
 def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
     """Facts derived from a finished deal's actions (tricks, bombs, wild use, 接风).
 
@@ -50,14 +62,7 @@ def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
     any_finisher = version == 1 or deal.rules.jiefeng == "any"
     level = deal.level
     wild = level * 4 + 1
-    counts = [len(h) for h in deal.setup.hands]
-    for payer, receiver, _card in deal.tributes:
-        counts[payer] -= 1
-        counts[receiver] += 1
-    # returns move one card back: net zero for counts per pair of transfers
-    for giver, receiver, _card in deal.returns:
-        counts[giver] -= 1
-        counts[receiver] += 1
+    counts = hand_counts_at_play(deal)
     tricks = plays = passes = jiefeng = 0
     bombs: list[dict] = []
     wild_plays: list[dict] = []

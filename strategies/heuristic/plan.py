@@ -457,56 +457,6 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
-        if not w:
-            cost = _SINGLES_SUM[lv].get(sm)
-            if cost is None:
-                cost = _singles_sum(lv, sm)
-            if self.jsingles:
-                sc = _SINGLE_COST[lv]
-                for r in self.jsingles:
-                    cost += sc[r]
-            # pairs and triples in power order: natural order, the level rank last
-            lvbit = 1 << lv
-            natural = _NATURAL_RANKS
-            pairs = natural.get(pm & ~lvbit)
-            if pairs is None:
-                pairs = _natural_ranks(pm & ~lvbit)
-            if pm & lvbit:
-                pairs = pairs + (lv,)
-            triples = natural.get(tm & ~lvbit)
-            if triples is None:
-                triples = _natural_ranks(tm & ~lvbit)
-            if tm & lvbit:
-                triples = triples + (lv,)
-            nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-            if nfh < len(pairs):
-                pc = _PAIR_COST[lv]
-                for r in pairs[nfh:]:
-                    cost += pc[r]
-            for x in self.jpairs:
-                cost += x
-            if triples:
-                tc = _TRIPLE_COST[lv]
-                for r in triples:
-                    cost += tc[r]
-            cost -= BOMB_BONUS * (l4.bit_count() + self.joker_bomb)
-            cost += seq_cost
-            if cost < self.best:
-                self.best = cost
-                self.best_stack = list(self.stack)
-            if self.nodes > self.CAP:
-                return
-            a1 = l1 << 1 | l1 >> 12
-            a2 = l2 << 1 | l2 >> 12
-            a3 = l3 << 1 | l3 >> 12
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
-                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
-            ) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-            cand = cand >> idx << idx
-            if cand:
-                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
-            return
         # pairs and triples in power order: natural order, the level rank last
         lvbit = 1 << lv
         natural = _NATURAL_RANKS
@@ -520,15 +470,17 @@ class _Search:
             triples = _natural_ranks(tm & ~lvbit)
         if tm & lvbit:
             triples = triples + (lv,)
-        sc = _SINGLE_COST[lv]
         if not w:
             cost = _SINGLES_SUM[lv].get(sm)
             if cost is None:
                 cost = _singles_sum(lv, sm)
-            for r in self.jsingles:
-                cost += sc[r]
+            if self.jsingles:
+                sc = _SINGLE_COST[lv]
+                for r in self.jsingles:
+                    cost += sc[r]
             bombs = l4.bit_count()
         else:  # the wild placement of ``_leaf``, on lists
+            sc = _SINGLE_COST[lv]
             singles = list(_power_ranks(lv, sm) + self.jsingles)
             pairs = list(pairs)
             triples = list(triples)
@@ -551,15 +503,18 @@ class _Search:
             for r in singles:
                 cost += sc[r]
             cost += wild_single * _WILD_SINGLE_COST
+        # the same sums in the same order as ``_leaf`` (ties between plans depend on the floats)
         nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        pc = _PAIR_COST[lv]
-        for r in pairs[nfh:]:
-            cost += pc[r]
+        if nfh < len(pairs):
+            pc = _PAIR_COST[lv]
+            for r in pairs[nfh:]:
+                cost += pc[r]
         for x in self.jpairs:
             cost += x
-        tc = _TRIPLE_COST[lv]
-        for r in triples:
-            cost += tc[r]
+        if triples:
+            tc = _TRIPLE_COST[lv]
+            for r in triples:
+                cost += tc[r]
         cost -= BOMB_BONUS * (bombs + self.joker_bomb)
         cost += seq_cost
         if cost < self.best:
@@ -567,13 +522,22 @@ class _Search:
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
+        a1 = l1 << 1 | l1 >> 12
+        a2 = l2 << 1 | l2 >> 12
+        a3 = l3 << 1 | l3 >> 12
+        if not w:  # every rank of a window must hold k cards
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
+                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
+            ) << 10
+            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+            cand = cand >> idx << idx
+            if cand:
+                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
+            return
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
         # window must hold k cards (the branch above); with wilds tubes and plates still need
         # every rank present and enough of them paired (tripled); straights are all checked then.
-        a1 = l1 << 1 | l1 >> 12
-        a2 = l2 << 1 | l2 >> 12
-        a3 = l3 << 1 | l3 >> 12
         a2a2 = a2 & a2 >> 1
         if w == 1:
             tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
