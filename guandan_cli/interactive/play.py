@@ -132,7 +132,7 @@ def play_game(
     ask: Callable[[str], str] | None = None,
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
-    from guandan_cli.runner.simulation import simulate
+    from guandan_cli.runner.simulation import SimulationError, simulate
     from strategies.human import use_input_source
 
     try:
@@ -158,6 +158,10 @@ def play_game(
             progress=False,
             command=command_of(game),
         )
+    except SimulationError:
+        if journal.problem is not None:  # a saved answer that does not fit: the file, not a bot
+            raise PlayInputError(str(journal.problem)) from None
+        raise
     finally:
         use_input_source(None)
         journal.close()
