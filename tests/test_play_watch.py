@@ -398,3 +398,18 @@ def test_resume_with_an_edited_answer_file_is_one_line_naming_the_line(tmp_path)
     res = runner.invoke(app, ["play", "--resume", "--out", str(game)], input="q\n")
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
     assert res.stderr.startswith(f"guandan: error: {journal}:1: saved answer 1 is for deal 3 (play)")
+
+
+def test_resume_refused_for_changed_code_names_no_option_play_lacks(tmp_path):
+    """A game whose bots' code changed cannot be resumed; the refusal once said 'use --force',
+    an option of simulate that play does not have."""
+    game = tmp_path / "g"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(3)))
+    assert res.exit_code == 130, res.output
+    manifest = json.loads((game / "manifest.json").read_text())
+    manifest["fingerprints"]["heuristic"]["hash"] = "0" * 16
+    (game / "manifest.json").write_text(json.dumps(manifest))
+    res = runner.invoke(app, ["play", "--resume", "--out", str(game)], input="q\n")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
+    assert res.stderr.startswith("guandan: error: strategy 'heuristic' changed since")
+    assert "another --out" in res.stderr and "--force" not in res.stderr
