@@ -9,7 +9,7 @@ what it may answer). A complete minimal bot:
 >>> class LowestFirst(Strategy):
 ...     name = "lowest_first"
 ...     def choose_play(self, obs):
-...         return obs.legal_actions[0]   # leading: the first listed play; following: the lowest answer
+...         return obs.legal_actions[0]   # the first listed play (lowest rank of the first type)
 """
 
 from __future__ import annotations

@@ -115,6 +115,13 @@ def test_unknown_report_is_a_usage_error(small_run):  # noqa: F811
     res = invoke("analyze", small_run, "-r", "nope")
     assert res.exit_code == 2
     assert "unknown report" in res.output
+    # "all" is a valid name inside a list too: the error names only the unknown ones
+    res = invoke("analyze", small_run, "-r", "all,nope,bombs,nah")
+    assert res.exit_code == 2
+    assert ": unknown reports 'nope', 'nah'; choose from" in res.output
+    res = invoke("analyze", small_run, "-r", "bombs,all", "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert res.output == invoke("analyze", small_run, "-r", "all", "--format", "csv").output
 
 
 def _corrupt(run, line_no: int, text: str | None = None) -> str:

@@ -29,7 +29,7 @@ def test_two_copies_are_fine_and_a_full_deal_parses():
     ("text", "rule"),
     [
         ("pair:3 S3", "a pair is exactly 2 cards"),
-        ("single:3 S3 D3", "a single is exactly 1 cards"),
+        ("single:3 S3 D3", "a single is exactly 1 card (rules.md §4), got 2"),
         ("triple:3 S3 D3", "a triple is exactly 3 cards"),
         ("bomb:3 S3 D3 C3", "a bomb is 4 to 10 cards"),
         ("tube:5 S3 D3 S4 D4 S5", "a tube is exactly 6 cards"),

@@ -50,7 +50,11 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["-n", "1", "-s", "no-such-bot", "-o", "{tmp}/s", "-q"], 2),
         (["-n", "1", "--ruleset", "poker", "-o", "{tmp}/s", "-q"], 2),
     ],
-    "verify": [(["{tmp}/no-such-run"], 2), (["{run}", "--max-problems", "x"], 2)],
+    "verify": [
+        (["{tmp}/no-such-run"], 2),
+        (["{run}", "--max-problems", "x"], 2),
+        (["{run}", "-w", "99999999999999999999"], 2),  # once spawned processes until memory ran out
+    ],
     "connect": [(["http://127.0.0.1:1/game/x"], 2), (["ws://127.0.0.1:1/game/x", "-s", "no-such-bot"], 2)],
     "serve": [(["--strategies", "no-such-bot,remote", "-n", "1", "--out", "{tmp}/sv"], 2)],
     "experiment": [

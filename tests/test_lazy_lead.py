@@ -286,3 +286,22 @@ def test_observed_legal_actions_equal_fresh_legal_plays_through_whole_deals():
             deal.apply_unchecked(action)
             checked += 1
     assert checked > 1000
+
+
+def test_a_type_named_alone_is_that_type_not_its_substrings() -> None:
+    """``legal_of_types("straight_flush")`` (a str is a Collection of str) once matched by
+    substring: it listed the straights too. Lazy and built observations agree on one type."""
+    rng = random.Random(21)
+    checked = 0
+    for _trial in range(200):
+        deal = Deal(DealSetup(hands=deal_hands(rng), level=rng.randrange(13), first_leader=0))
+        for built in (False, True):
+            obs = observe(deal, 0)
+            if built:
+                obs.legal_actions  # noqa: B018 - the tuple built: the filtering path
+            for t in (*COMBO_TYPES, "pass"):
+                expected = tuple(a for a in legal_plays(deal.hands[0], deal.level) if a[0] == t)
+                assert obs.legal_of_types(t) == expected == obs.legal_of_types((t,)), (t, built)
+        if any(a[0] == "straight" for a in legal_plays(deal.hands[0], deal.level)):
+            checked += 1
+    assert checked > 100

@@ -58,12 +58,35 @@ def test_sequence_operations() -> None:
         full = legal_plays(hand, level)
         lazy = PlainLeads(_Hand(hand, level))
         assert list(lazy) == full
-        assert lazy[-1] == full[-1] and lazy[1:4] == full[1:4]
+        assert lazy[-1] == full[-1] and lazy[1:4] == tuple(full[1:4])
         assert all(p in lazy for p in full[::3])
         probe = full[len(full) // 2]
         assert lazy.index(probe) == full.index(probe)  # not the last item handed out
         with pytest.raises(IndexError):
             lazy[len(full)]
+
+
+def test_behaves_as_the_tuple_it_stands_for() -> None:
+    """What a bot may do with the tuple it would otherwise get: slices are tuples, a bad index
+    is a TypeError, equality and hash are the tuple's, and nothing is found before a play is
+    handed out (``None`` was once taken for "the last play" of a fresh list)."""
+    rng = random.Random(8)
+    for hand, level in _plain_hands(rng, 100):
+        full = tuple(legal_plays(hand, level))
+        lazy = PlainLeads(_Hand(hand, level))
+        assert None not in lazy
+        with pytest.raises(ValueError):
+            lazy.index(None)
+        for bad in (None, "0", 1.0, (1,)):
+            with pytest.raises(TypeError):
+                lazy[bad]
+            with pytest.raises(TypeError):
+                full[bad]
+        assert lazy[True] == full[True]
+        assert lazy[1:3] == full[1:3] and type(lazy[::-2]) is tuple and lazy[::-2] == full[::-2]
+        assert lazy[:2] + (None,) == full[:2] + (None,)
+        assert lazy == full and full == lazy and not lazy != full and hash(lazy) == hash(full)
+        assert lazy == PlainLeads(_Hand(hand, level)) and lazy != full[:-1] and lazy != list(full)
 
 
 def test_deal_hands_a_lazy_lead_only_when_plain() -> None:

@@ -344,3 +344,72 @@ def test_wild_marks_name_a_card_that_makes_the_same_declaration():
             assert (combo.type, combo.rank) in got, (combo.text(), meanings)
             checked += 1
     assert checked > 200
+
+
+def test_every_legal_action_passes_the_saved_answer_check():
+    """The resume check of a saved answer accepts every action bots take (wilds, declarations
+    read two ways, passes, tribute and return) and refuses a pass on a lead."""
+    from guandan_cli.engine.match import Match
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.interactive.seat import saved_answer_problem
+    from strategies import make_players
+
+    checked = 0
+    for seed in range(6):
+        match = Match(seed, get_ruleset("cgr2022", max_deals=3))
+        players = make_players(["heuristic", "random", "greedy", "random"], seed)
+        while not match.over:
+            deal = Deal(match.next_setup())
+            while deal.phase != "over":
+                obs = observe(deal, deal.to_move)
+                p = players[deal.to_move]
+                pick = {"play": p.choose_play, "tribute": p.choose_tribute, "return": p.choose_return}
+                action = pick[deal.phase](obs)
+                assert saved_answer_problem(action, obs) is None, (action, obs.hand)
+                if deal.phase == "play" and obs.top is None:
+                    assert "cannot pass" in saved_answer_problem(PASS, obs)
+                deal.apply(action)
+                checked += 1
+            match.record(deal.result)
+    assert checked > 1000
+
+
+def test_resume_with_an_edited_answer_file_is_one_line_naming_the_line(tmp_path):
+    """A saved answer that is not legal where it is replayed, or for another deal, is bad input
+    (exit 2) naming human.jsonl and its line, not a failing 'human' strategy with a hint of
+    simulate's --on-error."""
+    game = tmp_path / "g"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(15)))
+    assert res.exit_code == 130, res.output
+    journal = game / "human.jsonl"
+    saved = journal.read_text().splitlines()
+    first = json.loads(saved[0])
+    assert first["phase"] == "play"
+    # two small jokers declared as a pair of threes: never legal (not held, or not that pair)
+    journal.write_text("\n".join([json.dumps({**first, "answer": "pair:3 SB SB"}), *saved[1:]]) + "\n")
+    res = runner.invoke(app, ["play", "--resume", "--out", str(game), "--delay", "0"], input="q\n")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
+    line = res.stderr.strip()
+    assert line.startswith(
+        f"guandan: error: {journal}:1: saved answer 'pair:3 SB SB' is not legal in deal 0: "
+    )
+    assert "--on-error" not in line and "strategy 'human'" not in line
+    journal.write_text("\n".join([json.dumps({**first, "deal": 3}), *saved[1:]]) + "\n")
+    res = runner.invoke(app, ["play", "--resume", "--out", str(game)], input="q\n")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
+    assert res.stderr.startswith(f"guandan: error: {journal}:1: saved answer 1 is for deal 3 (play)")
+
+
+def test_resume_refused_for_changed_code_names_no_option_play_lacks(tmp_path):
+    """A game whose bots' code changed cannot be resumed; the refusal once said 'use --force',
+    an option of simulate that play does not have."""
+    game = tmp_path / "g"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(3)))
+    assert res.exit_code == 130, res.output
+    manifest = json.loads((game / "manifest.json").read_text())
+    manifest["fingerprints"]["heuristic"]["hash"] = "0" * 16
+    (game / "manifest.json").write_text(json.dumps(manifest))
+    res = runner.invoke(app, ["play", "--resume", "--out", str(game)], input="q\n")
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
+    assert res.stderr.startswith("guandan: error: strategy 'heuristic' changed since")
+    assert "another --out" in res.stderr and "--force" not in res.stderr

@@ -31,11 +31,15 @@ def _report_names(spec: str | None) -> list[str]:
     if spec is None or spec.strip() == "all":
         return list(REPORTS)
     names = [s.strip() for s in spec.split(",") if s.strip()]
-    unknown = [n for n in names if n not in REPORTS]
+    unknown = [n for n in names if n not in REPORTS and n != "all"]
     if unknown or not names:
+        shown = ", ".join(map(repr, unknown)) or repr(spec)
         fail(
-            f"--report {spec!r}: unknown report {', '.join(unknown) or spec!r}; choose from {', '.join(REPORTS)} or all"
+            f"--report {spec!r}: unknown report{'s' if len(unknown) > 1 else ''} {shown}; "
+            f"choose from {', '.join(REPORTS)} or all"
         )
+    if "all" in names:  # "all" among other names: every report, each once
+        return list(REPORTS)
     return names
 
 

@@ -50,6 +50,10 @@ class _Bar:
         self._progress.stop()
 
 
+#: the most worker processes ``verify`` starts (the pool starts every one it is asked for)
+MAX_WORKERS = 1024
+
+
 @app.command()
 def verify(
     runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.")],
@@ -71,6 +75,8 @@ def verify(
 
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")
+    if workers is not None and workers > MAX_WORKERS:  # each is a process: more would exhaust memory
+        fail(f"--workers must be at most {MAX_WORKERS} processes, got {workers}")
     if max_problems < 0:
         fail(f"--max-problems must be 0 or more, got {max_problems}")
     workers = workers or default_workers()

@@ -146,7 +146,8 @@ class Combo(NamedTuple):
         sizes = SIZES[type]
         if len(faces) not in sizes:
             exact = f"exactly {sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
-            raise ValueError(f"a {type.replace('_', ' ')} is {exact} cards (rules.md §4), got {len(faces)}")
+            noun = "card" if sizes[-1] == 1 else "cards"
+            raise ValueError(f"a {type.replace('_', ' ')} is {exact} {noun} (rules.md §4), got {len(faces)}")
         return cls(type, rank, faces)
 
     @classmethod

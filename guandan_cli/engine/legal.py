@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
+from operator import index as _as_index
 from operator import itemgetter
 
 from .cards import HR, SB, level_index
@@ -403,7 +404,9 @@ class PlainLeads(Sequence):
 
     def __init__(self, h: _Hand) -> None:
         self._h = h
-        self._last = self._last_i = self._list = None
+        # no play handed out yet: a marker no caller holds (``None`` would answer ``legal[None]``)
+        self._last = self._last_i = _NOTHING
+        self._list = None
         cb = h.cb
         sb, hr = h.sb, h.hr
         ranks = 13 - cb.count(0)
@@ -454,8 +457,8 @@ class PlainLeads(Sequence):
         ends = self._ends
         if type(i) is not int:
             if isinstance(i, slice):
-                return self.tolist()[i]
-            i = i.__index__()
+                return tuple(self.tolist()[i])  # as the tuple it stands for slices
+            i = _as_index(i)  # TypeError for a str, float, None, like a tuple
         n = ends[7]
         if i < 0:
             i += n
@@ -547,8 +550,23 @@ class PlainLeads(Sequence):
             return self._last_i
         return self.tolist().index(action, start, *(() if stop is None else (stop,)))
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to the tuple it stands for (and to another lazy list of the same plays)."""
+        if isinstance(other, PlainLeads):
+            other = other.tolist()
+        elif not isinstance(other, tuple):
+            return NotImplemented
+        return tuple(self.tolist()) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.tolist()))
+
     def __repr__(self) -> str:
         return f"PlainLeads({self.tolist()!r})"
+
+
+#: ``PlainLeads``' "no play handed out yet"
+_NOTHING = object()
 
 
 def _count_below(cb: bytes, t: int) -> int:

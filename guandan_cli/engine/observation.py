@@ -68,8 +68,9 @@ class Observation:
         acts = self.legal_actions
         return acts[0] if len(acts) == 1 else None
 
-    def legal_of_types(self, types: Collection[str]) -> tuple:
-        """The legal plays of the given types, in their order in ``legal_actions`` (play phase).
+    def legal_of_types(self, types: Collection[str] | str) -> tuple:
+        """The legal plays of the given types (or of one type named alone), in their order in
+        ``legal_actions`` (play phase).
 
         An observation made by ``observe`` in the play phase builds only these types' plays (a
         lead that looks at one type need not build every full house); ``legal_actions`` is
@@ -82,6 +83,8 @@ class Observation:
         >>> obs.legal_of_types(("pair",)) == tuple(a for a in obs.legal_actions if a.type == "pair")
         True
         """
+        if isinstance(types, str):  # one type named alone (not its letters' substrings)
+            types = (types,)
         return tuple(a for a in self.legal_actions if isinstance(a, tuple) and a[0] in types)
 
 
@@ -176,9 +179,9 @@ class _LazyObservation(Observation):
             return self._lazy_plays.of_type(SINGLE)[0] if len(self.hand) == 1 else None
         return Observation.only_legal_action(self)
 
-    def legal_of_types(self, types: Collection[str]) -> tuple:
+    def legal_of_types(self, types: Collection[str] | str) -> tuple:
         if _get_legal(self) is None:
-            return self._lazy_plays.of_types(types)
+            return self._lazy_plays.of_types((types,) if isinstance(types, str) else types)
         return Observation.legal_of_types(self, types)
 
     def __eq__(self, other: object) -> bool:

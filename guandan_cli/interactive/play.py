@@ -132,7 +132,7 @@ def play_game(
     ask: Callable[[str], str] | None = None,
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
-    from guandan_cli.runner.simulation import simulate
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from strategies.human import use_input_source
 
     try:
@@ -158,6 +158,19 @@ def play_game(
             progress=False,
             command=command_of(game),
         )
+    except SimulationInputError as exc:
+        # the runner's refusals name simulate's --force, which play does not have
+        why = str(exc)
+        for force in (
+            "use --force to start over, or another --out",
+            "use --force to start over or another --out",
+        ):
+            why = why.replace(force, "the game cannot be continued: start a new one with another --out")
+        raise PlayInputError(why) from None
+    except SimulationError:
+        if journal.problem is not None:  # a saved answer that does not fit: the file, not a bot
+            raise PlayInputError(str(journal.problem)) from None
+        raise
     finally:
         use_input_source(None)
         journal.close()

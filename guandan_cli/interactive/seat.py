@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from guandan_cli.engine.cards import parse_card
+from guandan_cli.engine.cards import format_cards, parse_card
 from guandan_cli.engine.combos import COMBO_TYPES, Combo
 from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE, action_text
 from guandan_cli.engine.match import level_token
@@ -137,6 +137,8 @@ class Journal:
         self.resume = resume
         self.kept = len(self.pending)
         self.replayed = 0
+        #: why a saved answer could not be replayed (the game stops on it: bad input, not a bot's failure)
+        self.problem: JournalMismatch | None = None
         self._fh = None  # opened at the first new answer (the runner creates the directory)
 
     def next_saved(self, deal: int, phase: str) -> object | None:
@@ -146,14 +148,19 @@ class Journal:
         entry = self.pending.pop(0)
         self.replayed += 1
         if entry.get("deal") != deal or entry.get("phase") != phase:
-            raise JournalMismatch(
-                f"{self.path}: saved answer {self.replayed} is for deal {entry.get('deal')} "
+            raise self.mismatch(
+                f"saved answer {self.replayed} is for deal {entry.get('deal')} "
                 f"({entry.get('phase')}), but deal {deal} asks for a {phase}"
             )
         text = entry["answer"]
         if phase == PLAY:
             return PASS if text == "pass" else Combo.from_text(text)
         return parse_card(text)
+
+    def mismatch(self, why: str) -> JournalMismatch:
+        """The error for the answer just replayed (line ``replayed`` of the file), kept in ``problem``."""
+        self.problem = JournalMismatch(f"{self.path}:{self.replayed}: {why}")
+        return self.problem
 
     def record(self, deal: int, phase: str, action: object) -> None:
         if self._fh is None:
@@ -167,6 +174,22 @@ class Journal:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def saved_answer_problem(action: object, obs: Observation) -> str | None:
+    """Why a replayed answer is not legal for ``obs`` (the rule a typed answer would be refused
+    by), or ``None``: the same checks as ``read_answer``, and the declaration must be a reading."""
+    if action is PASS or action == PASS:
+        return "the leader cannot pass (§7)" if obs.top is None else None
+    cards = action[2] if isinstance(action, Combo) else (action,)
+    ans = read_answer(format_cards(cards), obs)
+    if ans.kind == REFUSED:
+        return ans.message
+    if ans.kind == WHICH:
+        return None if action in ans.choices else f"{action_text(action)} is not a declaration of these cards"
+    if ans.action != action:
+        return f"{action_text(action)} is not a declaration of these cards (§4)"
+    return None
 
 
 class TerminalSeat:
@@ -255,6 +278,11 @@ class TerminalSeat:
     def choose(self, obs: Observation) -> object:
         saved = self.journal.next_saved(self.deal_index, obs.phase)
         if saved is not None:
+            problem = saved_answer_problem(saved, obs)
+            if problem is not None:
+                raise self.journal.mismatch(
+                    f"saved answer {action_text(saved)!r} is not legal in deal {self.deal_index}: {problem}"
+                )
             if not self.replaying:
                 self.screen.print(f"(resumed: {self.journal.replayed} saved answers replayed)")
             return saved
