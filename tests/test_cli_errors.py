@@ -29,10 +29,16 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{run}", "--plots", "{run}/deals-00000.jsonl"], 2),  # a file, not a folder
         (["{run}", "--plots", "{run}/deals-00000.jsonl/figures"], 2),  # cannot be created
         (["{run}", "--no-such-option"], 2),
+        (["{run}/matches-00000.jsonl"], 2),  # a lone matches part: no deal lines to report on
         ([], 2),  # missing argument
     ],
     "bench": [(["--matches", "0"], 2), (["--positions", "x"], 2)],
-    "compare": [(["random", "no-such-bot", "-n", "1", "--out", "{tmp}/c"], 2), (["random"], 2)],
+    "compare": [
+        (["random", "no-such-bot", "-n", "1", "--out", "{tmp}/c"], 2),
+        (["random"], 2),
+        (["random", "greedy", "-n", "99999999999999999999", "--out", "{tmp}/c", "-q"], 2),
+        (["random", "greedy", "-n", "1", "-w", "100000", "--out", "{tmp}/c", "-q"], 2),
+    ],
     "tournament": [
         (["random", "greedy", "-n", "1", "--out", "{tmp}/t", "--plot", "{tmp}/x.xyz"], 2),
         (["random", "greedy", "-n", "1", "--out", "{tmp}/t", "--plot", "{run}/deals-00000.jsonl/x.png"], 2),
@@ -49,6 +55,10 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "simulate": [
         (["-n", "1", "-s", "no-such-bot", "-o", "{tmp}/s", "-q"], 2),
         (["-n", "1", "--ruleset", "poker", "-o", "{tmp}/s", "-q"], 2),
+        # refused up front (planning 10**20 matches hung; -w 100000 would start 100000 processes)
+        (["-n", "99999999999999999999", "-s", "random", "-o", "{tmp}/s", "-q"], 2),
+        (["-n", "200000", "--part-size", "1", "-s", "random", "-o", "{tmp}/s", "-q"], 2),
+        (["-n", "10", "-w", "100000", "-s", "random", "-o", "{tmp}/s", "-q"], 2),
     ],
     "verify": [
         (["{tmp}/no-such-run"], 2),

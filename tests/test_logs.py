@@ -159,3 +159,37 @@ def test_importing_the_engine_and_the_runner_tasks_loads_no_polars():
     code = "import sys, guandan_cli, guandan_cli.engine, guandan_cli.runner.tasks; print('polars' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        (b"\n", "a blank line"),
+        (b"  \r\n", "a blank line"),
+        (b'\xff\xfe{"v": 2}\n', "not UTF-8 text (byte 0xff at column 1)"),
+        (b'{"v": "\xe9"}\n', "not UTF-8 text (byte 0xe9 at column 8)"),
+        (b"{oops}\n", "not valid JSON (Expecting property name"),
+        (b"[1]\n", "not a JSON object but list"),
+    ],
+)
+def test_bad_lines_are_named_by_what_is_wrong(raw, reason):
+    record, why = reader.check_line(raw, "deals")
+    assert record is None and why.startswith(reason), why
+
+
+def test_blank_and_binary_lines_in_a_run_name_file_and_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from guandan_cli.cli.app import app
+    from guandan_cli.runner.simulation import simulate
+
+    run = simulate(3, strategies="random", max_deals=2, out=tmp_path / "r", workers=1).path
+    part = run / "deals-00000.jsonl"
+    lines = part.read_bytes().count(b"\n")
+    for extra, reason in ((b"\n\n", "a blank line"), (b"\xff\xfe{}\n", "not UTF-8 text")):
+        damaged = tmp_path / "d" / "deals-00000.jsonl"
+        damaged.parent.mkdir(exist_ok=True)
+        damaged.write_bytes(part.read_bytes() + extra)
+        result = CliRunner().invoke(app, ["analyze", str(damaged), "--report", "bombs"])
+        assert result.exit_code != 0
+        assert f"{damaged}:{lines + 1}: {reason}" in result.stderr, result.stderr

@@ -315,3 +315,26 @@ def test_a_script_without_the_main_guard_gets_a_clear_error(tmp_path):
     out = subprocess.run([sys.executable, str(good)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "3"
+
+
+def test_a_script_read_from_stdin_gets_a_clear_error_not_a_loop(tmp_path):
+    """``python - < script.py``: workers find no main file to run and the pool restarted them forever."""
+    import subprocess
+    import sys
+
+    call = f'simulate(3, seed=1, strategies="random", max_deals=2, workers={{}}, out={str(tmp_path / "r")!r})'
+    script = (
+        "from guandan_cli import simulate\nif __name__ == '__main__':\n    print("
+        + call
+        + ".counts['matches'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-"], input=script.format(2), capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode != 0
+    assert "<stdin>: simulate() runs worker processes" in out.stderr and "workers=1" in out.stderr
+    assert not (tmp_path / "r").exists()
+    out = subprocess.run(
+        [sys.executable, "-"], input=script.format(1), capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "3", out.stderr

@@ -170,6 +170,13 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    lone = [r for r in runs if r.is_file() and r.name.startswith("matches-")]
+    if lone and all(r.is_file() and r.name.startswith("matches-") for r in runs):
+        deals = lone[0].with_name(lone[0].name.replace("matches-", "deals-", 1))
+        fail(
+            f"{lone[0]}: a matches part holds no deal lines, which every report reads; "
+            f"give its deals part {deals.name} with it, or the run directory {lone[0].parent}"
+        )
     if plots is not None:
         check_output_dir(plots, "--plots")
     if html is not None:

@@ -50,10 +50,6 @@ class _Bar:
         self._progress.stop()
 
 
-#: the most worker processes ``verify`` starts (the pool starts every one it is asked for)
-MAX_WORKERS = 1024
-
-
 @app.command()
 def verify(
     runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.")],
@@ -69,7 +65,7 @@ def verify(
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
     from guandan_cli.cli.errors import interrupted
     from guandan_cli.logs.reader import LogReadError
-    from guandan_cli.runner.backends import default_workers
+    from guandan_cli.runner.backends import MAX_WORKERS, default_workers
     from guandan_cli.runner.verify import expected_deals
     from guandan_cli.runner.verify import verify as run_verify
 

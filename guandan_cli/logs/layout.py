@@ -82,15 +82,101 @@ def read_manifest(path: str | os.PathLike) -> dict | None:
             f"{f}: log schema {version} was written by a newer guandan; this one reads "
             f"schemas {', '.join(map(str, READABLE_VERSIONS))} (upgrade guandan)"
         )
+    problem = manifest_problem(data)
+    if problem is not None:
+        raise ValueError(f"{f}: {problem}")
     return data
 
 
+#: what a manifest's ``state`` may say
+STATES = ("running", "complete", "interrupted", "failed")
+
+
+def manifest_problem(data: dict) -> str | None:
+    """What is wrong with a (hand-edited) manifest's plan, or ``None``.
+
+    >>> cfg = {"matches": 7, "part_size": 10, "compression": "none"}
+    >>> manifest_problem({"state": "complete", "config": cfg}) is None
+    True
+    >>> manifest_problem({"state": "complete", "config": cfg | {"matches": -3}})
+    'config.matches must be a positive whole number, got -3'
+    >>> parts = [{"index": 0, "first_match": 0, "stop_match": 4}]
+    >>> manifest_problem({"state": "complete", "config": cfg, "parts": parts})
+    'part 0 holds matches 0..3, but config (7 matches, 10 per part) plans 0..6'
+    """
+    cfg = data.get("config")
+    if not isinstance(cfg, dict):
+        return "no config (an object with matches, part_size, compression)"
+    for key in ("matches", "part_size"):
+        v = cfg.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            return f"config.{key} must be a positive whole number, got {v!r}"
+    from .writer import COMPRESSIONS
+
+    if cfg.get("compression") not in COMPRESSIONS:
+        return f"config.compression must be one of {', '.join(COMPRESSIONS)}, got {cfg.get('compression')!r}"
+    if data.get("state") not in STATES:
+        return f"state must be one of {', '.join(STATES)}, got {data.get('state')!r}"
+    problem = plan_problem(cfg["matches"], cfg["part_size"])
+    if problem is not None:
+        return problem
+    parts = data.get("parts", [])
+    if not isinstance(parts, list):
+        return f"parts must be a list, got {type(parts).__name__}"
+    matches, size = cfg["matches"], cfg["part_size"]
+    for part in parts:
+        try:
+            index, first, stop = part["index"], part["first_match"], part["stop_match"]
+        except (TypeError, KeyError):
+            return f"a part entry lacks index, first_match or stop_match: {part!r}"
+        planned = (index * size, min(index * size + size, matches)) if isinstance(index, int) else None
+        if planned is None or planned[0] >= matches or (first, stop) != planned:
+            where = f"{planned[0]}..{planned[1] - 1}" if planned and planned[0] < matches else "nothing"
+            return (
+                f"part {index!r} holds matches {first}..{stop - 1 if isinstance(stop, int) else stop}, "
+                f"but config ({matches} matches, {size} per part) plans {where}"
+            )
+    return None
+
+
+#: the most matches one run holds (its task list is built up front: 10**8 matches at the
+#: default 8 per task is 12.5 million tasks, about 1.5 GB; larger studies are several runs)
+MAX_MATCHES = 100_000_000
+#: the most parts one run is split into (part files are numbered with five digits)
+MAX_PARTS = 100_000
+
+
+def plan_problem(matches: int, part_size: int) -> str | None:
+    """Why a run of ``matches`` matches in parts of ``part_size`` cannot be planned, or ``None``.
+
+    >>> plan_problem(10**9, 1000)
+    'at most 100000000 matches in one run, got 1000000000 (split a larger study into runs with different seeds)'
+    >>> plan_problem(10**6, 1000) is None
+    True
+    """
+    if matches > MAX_MATCHES:
+        return (
+            f"at most {MAX_MATCHES} matches in one run, got {matches} "
+            "(split a larger study into runs with different seeds)"
+        )
+    parts = -(-matches // part_size)
+    if parts > MAX_PARTS:
+        return (
+            f"at most {MAX_PARTS} parts in one run: {matches} matches in parts of {part_size} "
+            f"make {parts} (raise --part-size to at least {-(-matches // MAX_PARTS)})"
+        )
+    return None
+
+
 def plan_parts(matches: int, part_size: int) -> list[tuple[int, int, int]]:
-    """``(part index, first match, stop)`` for each part of a run.
+    """``(part index, first match, stop)`` for each part of a run (``ValueError`` past the limits).
 
     >>> plan_parts(5, 2)
     [(0, 0, 2), (1, 2, 4), (2, 4, 5)]
     """
+    problem = plan_problem(matches, part_size)
+    if problem is not None:
+        raise ValueError(problem)
     return [(p, a, min(a + part_size, matches)) for p, a in enumerate(range(0, matches, part_size))]
 
 

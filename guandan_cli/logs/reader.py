@@ -297,9 +297,15 @@ def check_line(raw: bytes, kind: str) -> tuple[dict | None, str | None]:
     """``(record, None)`` for a good line, ``(None, reason)`` for a bad one."""
     if not raw.endswith(b"\n"):
         return None, "truncated line (no newline at the end of the file)"
+    if raw.isspace():
+        return None, "a blank line (every line is one JSON record)"
     try:
-        obj = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")  # json.loads(bytes) would guess UTF-16 from a stray b"\xff\xfe"
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
         return None, f"not valid JSON ({exc})"
     if not isinstance(obj, dict):
         return None, f"not a JSON object but {type(obj).__name__}"

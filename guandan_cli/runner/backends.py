@@ -26,6 +26,10 @@ class BackendError(RuntimeError):
     """A backend that cannot start (e.g. Ray not installed or not reachable)."""
 
 
+#: the most local worker processes a command starts (each is a process: more exhaust memory)
+MAX_WORKERS = 1024
+
+
 def default_workers() -> int:
     """All the cores this process may use."""
     try:
@@ -42,6 +46,17 @@ def _is_main_test(test: ast.expr) -> bool:
     names = [x for x in sides if isinstance(x, ast.Name) and x.id == "__name__"]
     consts = [x for x in sides if isinstance(x, ast.Constant) and x.value == "__main__"]
     return len(names) == 1 and len(consts) == 1
+
+
+def main_without_file() -> str | None:
+    """The main script's name when it has no file to run again (``python - < script.py``).
+
+    A spawned worker runs the main script's file first; finding none (``'<stdin>'``) it dies,
+    and the pool starts another one forever. ``None`` for a script file, ``python -c``, a
+    notebook or an interactive session (no ``__file__``).
+    """
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    return path if path and not os.path.isfile(path) else None
 
 
 def unguarded_main_call() -> str | None:

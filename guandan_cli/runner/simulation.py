@@ -22,13 +22,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal, consistent_prefix
+from guandan_cli.logs.layout import MAX_MATCHES, plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
 from guandan_cli.runner.backends import (
     BACKENDS,
+    MAX_WORKERS,
     BackendError,
     default_workers,
+    main_without_file,
     open_backend,
     unguarded_main_call,
 )
@@ -486,6 +489,12 @@ def simulate(
     and how to resume.
     """
     if backend == "local" and (workers is None or workers > 1):
+        stdin = main_without_file()
+        if stdin is not None:
+            raise SimulationInputError(
+                f"{stdin}: simulate() runs worker processes, which run your script again from "
+                "its file, and this one has none; save it to a .py file (or pass workers=1)"
+            )
         where = unguarded_main_call()
         if where is not None:
             raise SimulationInputError(
@@ -517,6 +526,12 @@ def simulate(
         ("chunk-size", chunk_size),
     ):
         _positive(name, value)
+    if matches is not None and matches > MAX_MATCHES:  # before anything is planned for it
+        raise SimulationInputError(plan_problem(matches, 1))
+    if workers is not None and workers > MAX_WORKERS and backend == "local":
+        raise SimulationInputError(
+            f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
+        )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SimulationInputError(f"seed must be a whole number, got {seed!r}")
     if compression is not None and compression not in COMPRESSIONS:
@@ -566,6 +581,9 @@ def simulate(
         config = base | explicit
         config["strategies"] = parse_strategies(config["strategies"])
         config["schema_version"] = SCHEMA_VERSION
+        problem = plan_problem(config["matches"], config["part_size"])
+        if problem is not None:
+            raise SimulationInputError(problem)
 
         if config["setups"] is not None:
             problem = setups_problem(config["setups"], config["matches"], config["max_deals"])
