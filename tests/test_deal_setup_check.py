@@ -1,5 +1,7 @@
 """A deal checks its setup unless told the setup is known valid (a Match's own)."""
 
+import dataclasses
+
 import pytest
 
 from guandan_cli.engine.deal import Deal, DealSetup
@@ -19,15 +21,7 @@ def test_a_match_subclass_setups_are_still_checked() -> None:
     class Cheating(Match):
         def next_setup(self):
             s = super().next_setup()
-            return DealSetup(
-                hands=((0, 0, 0),) + s.hands[1:],
-                level=s.level,
-                levels=s.levels,
-                level_team=s.level_team,
-                previous=s.previous,
-                first_leader=s.first_leader,
-                rules=s.rules,
-            )
+            return dataclasses.replace(s, hands=((0, 0, 0),) + s.hands[1:])
 
     with pytest.raises(ValueError, match="faces dealt more than twice"):
         next(iter_match(Cheating(seed=1), make_players(["random"] * 4, match_seed=1)))

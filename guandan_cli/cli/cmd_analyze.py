@@ -171,7 +171,7 @@ def analyze(
     names = _report_names(report)
     groups = _by(by)
     lone = [r for r in runs if r.is_file() and r.name.startswith("matches-")]
-    if lone and all(r.is_file() and r.name.startswith("matches-") for r in runs):
+    if lone and len(lone) == len(runs):
         deals = lone[0].with_name(lone[0].name.replace("matches-", "deals-", 1))
         fail(
             f"{lone[0]}: a matches part holds no deal lines, which every report reads; "

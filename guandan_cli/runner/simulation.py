@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal, consistent_prefix
-from guandan_cli.logs.layout import MAX_MATCHES, plan_problem
+from guandan_cli.logs.layout import plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
@@ -526,8 +526,6 @@ def simulate(
         ("chunk-size", chunk_size),
     ):
         _positive(name, value)
-    if matches is not None and matches > MAX_MATCHES:  # before anything is planned for it
-        raise SimulationInputError(plan_problem(matches, 1))
     if workers is not None and workers > MAX_WORKERS and backend == "local":
         raise SimulationInputError(
             f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
