@@ -257,6 +257,28 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
 
 
+def _pairs_problem(pairs: int) -> str | None:
+    """Why ``pairs`` duplicate pairs are more than one comparison's run may hold, or ``None``."""
+    from guandan_cli.logs.layout import MAX_MATCHES
+
+    if pairs > MAX_MATCHES:
+        return (
+            f"at most {MAX_MATCHES} pairs (-n/--matches) in one comparison, got {pairs} "
+            "(split a larger study into comparisons with different seeds)"
+        )
+    return None
+
+
+def _space_problem(out: Path, pairs: int, runs: int, max_deals: int | None, deal_mode: bool) -> str | None:
+    """Why the logs of ``runs`` runs of ``pairs`` matches each cannot fit under ``out``, or ``None``."""
+    from guandan_cli.logs.layout import space_problem
+
+    problem = space_problem(out, pairs * runs, 1 if deal_mode else max_deals)
+    if problem is None:
+        return None
+    return f"{pairs} pairs (-n) in {runs} runs: {problem}"
+
+
 def compare(
     a: str | type,
     b: str | type,
@@ -303,6 +325,9 @@ def compare(
         )
     if matches < 1:
         raise ValueError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
+    problem = _pairs_problem(matches)
+    if problem is not None:
+        raise ValueError(problem)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
             res = compare(
@@ -370,6 +395,12 @@ def _compare(
             )
         elif "partial" in kinds or "stored" in kinds:
             notify(f"continuing the unfinished comparison in {folder}")
+    todo = sum(1 for kind, _w in status if force or kind != "stored")
+    problem = _space_problem(base, matches, todo, max_deals, deal_mode)
+    if problem is not None:
+        from guandan_cli.runner.simulation import SimulationInputError
+
+        raise SimulationInputError(problem)
     runs = []
     for (seed_, seats, where, text), (kind, _w) in zip(plan, status):
         if kind in ("stored", "partial") and not resume and not force:
@@ -668,8 +699,13 @@ def tournament(
     twice = sorted({x for x in labels if labels.count(x) > 1})
     if twice:
         raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
+    problem = _pairs_problem(matches)
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)
+        pairings = len(strategies) * (len(strategies) - 1) // 2
+        problem = problem or _space_problem(base, matches, 2 * pairings, max_deals, duplicate == "deal")
+        if problem is not None:
+            raise ValueError(problem)
         results = {}
         for (i, x), (j, y) in itertools.combinations(enumerate(strategies), 2):
             res = compare(

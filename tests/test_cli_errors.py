@@ -22,6 +22,8 @@ runner = CliRunner()
 #: "{tmp}" a scratch folder) and the exit code each must give
 CASES: dict[str, list[tuple[list[str], int]]] = {
     "analyze": [
+        ([""], 2),  # an empty path (Path("") would be the current folder)
+        (["{run}", "--plots", ""], 2),
         (["{tmp}/no-such-run"], 2),
         (["{run}", "--report", "foo"], 2),
         (["{run}", "--by", "team"], 2),
@@ -34,6 +36,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     ],
     "bench": [(["--matches", "0"], 2), (["--positions", "x"], 2)],
     "compare": [
+        (["random", "greedy", "-n", "1", "--out", ""], 2),
         (["random", "no-such-bot", "-n", "1", "--out", "{tmp}/c"], 2),
         (["random"], 2),
         (["random", "greedy", "-n", "99999999999999999999", "--out", "{tmp}/c", "-q"], 2),
@@ -51,8 +54,15 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["S3 X9"], 2),
         (["S3", "--level", "Z"], 2),
     ],
-    "replay": [(["{tmp}/no-such-run"], 2), (["{run}", "--match", "99"], 2), (["{run}", "--deal", "x"], 2)],
+    "replay": [
+        ([""], 2),
+        (["{tmp}/no-such-run"], 2),
+        (["{run}", "--match", "99"], 2),
+        (["{run}", "--deal", "x"], 2),
+    ],
     "simulate": [
+        (["-n", "1", "-o", ""], 2),
+        (["-n", "1", "--out="], 2),
         (["-n", "1", "-s", "no-such-bot", "-o", "{tmp}/s", "-q"], 2),
         (["-n", "1", "--ruleset", "poker", "-o", "{tmp}/s", "-q"], 2),
         # refused up front (planning 10**20 matches hung; -w 100000 would start 100000 processes)
@@ -61,6 +71,8 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["-n", "10", "-w", "100000", "-s", "random", "-o", "{tmp}/s", "-q"], 2),
     ],
     "verify": [
+        ([""], 2),
+        (["{run}", ""], 2),
         (["{tmp}/no-such-run"], 2),
         (["{run}", "--max-problems", "x"], 2),
         (["{run}", "-w", "99999999999999999999"], 2),  # once spawned processes until memory ran out
@@ -68,6 +80,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "connect": [(["http://127.0.0.1:1/game/x"], 2), (["ws://127.0.0.1:1/game/x", "-s", "no-such-bot"], 2)],
     "serve": [(["--strategies", "no-such-bot,remote", "-n", "1", "--out", "{tmp}/sv"], 2)],
     "experiment": [
+        (["tribute", "--out", ""], 2),
         (["coin-toss", "--deals", "2"], 2),
         (["tribute", "--deals", "0", "--out", "{tmp}/e"], 2),
         (["tribute", "--deals", "x"], 2),
@@ -77,6 +90,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
     ],
     "watch": [
+        ([""], 2),
         (["{tmp}/no-such-run"], 2),
         (["--seed", "1", "-s", "no-such-bot"], 2),
         (["{run}", "--match", "99"], 2),

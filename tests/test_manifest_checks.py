@@ -7,12 +7,13 @@ reports with exit 0, and a changed ``matches`` on a complete run said "already c
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
-from guandan_cli.logs.layout import MAX_MATCHES, plan_parts, plan_problem
+from guandan_cli.logs.layout import MAX_MATCHES, plan_parts, plan_problem, space_problem
 from guandan_cli.runner.simulation import SimulationInputError, simulate
 
 runner = CliRunner()
@@ -74,4 +75,76 @@ def test_simulate_refuses_absurd_sizes_before_any_work(tmp_path):
         simulate(10, strategies="random", out=tmp_path / "b", workers=100_000)
     with pytest.raises(SimulationInputError, match="raise --part-size to at least 3"):
         simulate(200_001, strategies="random", out=tmp_path / "c", part_size=2, workers=1)
+    assert not any(tmp_path.iterdir())
+
+
+def _free_bytes(monkeypatch, free: int) -> None:
+    """Pretend the disk has ``free`` bytes left (the space check asks ``shutil.disk_usage``)."""
+    import shutil as shutil_module
+
+    real = shutil_module.disk_usage
+    monkeypatch.setattr("guandan_cli.logs.layout.shutil.disk_usage", lambda p: real(p)._replace(free=free))
+
+
+def test_space_floor_counts_deals_and_compression(monkeypatch):
+    # the floor: 5 deals a match (fewer under --max-deals) of 2000 B plain or 250 B compressed
+    _free_bytes(monkeypatch, 10_000_000)
+    assert space_problem(".", 1000) is None
+    assert space_problem(".", 1001) is not None
+    assert space_problem(".", 8000, compression="zstd") is None
+    assert space_problem(".", 8001, compression="gzip") is not None
+    assert space_problem(".", 2500, max_deals=2) is None
+    assert space_problem(".", 2501, max_deals=2) is not None
+    message = space_problem(".", 10**12, compression="gzip")
+    assert message.startswith("the logs of 1000000000000 matches take at least 1.2 PB (5 deals of 250 B")
+    assert "but 10.0 MB are free on " in message and "--compression" not in message
+
+
+def test_simulate_refuses_a_run_the_disk_cannot_hold(tmp_path, monkeypatch):
+    _free_bytes(monkeypatch, 1_000_000)  # 100 matches at the floor
+    result = runner.invoke(app, ["simulate", "-n", "101", "-s", "random", "-o", str(tmp_path / "r"), "-q"])
+    err = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(err) == 1, result.output
+    assert "the logs of 101 matches take at least 1.0 MB" in err[0] and "1.0 MB are free" in err[0]
+    assert "--compression zstd" in err[0]
+    assert not (tmp_path / "r").exists()
+    # what is already stored does not count again on --resume
+    simulate(4, strategies="random", max_deals=2, out=tmp_path / "s", workers=1, part_size=2)
+    manifest = json.loads((tmp_path / "s" / "manifest.json").read_text())
+    manifest["state"] = "interrupted"
+    manifest["config"]["matches"] = 6
+    manifest["parts"] = manifest["parts"][:1]
+    (tmp_path / "s" / "manifest.json").write_text(json.dumps(manifest))
+    _free_bytes(monkeypatch, 4 * 2 * 2000)  # 4 matches of 2 deals: the 4 not stored fit
+    run = simulate(strategies="random", max_deals=2, out=tmp_path / "s", workers=1, resume=True)
+    assert run.manifest["state"] == "complete"
+    _free_bytes(monkeypatch, 4 * 2 * 2000 - 1)
+    with pytest.raises(SimulationInputError, match="the logs of 4 matches"):  # --force: all count
+        simulate(4, strategies="random", max_deals=2, out=tmp_path / "s", workers=1, force=True)
+
+
+def test_compare_checks_both_runs_and_counts_pairs(tmp_path, monkeypatch):
+    _free_bytes(monkeypatch, 1_000_000)
+    # 60 pairs are 120 matches, more than 100 at the floor: refused before the first run
+    result = runner.invoke(app, ["compare", "random", "greedy", "-n", "60", "-o", str(tmp_path / "c"), "-q"])
+    err = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(err) == 1, result.output
+    assert "60 pairs (-n) in 2 runs: the logs of 120 matches" in err[0]
+    assert not (tmp_path / "c").exists()
+    result = runner.invoke(
+        app, ["tournament", "random", "greedy", "heuristic", "-n", "20", "-o", str(tmp_path / "t")]
+    )
+    assert result.exit_code == 2 and "20 pairs (-n) in 6 runs: the logs of 120 matches" in result.stderr
+    result = runner.invoke(app, ["compare", "random", "greedy", "-n", str(MAX_MATCHES + 1), "-q"])
+    assert result.exit_code == 2
+    assert (
+        f"at most {MAX_MATCHES} pairs (-n/--matches) in one comparison, got {MAX_MATCHES + 1}"
+        in result.stderr
+    )
+
+
+def test_an_empty_out_is_not_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SimulationInputError, match="out: an empty path"):
+        simulate(1, strategies="random", out="", workers=1)
     assert not any(tmp_path.iterdir())

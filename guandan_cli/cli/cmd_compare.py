@@ -74,7 +74,9 @@ def compare(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Folder for the two runs' logs.")] = Path("runs/compare"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the two runs' logs.")] = Path(
+        "runs/compare"
+    ),
     ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
     max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
     duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",
@@ -141,7 +143,9 @@ def tournament(
     workers: Annotated[
         int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
     ] = None,
-    out: Annotated[Path, typer.Option(help="Folder for the runs' logs.")] = Path("runs/tournament"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' logs.")] = Path(
+        "runs/tournament"
+    ),
     ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
     max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
     duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",

@@ -32,7 +32,10 @@ def experiment(
     out: Annotated[
         Path | None,
         typer.Option(
-            help="Output directory (default: runs/experiment-NAME-sSEED-nDEALS).", show_default=False
+            "--out",
+            "-o",
+            help="Output directory (default: runs/experiment-NAME-sSEED-nDEALS).",
+            show_default=False,
         ),
     ] = None,
     workers: Annotated[

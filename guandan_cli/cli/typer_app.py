@@ -13,6 +13,7 @@ import rich and markdown-it, over half the start-up of ``guandan --help``), and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
@@ -31,8 +32,14 @@ _PLAIN_TYPES = {
 }
 
 
+#: path annotations: an empty word given for one is refused (``Path("")`` would mean ".")
+_PATH_TYPES = {Path, Path | None, Optional[Path], list[Path]}  # noqa: UP045
+
+
 def _plain_parameters() -> None:
     """Let ``str`` and ``bool`` values pass through as given, without a pydantic adapter.
+
+    Path parameters refuse an empty word (``--out ""``), which ``Path`` would read as ".".
 
     Typer coerces every parameter with a pydantic adapter, built on first use, whose only
     effect on a value that already is a ``str`` (``bool`` for a flag) is to return it.
@@ -58,14 +65,27 @@ def _plain_parameters() -> None:
                 return value
             return build(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
 
+    @dataclass(frozen=True)
+    class NonEmptyPath(RuntimeParam):
+        descriptor: Any = None
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            if value == "" or (isinstance(value, (list, tuple)) and "" in value):
+                # Path("") is the current directory: never what an empty word meant
+                raise typer.BadParameter("an empty path (give a file or folder name)", ctx, param)
+            return build(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
+
     def build_runtime_param(descriptor: Any) -> Any:
         info = descriptor.parameter_info
         try:
             plain = _PLAIN_TYPES.get(descriptor.annotation)
+            path = descriptor.annotation in _PATH_TYPES
         except TypeError:  # an unhashable annotation
-            plain = None
+            plain, path = None, False
         if plain is not None and descriptor.file_annotation is None and info.parser is None:
             return Plain(info, descriptor.annotation, descriptor, plain)
+        if path and info.parser is None:
+            return NonEmptyPath(info, descriptor.annotation, descriptor)
         return build(descriptor)
 
     build_runtime_param._guandan_plain = True  # type: ignore[attr-defined]

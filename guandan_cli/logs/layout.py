@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,6 +167,53 @@ def plan_problem(matches: int, part_size: int) -> str | None:
             f"make {parts} (raise --part-size to at least {-(-matches // MAX_PARTS)})"
         )
     return None
+
+
+#: the fewest bytes a logged deal takes (measured: ~3.1 KB plain, ~440 B gzip, ~500 B zstd)
+MIN_DEAL_BYTES = {"none": 2000, "gzip": 250, "zstd": 250}
+#: the fewest deals a match lasts: +3 levels a deal takes 4 deals from 2 to A, then A is won
+MIN_DEALS_PER_MATCH = 5
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    raise AssertionError  # pragma: no cover
+
+
+def space_problem(
+    out: str | os.PathLike, matches: int, max_deals: int | None = None, compression: str = "none"
+) -> str | None:
+    """Why the logs of ``matches`` more matches cannot fit on ``out``'s disk, or ``None``.
+
+    The estimate is a floor (the fewest deals a match can last, the smallest deal line), so
+    a refusal is certain to be right; typical runs take about 13 deals of ~3 KB per match.
+
+    >>> space_problem(".", 10) is None
+    True
+    >>> space_problem(".", 10**15).startswith("the logs of 1000000000000000 matches take at least")
+    True
+    """
+    deals = MIN_DEALS_PER_MATCH if max_deals is None else min(max_deals, MIN_DEALS_PER_MATCH)
+    need = matches * max(deals, 1) * MIN_DEAL_BYTES.get(compression, min(MIN_DEAL_BYTES.values()))
+    probe = Path(os.path.abspath(out))
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return None  # no answer: the writes will say
+    if need <= free:
+        return None
+    return (
+        f"the logs of {matches} matches take at least {_size(need)} "
+        f"({max(deals, 1)} deals of {MIN_DEAL_BYTES.get(compression, 250)} B per match at the fewest), "
+        f"but {_size(free)} are free on {probe}: play fewer matches"
+        + (", use --compression zstd" if compression == "none" else "")
+        + " or write to a larger disk"
+    )
 
 
 def plan_parts(matches: int, part_size: int) -> list[tuple[int, int, int]]:

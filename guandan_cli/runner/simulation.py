@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal, consistent_prefix
-from guandan_cli.logs.layout import plan_problem
+from guandan_cli.logs.layout import plan_problem, space_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
@@ -552,6 +552,8 @@ def simulate(
                 "the ray backend needs Ray: pip install 'guandan[ray]' (or pip install 'ray[default]')"
             ) from None
 
+    if isinstance(out, str) and not out:
+        raise SimulationInputError("out: an empty path (give a folder name, or None for the default)")
     # the directory decides whether stored values fill the gaps
     if out is None:
         probe = dict(DEFAULTS) | explicit
@@ -588,6 +590,10 @@ def simulate(
             if problem is not None:
                 raise SimulationInputError(problem)
             config["max_deals"] = 1
+        done = 0 if existing is None or wipe else _matches_in_parts(existing)
+        problem = space_problem(out, config["matches"] - done, config["max_deals"], config["compression"])
+        if problem is not None:
+            raise SimulationInputError(problem)
         config["setups_run_id"] = setups_run_id(config["setups"])
         check_strategies(config["strategies"], classes)
         config["fingerprints"] = strategy_fingerprints(config["strategies"], classes)
@@ -635,6 +641,11 @@ def simulate(
         raise
     except KeyboardInterrupt as exc:  # outside the run loop: what is on disk says what is saved
         raise interruption(out, exc, created=created) from None
+
+
+def _matches_in_parts(manifest: dict) -> int:
+    """The matches held by the complete parts a manifest lists."""
+    return sum(p["stop_match"] - p["first_match"] for p in manifest.get("parts", []))
 
 
 def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
