@@ -7,7 +7,6 @@ reports with exit 0, and a changed ``matches`` on a complete run said "already c
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -148,3 +147,26 @@ def test_an_empty_out_is_not_the_current_folder(tmp_path, monkeypatch):
     with pytest.raises(SimulationInputError, match="out: an empty path"):
         simulate(1, strategies="random", out="", workers=1)
     assert not any(tmp_path.iterdir())
+
+
+def test_resuming_a_relative_file_strategy_elsewhere_names_the_folder(tmp_path, monkeypatch):
+    (tmp_path / "proj" / "bots").mkdir(parents=True)
+    (tmp_path / "proj" / "bots" / "b.py").write_text(
+        "from strategies.random_bot import RandomStrategy as B\n"
+    )
+    monkeypatch.chdir(tmp_path / "proj")
+    simulate(3, strategies="bots/b.py:B", max_deals=2, out=tmp_path / "run", workers=1)
+    path = tmp_path / "run" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    assert manifest["started_in"] == str(tmp_path / "proj")
+    manifest["state"] = "interrupted"
+    path.write_text(json.dumps(manifest))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SimulationInputError) as caught:
+        simulate(out=tmp_path / "run", resume=True, workers=1)
+    assert str(caught.value) == (
+        f"strategy 'bots/b.py:B': no file bots/b.py (the run was started in {tmp_path / 'proj'}, "
+        "and bots/b.py is read relative to the current folder: resume from there)"
+    )
+    monkeypatch.chdir(tmp_path / "proj")
+    assert simulate(out=tmp_path / "run", resume=True, workers=1).manifest["state"] == "complete"

@@ -566,7 +566,12 @@ def simulate(
         classes = by_value_classes(strategies)
         if existing is not None:
             stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
-            check_strategies(stored_strategies, classes)
+            try:
+                check_strategies(stored_strategies, classes)
+            except SimulationInputError as exc:
+                raise SimulationInputError(
+                    str(exc) + _started_elsewhere(existing, stored_strategies)
+                ) from None
             refusal = changed_code_refusal(out, existing, strategy_fingerprints(stored_strategies, classes))
             refusal = refusal or changed_setups_refusal(out, existing)
             if refusal is not None:
@@ -641,6 +646,21 @@ def simulate(
         raise
     except KeyboardInterrupt as exc:  # outside the run loop: what is on disk says what is saved
         raise interruption(out, exc, created=created) from None
+
+
+def _started_elsewhere(manifest: dict, strategies) -> str:
+    """A hint when a run with relative ``file.py:Class`` strategies is resumed from another folder."""
+    started_in = manifest.get("started_in")
+    relative = [
+        s for s in strategies
+        if isinstance(s, str) and ".py:" in s and not os.path.isabs(s.partition(".py:")[0])
+    ]  # fmt: skip
+    if not relative or not isinstance(started_in, str) or os.path.abspath(started_in) == os.getcwd():
+        return ""
+    return (
+        f" (the run was started in {started_in}, and {relative[0].partition(':')[0]} is read "
+        "relative to the current folder: resume from there)"
+    )
 
 
 def _matches_in_parts(manifest: dict) -> int:
@@ -825,6 +845,8 @@ def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> 
         "package_version": __version__,
         "run_id": run_id,
         "command": command or canonical_command(config),
+        # the folder relative paths (file.py:Class strategies) were read from
+        "started_in": (existing or {}).get("started_in") or os.getcwd(),
         "config": {k: config[k] for k in IDENTITY_KEYS},
         "strategies": {str(s): name for s, name in enumerate(config["strategies"])},
         "fingerprints": config["fingerprints"],
