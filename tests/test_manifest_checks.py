@@ -28,6 +28,10 @@ def manifest_text(tmp_path_factory):
 EDITS = {
     "no config": (lambda d: d.pop("config"), "no config"),
     "config not an object": (lambda d: d.update(config="x"), "no config"),
+    "unknown ruleset": (
+        lambda d: d["config"].update(ruleset="house"),
+        "config.ruleset must be one of cgr2022",
+    ),
     "negative matches": (lambda d: d["config"].update(matches=-3), "config.matches must be a positive"),
     "more matches": (lambda d: d["config"].update(matches=7), "part 0 holds matches 0..3, but config (7"),
     "fewer matches": (lambda d: d["config"].update(matches=2), "part 0 holds matches 0..3, but config (2"),
@@ -170,3 +174,24 @@ def test_resuming_a_relative_file_strategy_elsewhere_names_the_folder(tmp_path, 
     )
     monkeypatch.chdir(tmp_path / "proj")
     assert simulate(out=tmp_path / "run", resume=True, workers=1).manifest["state"] == "complete"
+
+
+def test_force_starts_over_on_a_damaged_run_only(tmp_path):
+    out = tmp_path / "run"
+    simulate(3, strategies="random", max_deals=2, out=out, workers=1)
+    manifest = json.loads((out / "manifest.json").read_text())
+    del manifest["config"]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(SimulationInputError, match="no config.*; use --force to start over or another --out"):
+        simulate(3, strategies="random", max_deals=2, out=out, workers=1)
+    (out / "notes.txt").write_text("mine")
+    run = simulate(3, strategies="greedy", max_deals=2, out=out, workers=1, force=True)
+    assert run.manifest["state"] == "complete" and run.manifest["config"]["strategies"][0] == "greedy"
+    assert (out / "notes.txt").read_text() == "mine"  # only the run's own files were wiped
+    # a folder whose manifest.json is someone else's is never wiped, even with --force
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "manifest.json").write_text('{"name": "a web app"}')
+    with pytest.raises(SimulationInputError, match="; choose another --out"):
+        simulate(3, strategies="random", out=other, workers=1, force=True)
+    assert (other / "manifest.json").read_text() == '{"name": "a web app"}'

@@ -116,6 +116,10 @@ def manifest_problem(data: dict) -> str | None:
 
     if cfg.get("compression") not in COMPRESSIONS:
         return f"config.compression must be one of {', '.join(COMPRESSIONS)}, got {cfg.get('compression')!r}"
+    from guandan_cli.engine.rules import RULESETS
+
+    if "ruleset" in cfg and cfg["ruleset"] not in RULESETS:
+        return f"config.ruleset must be one of {', '.join(sorted(RULESETS))}, got {cfg['ruleset']!r}"
     if data.get("state") not in STATES:
         return f"state must be one of {', '.join(STATES)}, got {data.get('state')!r}"
     problem = plan_problem(cfg["matches"], cfg["part_size"])

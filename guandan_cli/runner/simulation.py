@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -330,7 +331,12 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
         try:
             existing = read_manifest(out)
         except ValueError as exc:
-            raise SimulationInputError(f"{exc}; choose another --out") from None
+            if force and _damaged_run(out):
+                return None, True
+            hint = (
+                "use --force to start over or another --out" if _damaged_run(out) else "choose another --out"
+            )
+            raise SimulationInputError(f"{exc}; {hint}") from None
         if existing is None:
             if any(p.name not in (LOCK, MANIFEST + TMP_SUFFIX) for p in out.iterdir()):
                 raise SimulationInputError(
@@ -668,10 +674,29 @@ def _matches_in_parts(manifest: dict) -> int:
     return sum(p["stop_match"] - p["first_match"] for p in manifest.get("parts", []))
 
 
+def _damaged_run(out: Path) -> bool:
+    """Whether ``out``, whose manifest does not read, is still recognisably a guandan run.
+
+    Its manifest says ``"format": "guandan-run"``, or part files lie next to it: ``--force``
+    may then wipe it (only the files a run writes, ``run_files``).
+    """
+    try:
+        data = json.loads((out / MANIFEST).read_bytes())
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            return True
+    except (OSError, ValueError):
+        pass
+    return any(p.name.startswith("deals-") for p in run_files(out))
+
+
 def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
     """Wipe the old run (``--force``) or re-read its manifest under the lock; drop ``*.tmp`` files."""
     if wipe:
-        if read_manifest(out) is not None:  # still the run checked above
+        try:
+            still = read_manifest(out) is not None  # still the run checked above
+        except ValueError:
+            still = _damaged_run(out)  # a damaged run, and --force was given
+        if still:
             for f in run_files(out):
                 f.unlink()
         existing = None
