@@ -273,7 +273,7 @@ def _space_problem(out: Path, pairs: int, runs: int, max_deals: int | None, deal
     """Why the logs of ``runs`` runs of ``pairs`` matches each cannot fit under ``out``, or ``None``."""
     from guandan_cli.logs.layout import space_problem
 
-    problem = space_problem(out, pairs * runs, 1 if deal_mode else max_deals)
+    problem = space_problem(out, pairs * runs, 1 if deal_mode else max_deals, suggest_compression=False)
     if problem is None:
         return None
     return f"{pairs} pairs (-n) in {runs} runs: {problem}"

@@ -317,6 +317,10 @@ def effect_figure(effects: pl.DataFrame, title: str):
     return fig
 
 
+def _complete(manifest: dict | None) -> bool:
+    return manifest is not None and manifest.get("state") == "complete"
+
+
 def run_experiment(
     experiment: str | Experiment,
     deals: int,
@@ -372,6 +376,18 @@ def run_experiment(
     out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
     if out.exists() and not out.is_dir():
         raise ExperimentInputError(f"output {out} exists and is not a directory; choose another --out")
+    from guandan_cli.logs.layout import MAX_MATCHES, space_problem
+
+    if deals > MAX_MATCHES:
+        raise ExperimentInputError(f"at most {MAX_MATCHES} deals (--deals) in one experiment, got {deals}")
+    todo = sum(
+        1
+        for arm in arms
+        if force or not _complete(read_manifest(out / arm.name) if (out / arm.name).is_dir() else None)
+    )
+    problem = space_problem(out, deals * todo, max_deals=1, suggest_compression=False)
+    if problem is not None:
+        raise ExperimentInputError(f"{deals} deals (--deals) in {todo} arms: {problem}")
     runs = []
     for arm in arms:
         arm_dir = out / arm.name

@@ -138,6 +138,16 @@ def test_compare_checks_both_runs_and_counts_pairs(tmp_path, monkeypatch):
         app, ["tournament", "random", "greedy", "heuristic", "-n", "20", "-o", str(tmp_path / "t")]
     )
     assert result.exit_code == 2 and "20 pairs (-n) in 6 runs: the logs of 120 matches" in result.stderr
+    assert "--compression" not in err[0]  # compare has no such option
+    result = runner.invoke(app, ["experiment", "tribute", "--deals", "600", "-o", str(tmp_path / "e")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (
+        "guandan: error: 600 deals (--deals) in 2 arms: the logs of 1200 matches take at least 2.4 MB "
+        f"(1 deal of 2000 B per match at the fewest), but 1.0 MB are free on {tmp_path}: "
+        "play fewer matches or write to a larger disk"
+    )
+    result = runner.invoke(app, ["experiment", "tribute", "--deals", str(MAX_MATCHES + 1)])
+    assert result.exit_code == 2 and f"at most {MAX_MATCHES} deals (--deals) in one experiment" in result.stderr
     result = runner.invoke(app, ["compare", "random", "greedy", "-n", str(MAX_MATCHES + 1), "-q"])
     assert result.exit_code == 2
     assert (

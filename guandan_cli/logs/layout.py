@@ -188,7 +188,12 @@ def _size(n: float) -> str:
 
 
 def space_problem(
-    out: str | os.PathLike, matches: int, max_deals: int | None = None, compression: str = "none"
+    out: str | os.PathLike,
+    matches: int,
+    max_deals: int | None = None,
+    compression: str = "none",
+    *,
+    suggest_compression: bool = True,
 ) -> str | None:
     """Why the logs of ``matches`` more matches cannot fit on ``out``'s disk, or ``None``.
 
@@ -211,11 +216,12 @@ def space_problem(
         return None  # no answer: the writes will say
     if need <= free:
         return None
+    deals = max(deals, 1)
     return (
         f"the logs of {matches} matches take at least {_size(need)} "
-        f"({max(deals, 1)} deals of {MIN_DEAL_BYTES.get(compression, 250)} B per match at the fewest), "
-        f"but {_size(free)} are free on {probe}: play fewer matches"
-        + (", use --compression zstd" if compression == "none" else "")
+        f"({deals} deal{'s' if deals > 1 else ''} of {MIN_DEAL_BYTES.get(compression, 250)} B "
+        f"per match at the fewest), but {_size(free)} are free on {probe}: play fewer matches"
+        + (", use --compression zstd" if compression == "none" and suggest_compression else "")
         + " or write to a larger disk"
     )
 
