@@ -147,7 +147,9 @@ def test_compare_checks_both_runs_and_counts_pairs(tmp_path, monkeypatch):
         "play fewer matches or write to a larger disk"
     )
     result = runner.invoke(app, ["experiment", "tribute", "--deals", str(MAX_MATCHES + 1)])
-    assert result.exit_code == 2 and f"at most {MAX_MATCHES} deals (--deals) in one experiment" in result.stderr
+    assert (
+        result.exit_code == 2 and f"at most {MAX_MATCHES} deals (--deals) in one experiment" in result.stderr
+    )
     result = runner.invoke(app, ["compare", "random", "greedy", "-n", str(MAX_MATCHES + 1), "-q"])
     assert result.exit_code == 2
     assert (
@@ -205,3 +207,36 @@ def test_force_starts_over_on_a_damaged_run_only(tmp_path):
     with pytest.raises(SimulationInputError, match="; choose another --out"):
         simulate(3, strategies="random", out=other, workers=1, force=True)
     assert (other / "manifest.json").read_text() == '{"name": "a web app"}'
+
+
+def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes(tmp_path, monkeypatch):
+    import errno
+
+    from guandan_cli.logs.journal import Journal
+    from guandan_cli.runner.simulation import SimulationError
+
+    reference = simulate(12, strategies="random", max_deals=2, out=tmp_path / "ref", workers=1, part_size=4)
+    real_append, calls = Journal.append, []
+
+    def append(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 7:  # the disk fills during the 7th match
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_append(self, *args, **kwargs)
+
+    monkeypatch.setattr(Journal, "append", append)
+    out = tmp_path / "run"
+    with pytest.raises(SimulationError) as caught:
+        simulate(12, strategies="random", max_deals=2, out=out, workers=1, part_size=4, chunk_size=1)
+    message = str(caught.value)
+    assert message.startswith(f"cannot write {out}: No space left on device; ")
+    assert message.endswith(" of 12 matches are saved: make room, then rerun with --resume")
+    saved = int(message.split("; ")[1].split()[0])
+    assert 4 <= saved <= 6
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["state"] == "failed" and "No space left on device" in manifest["error"]
+    monkeypatch.setattr(Journal, "append", real_append)
+    run = simulate(out=out, resume=True, workers=1)
+    assert run.manifest["state"] == "complete"
+    for name in ("deals-00000.jsonl", "deals-00001.jsonl", "deals-00002.jsonl"):
+        assert (out / name).read_bytes() == (reference.path / name).read_bytes()

@@ -669,6 +669,15 @@ def _started_elsewhere(manifest: dict, strategies) -> str:
     )
 
 
+def _saved_line(out: Path, total: int) -> str:
+    """How much of a run that stopped on a write error is safe, and how to go on."""
+    try:
+        saved = run_completeness(out, read_manifest(out)).matches
+    except (OSError, ValueError):
+        return f"the complete parts in {out} are safe: make room, then rerun with --resume"
+    return f"{saved} of {total} matches are saved: make room, then rerun with --resume"
+
+
 def _matches_in_parts(manifest: dict) -> int:
     """The matches held by the complete parts a manifest lists."""
     return sum(p["stop_match"] - p["first_match"] for p in manifest.get("parts", []))
@@ -1082,6 +1091,9 @@ def _run(
             "failed",
             str(exc) if isinstance(exc, SimulationError) else f"{type(exc).__name__}: {exc}",
         )
+        if isinstance(exc, OSError):  # a full disk, a folder gone, a read-only mount
+            error = f"cannot write {exc.filename or out}: {exc.strerror or exc}"
+            raise SimulationError(f"{error}; {_saved_line(out, config['matches'])}") from None
         raise
     finally:
         for journal in [*journals.values(), *writer.pending.values()]:
