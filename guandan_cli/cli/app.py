@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from guandan_cli.cli.error_lines import INTERRUPTED, interrupted_line
+from guandan_cli.cli.error_lines import FAILURE, INTERRUPTED, interrupted_line, write_error_line
 
 
 def main() -> None:
@@ -29,11 +29,25 @@ def main() -> None:
 
             typer_app()  # raises SystemExit
         raise SystemExit(code)
+    except OSError as exc:
+        line = write_error_line(exc)
+        if line is None:
+            raise
+        _stderr_line(line)
+        raise SystemExit(FAILURE) from None
     except KeyboardInterrupt:
         if sys.stderr is not None:
             sys.stderr.write(interrupted_line() + "\n")
             sys.stderr.flush()
         raise SystemExit(INTERRUPTED) from None
+
+
+def _stderr_line(line: str) -> None:
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:  # stderr on the full disk too: the exit code says it
+        pass
 
 
 def __getattr__(name: str):

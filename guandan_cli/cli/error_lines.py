@@ -31,3 +31,22 @@ def interrupted_line(hint: str = "") -> str:
     'guandan: interrupted: resume with: guandan simulate --resume runs/x'
     """
     return f"guandan: interrupted{': ' + hint if hint else ''}"
+
+
+#: write errors that are the machine's, not a bug: a full disk or quota, a file too large,
+#: a read-only file system, an I/O error
+WRITE_ERRNOS = frozenset({28, 122, 27, 30, 5})  # ENOSPC, EDQUOT, EFBIG, EROFS, EIO
+
+
+def write_error_line(exc: BaseException) -> str | None:
+    """The one line for an output that could not be written (a full disk…), else ``None``.
+
+    >>> write_error_line(OSError(28, "No space left on device"))
+    'guandan: error: cannot write the output: No space left on device'
+    >>> write_error_line(ValueError("x")) is None
+    True
+    """
+    if not isinstance(exc, OSError) or exc.errno not in WRITE_ERRNOS:
+        return None
+    where = f" {exc.filename}" if exc.filename else " the output"
+    return error_line(f"cannot write{where}: {exc.strerror or exc}")

@@ -27,6 +27,7 @@ from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the comma
     PREFIX,
     error_line,
     interrupted_line,
+    write_error_line,
 )
 
 
@@ -127,4 +128,13 @@ class OneLineErrors(TyperGroup):
         except typer.Abort:
             typer.echo(interrupted_line(), err=True)
             raise SystemExit(INTERRUPTED) from None
+        except OSError as exc:  # the output could not be written: a full disk
+            line = write_error_line(exc)
+            if line is None:
+                raise
+            try:
+                typer.echo(line, err=True)
+            except OSError:
+                pass
+            raise SystemExit(FAILURE) from None
         raise SystemExit(result if isinstance(result, int) else 0)

@@ -218,7 +218,7 @@ def space_problem(
         return None
     deals = max(deals, 1)
     return (
-        f"the logs of {matches} matches take at least {_size(need)} "
+        f"the logs of {matches} match{'es' if matches != 1 else ''} take at least {_size(need)} "
         f"({deals} deal{'s' if deals > 1 else ''} of {MIN_DEAL_BYTES.get(compression, 250)} B "
         f"per match at the fewest), but {_size(free)} are free on {probe}: play fewer matches"
         + (", use --compression zstd" if compression == "none" and suggest_compression else "")
