@@ -166,6 +166,7 @@ def play_game(
             "use --force to start over or another --out",
         ):
             why = why.replace(force, "the game cannot be continued: start a new one with another --out")
+        why = why.replace("play fewer matches, use --compression zstd or write", "make room or write")
         raise PlayInputError(why) from None
     except SimulationError:
         if journal.problem is not None:  # a saved answer that does not fit: the file, not a bot
