@@ -208,9 +208,8 @@ class _Hand:
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
-            for r in _RANGE13:
-                ms = members >> (8 * r) & 0x55
-                if ms and len(by[r]) > 1:
+            for r, ms in enumerate(members.to_bytes(13, "little")):
+                if ms and cb[r] > 1:
                     key = r << 16 | ms << 8 | b[r]
                     faces = pref.get(key)
                     if faces is None:
@@ -259,7 +258,7 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
-        if not h.w and not h.members:
+        if not h.w:
             return _lead_plain(h)
         # each guard skips a generator only when it would list nothing (small hands)
         cb, w = h.cb, h.w
@@ -326,8 +325,11 @@ def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
 
 
 def _lead_plain(h: _Hand) -> list[Combo]:
-    """``_plays(h, None)`` for a hand without wilds and natural straight flushes, in one pass
-    (the generators' plain paths, sharing the hand's fields): the most common lead."""
+    """``_plays(h, None)`` for a hand without wilds, in one pass (the generators' paths without
+    wilds, sharing the hand's fields): the most common lead.
+
+    Pairs and triples come from tables by rank and suits (``_PAIRS``, ``_TRIPLES``), their
+    suits from the preferred faces (``_Hand.by``)."""
     by, rc, cb = h.by, h.rc, h.cb
     single = _SINGLE_OF
     out = [single[by[r][0]] for r in _RANGE13 if by[r]]
@@ -337,34 +339,23 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     if hr:
         out.append(single[HR])
     top_count = max(cb)
+    n = 0
     if top_count >= 2:
-        b = h.b
-        pair_table = _NATURAL[0]
         pranks = [r for r in _RANGE13 if rc[r] >= 2]
-        out += [pair_table[r][b[r]] or _natural(2, r, b[r]) for r in pranks]
-    else:
-        pranks = ()
+        n = len(pranks)
+        poffs = _pair_offsets(h, pranks)
+        table = _PAIRS
+        out += [table[o] or _pair(o) for o in poffs]
     if sb == 2:
         out.append(_SB_PAIR)
     if hr == 2:
         out.append(_HR_PAIR)
     if top_count >= 3:
-        triple_table = _NATURAL[1]
         trips = [t for t in pranks if rc[t] >= 3]
-        out += [triple_table[t][b[t]] or _natural(3, t, b[t]) for t in trips]
-        # full houses: naturals only, so cards sort by rank, triple and pair each sorted
-        pairs = [by[p][:2] for p in pranks]
-        joker_pairs = ((SB, SB),) if sb == 2 else ()
-        if hr == 2:
-            joker_pairs += ((HR, HR),)
-        for t in trips:  # every triple rank is also a pair rank
-            i = pranks.index(t)
-            trip = by[t][:3]
-            out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
-            if joker_pairs:
-                out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
-    n = len(pranks) if top_count >= 2 else 0
+        toffs = _triple_offsets(h, trips)
+        table = _TRIPLES
+        out += [table[o] or _triple(o) for o in toffs]
+        _natural_full_houses(trips, pranks, poffs, toffs, sb, hr, out)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -375,7 +366,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     bombs = h.bombs
     if bombs is None:
         bombs = h.bombs = []
-        if top_count >= 4 or (sb == 2 and hr == 2):
+        if top_count >= 4 or (sb == 2 and hr == 2) or h.members:
             _bomb_class(h, 0, bombs)
     out += bombs
     return out
@@ -606,6 +597,79 @@ def _natural(k: int, r: int, byte: int) -> Combo:
     return c
 
 
+#: suit multisets of a natural pair (2 suits) and triple (3 suits), ascending: a natural pair or
+#: triple is named by its rank and its index in these (its id)
+_PAIR_SUITS = tuple(c for c in product(range(4), repeat=2) if list(c) == sorted(c))
+_TRIP_SUITS = tuple(c for c in product(range(4), repeat=3) if list(c) == sorted(c))
+#: index in ``_PAIR_SUITS`` / ``_TRIP_SUITS`` of the first 2 / 3 faces of a ``_BY`` byte (0 if fewer)
+_PAIR_ID = bytes(
+    _PAIR_SUITS.index(tuple(f & 3 for f in _BY[0][b][:2])) if _COUNT[b] >= 2 else 0 for b in range(256)
+)
+_TRIP_ID = bytes(
+    _TRIP_SUITS.index(tuple(f & 3 for f in _BY[0][b][:3])) if _COUNT[b] >= 3 else 0 for b in range(256)
+)
+#: the same from the suits of two (three) faces in any order: ``[s0 * 4 + s1]`` (``[s0 * 16 + s1 * 4 + s2]``)
+_PAIR_ID_OF = bytes(_PAIR_SUITS.index(tuple(sorted(divmod(i, 4)))) for i in range(16))
+_TRIP_ID_OF = bytes(_TRIP_SUITS.index(tuple(sorted((i >> 4, i >> 2 & 3, i & 3)))) for i in range(64))
+#: ``_PAIRS[10 * rank + pair id]``, ``_TRIPLES[20 * rank + triple id]``: the natural pair and
+#: triple of those suits (made on use)
+_PAIRS: list[Combo | None] = [None] * 130
+_TRIPLES: list[Combo | None] = [None] * 260
+
+
+def _pair(o: int) -> Combo:
+    """Fill ``_PAIRS[o]``."""
+    r, pid = divmod(o, 10)
+    c = _PAIRS[o] = _new(Combo, (PAIR, r, tuple(4 * r + s for s in _PAIR_SUITS[pid])))
+    return c
+
+
+def _triple(o: int) -> Combo:
+    """Fill ``_TRIPLES[o]``."""
+    r, tid = divmod(o, 20)
+    c = _TRIPLES[o] = _new(Combo, (TRIPLE, r, tuple(4 * r + s for s in _TRIP_SUITS[tid])))
+    return c
+
+
+def _pair_offsets(h: _Hand, ranks: list[int]) -> list[int]:
+    """``_PAIRS`` offsets of the natural pairs of ``ranks`` (each held twice or more): the first
+    two preferred faces."""
+    if h.members:
+        by, ids = h.by, _PAIR_ID_OF
+        return [10 * r + ids[(by[r][0] & 3) << 2 | by[r][1] & 3] for r in ranks]
+    b, ids = h.b, _PAIR_ID
+    return [10 * r + ids[b[r]] for r in ranks]
+
+
+def _triple_offsets(h: _Hand, ranks: list[int]) -> list[int]:
+    """``_TRIPLES`` offsets of the natural triples of ``ranks`` (each held three times or more)."""
+    if h.members:
+        by, ids = h.by, _TRIP_ID_OF
+        return [20 * r + ids[(by[r][0] & 3) << 4 | (by[r][1] & 3) << 2 | by[r][2] & 3] for r in ranks]
+    b, ids = h.b, _TRIP_ID
+    return [20 * r + ids[b[r]] for r in ranks]
+
+
+def _natural_full_houses(
+    trips: list[int], pranks: list[int], poffs: list[int], toffs: list[int], sb: int, hr: int, out: list
+) -> None:
+    """The full houses of a hand without wilds: per triple rank of ``trips`` (``_TRIPLES[toffs[i]]``),
+    every other pair rank of ``pranks`` (``_PAIRS[poffs[j]]``), then the joker pairs (``sb``, ``hr``:
+    jokers held); the cards sort by rank, triple and pair each sorted."""
+    ptab, ttab = _PAIRS, _TRIPLES
+    pairs = [(ptab[o] or _pair(o))[2] for o in poffs]
+    jp = [(SB, SB)] if sb == 2 else []
+    if hr == 2:
+        jp.append((HR, HR))
+    for t, o in zip(trips, toffs):  # every triple rank is also a pair rank
+        i = pranks.index(t)
+        trip = (ttab[o] or _triple(o))[2]
+        out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
+        out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
+        if jp:
+            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in jp]
+
+
 def _natural_plays(h: _Hand, ranks: tuple[int, ...], k: int, out: list) -> None:
     """The pairs (``k`` 2) or triples (3) of ``ranks`` from the table, for a hand without wilds
     or straight flushes to keep."""
@@ -670,28 +734,19 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
     trips = [t for t in _RANGE13 if rc[t] >= lo and rc[t] and pw[t] > thr]
     if not trips:
         return
+    if not w:
+        # naturals only: pairs and triples from the tables
+        pranks = [p for p in _RANGE13 if rc[p] >= 2]
+        _natural_full_houses(
+            trips, pranks, _pair_offsets(h, pranks), _triple_offsets(h, trips), h.sb, h.hr, out
+        )
+        return
     by = h.by
     joker_pairs = []
     if h.sb == 2:
         joker_pairs.append((SB, SB))
     if h.hr == 2:
         joker_pairs.append((HR, HR))
-    if not w:
-        # naturals only: cards sort by rank, triple and pair each sorted
-        members = h.members
-        pranks = [p for p in _RANGE13 if rc[p] >= 2]
-        if members:
-            pairs = [tuple(sorted(by[p][:2])) for p in pranks]
-        else:
-            pairs = [by[p][:2] for p in pranks]
-        for t in trips:  # every triple rank is also a pair rank
-            i = pranks.index(t)
-            trip = tuple(sorted(by[t][:3])) if members else by[t][:3]
-            out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
-            if joker_pairs:
-                out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
-        return
     wild = h.wild
     take = h.take
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
@@ -920,8 +975,11 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         out.append(_new(Combo, (JOKER_BOMB, 14, (SB, SB, HR, HR))))
 
 
-#: straight flush cards by (suit faces present in the window, wild, top, suit), filled on use
-_SF_CARDS: dict[int, tuple[int, ...]] = {}
+#: straight flushes by (suit faces present in the window, wild, top, suit), filled on use (at most
+#: 10 tops * 4 suits * 32 faces present * 13 wilds)
+_SF_PLAYS: dict[int, Combo] = {}
+#: ``_NATURAL_SF[4 * top + suit]``: the natural straight flush (filled on use)
+_NATURAL_SF: list[Combo | None] = [None] * 52
 #: bit ``8 * rank`` of each rank of the straight to each top
 _SF_MASK = {top: wm for top, _ranks, wm in _SF_WINDOWS}
 
@@ -932,51 +990,73 @@ def _sf_cards(present: int, wild: int, top: int, s: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
+def _natural_sf(i: int) -> Combo:
+    """Fill ``_NATURAL_SF[i]``."""
+    top, s = divmod(i, 4)
+    c = _NATURAL_SF[i] = _new(
+        Combo, (STRAIGHT_FLUSH, top, tuple(sorted(4 * r + s for r in _STRAIGHT_RANKS[top])))
+    )
+    return c
+
+
 def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
     """Per window, the suit needing the fewest wilds (the lowest suit on ties)."""
     w = h.w
+    if not w:
+        # natural ones only: per top, the lowest suit; the A-5 one first
+        alow, sfx = h.alow, h.sfx
+        table = _NATURAL_SF
+        if alow and 303 > tb:
+            i = 12 + (((alow & -alow).bit_length() - 1) >> 1)
+            out.append(table[i] or _natural_sf(i))
+        while sfx:
+            low = sfx & -sfx
+            r, s = divmod(low.bit_length() - 1, 8)
+            top = r + 4
+            sfx &= ~(0xFF << (8 * r))
+            if 300 + top > tb:
+                i = 4 * top + (s >> 1)
+                out.append(table[i] or _natural_sf(i))
+        return
     bits = h.bits
     # candidate windows, most faces present first: (low bits of 2..A windows, A-5 suits)
-    if w == 0:
-        levels = ((h.sfx, h.alow),)
+    # bit-sliced count (b2 b1 b0) of the faces present in each window of 5, at its low bit
+    b0 = bits ^ bits >> 8
+    b1 = bits & bits >> 8
+    a = bits >> 16
+    b1 |= b0 & a
+    b0 ^= a
+    a = bits >> 24
+    carry = b0 & a
+    b0 ^= a
+    b2 = b1 & carry
+    b1 ^= carry
+    a = bits >> 32
+    carry = b0 & a
+    b0 ^= a
+    b2 |= b1 & carry
+    b1 ^= carry
+    b2 &= _WINDOW_STARTS
+    # windows with 5, 4 (and 3) faces present; A-5 windows by suit
+    a0 = bits & _ALOW_MASK
+    a1 = bits >> 2 & _ALOW_MASK
+    a2 = bits >> 4 & _ALOW_MASK
+    a3 = bits >> 6 & _ALOW_MASK
+    alow = (a0 and a0.bit_count(), a1 and a1.bit_count(), a2 and a2.bit_count(), a3 and a3.bit_count())
+    if w == 1:
+        levels = (
+            (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
+            (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
+        )
     else:
-        # bit-sliced count (b2 b1 b0) of the faces present in each window of 5, at its low bit
-        b0 = bits ^ bits >> 8
-        b1 = bits & bits >> 8
-        a = bits >> 16
-        b1 |= b0 & a
-        b0 ^= a
-        a = bits >> 24
-        carry = b0 & a
-        b0 ^= a
-        b2 = b1 & carry
-        b1 ^= carry
-        a = bits >> 32
-        carry = b0 & a
-        b0 ^= a
-        b2 |= b1 & carry
-        b1 ^= carry
-        b2 &= _WINDOW_STARTS
-        # windows with 5, 4 (and 3) faces present; A-5 windows by suit
-        a0 = bits & _ALOW_MASK
-        a1 = bits >> 2 & _ALOW_MASK
-        a2 = bits >> 4 & _ALOW_MASK
-        a3 = bits >> 6 & _ALOW_MASK
-        alow = (a0 and a0.bit_count(), a1 and a1.bit_count(), a2 and a2.bit_count(), a3 and a3.bit_count())
-        if w == 1:
-            levels = (
-                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-            )
-        else:
-            levels = (
-                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-                (
-                    b1 & b0 & ~b2 & _WINDOW_STARTS,
-                    (alow[0] == 3) | (alow[1] == 3) << 2 | (alow[2] == 3) << 4 | (alow[3] == 3) << 6,
-                ),
-            )
+        levels = (
+            (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
+            (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
+            (
+                b1 & b0 & ~b2 & _WINDOW_STARTS,
+                (alow[0] == 3) | (alow[1] == 3) << 2 | (alow[2] == 3) << 4 | (alow[3] == 3) << 6,
+            ),
+        )
     # per top: the window with most faces present, lowest suit first
     chosen: dict[int, int] = {}
     done = 0  # window starts already chosen
@@ -1004,17 +1084,17 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
     if not chosen:
         return
     wild = h.wild
-    table = _SF_CARDS
+    table = _SF_PLAYS
     for top in sorted(chosen) if len(chosen) > 1 else chosen:
         if 300 + top <= tb:
             continue
         s = chosen[top]
         present = bits >> (2 * s) & _SF_MASK[top]
         key = present << 12 | wild << 6 | top << 2 | s
-        cards = table.get(key)
-        if cards is None:
-            cards = table[key] = _sf_cards(present, wild, top, s)
-        out.append(_new(Combo, (STRAIGHT_FLUSH, top, cards)))
+        c = table.get(key)
+        if c is None:
+            c = table[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
+        out.append(c)
 
 
 # ---------------------------------------------------------------------------
