@@ -60,15 +60,11 @@ _STRAIGHT_RANKS = {top: ranks for top, ranks in STRAIGHT_WINDOWS}
 _SUIT_BASES = 0b01010101
 #: low bits (start rank 0..8, i.e. tops 6..A) of the 2..A straight windows in each suit
 _WINDOW_STARTS = sum(_SUIT_BASES << (8 * r) for r in range(9))
-#: bit ``8 * r`` of the window starts 0..8
-_START_BITS = sum(1 << (8 * r) for r in range(9))
 #: ``bytes.translate`` tables: 1 for a count of at least 2 (3), else 0
 _AT_LEAST_2 = bytes(int(n >= 2) for n in range(256))
 _AT_LEAST_3 = bytes(int(n >= 3) for n in range(256))
 #: bit ``8 * rank`` of ranks 0..12
 _SPREAD = sum(1 << (8 * r) for r in range(13))
-#: the faces of an A-2-3-4-5 window, seen from its low bit (rank 2 of a suit)
-_ALOW_MASK = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 96
 #: bomb-class value of a bomb by size, before adding its power (see ``bomb_value``)
 _BOMB_BASE = (0, 0, 0, 0, 100, 200, 400, 500, 600, 700, 800)
 
@@ -474,12 +470,14 @@ class PlainLeads(Sequence):
             if k < ends[8]:
                 r = _nth_rank(rc, 2, k)
                 b = h.b
-                return _NATURAL[0][r][b[r]] or _natural(2, r, b[r])
+                o = 10 * r + _PAIR_ID[b[r]]
+                return _PAIRS[o] or _pair(o)
             return _SB_PAIR if k == ends[8] and h.sb == 2 else _HR_PAIR
         if i < ends[2]:  # triples
             r = _nth_rank(rc, 3, i - ends[1])
             b = h.b
-            return _NATURAL[1][r][b[r]] or _natural(3, r, b[r])
+            o = 20 * r + _TRIP_ID[b[r]]
+            return _TRIPLES[o] or _triple(o)
         if i < ends[3]:  # full houses: per triple rank, every other pair rank, then joker pairs
             per = ends[8] - 1 + ends[9]
             ti, j = divmod(i - ends[2], per)
@@ -586,16 +584,6 @@ _HR_PAIR = _new(Combo, (PAIR, 14, (HR, HR)))
 _RANKS_ABOVE = tuple(
     tuple(tuple(r for r in _RANGE13 if POWER[lv][r] > thr) for thr in range(-1, 16)) for lv in range(13)
 )
-#: ``_NATURAL[k - 2][rank][byte]``: the play of the first ``k`` (2: pair, 3: triple) natural faces
-#: of a rank held as ``byte`` (``_BY``), no wild used and no straight flush to keep; filled on use
-_NATURAL = tuple(tuple([None] * 256 for _r in _RANGE13) for _k in (2, 3))
-
-
-def _natural(k: int, r: int, byte: int) -> Combo:
-    """Fill ``_NATURAL[k - 2][r][byte]``."""
-    c = _NATURAL[k - 2][r][byte] = _new(Combo, ((PAIR, TRIPLE)[k - 2], r, _BY[r][byte][:k]))
-    return c
-
 
 #: suit multisets of a natural pair (2 suits) and triple (3 suits), ascending: a natural pair or
 #: triple is named by its rank and its index in these (its id)
@@ -650,6 +638,41 @@ def _triple_offsets(h: _Hand, ranks: list[int]) -> list[int]:
     return [20 * r + ids[b[r]] for r in ranks]
 
 
+#: plays with wilds (made on use): ``_HALF_PAIRS[13 * face + level]``, a natural face and the
+#: wild; ``_WILD_TRIPLES[13 * (10 * rank + pair id) + level]``, a natural pair and the wild;
+#: ``_WILD_TRIPLES2[13 * face + level]``, a natural face and two wilds
+_HALF_PAIRS: list[Combo | None] = [None] * (52 * 13)
+_WILD_TRIPLES: list[Combo | None] = [None] * (130 * 13)
+_WILD_TRIPLES2: list[Combo | None] = [None] * (52 * 13)
+
+
+def _half_pair(i: int) -> Combo:
+    """Fill ``_HALF_PAIRS[i]``."""
+    f, lv = divmod(i, 13)
+    wild = 4 * lv + 1
+    c = _HALF_PAIRS[i] = _new(Combo, (PAIR, f >> 2, (f, wild) if f < wild else (wild, f)))
+    return c
+
+
+def _wild_triple(i: int) -> Combo:
+    """Fill ``_WILD_TRIPLES[i]``."""
+    o, lv = divmod(i, 13)
+    r, pid = divmod(o, 10)
+    cards = [4 * r + s for s in _PAIR_SUITS[pid]]
+    cards.append(4 * lv + 1)
+    cards.sort()
+    c = _WILD_TRIPLES[i] = _new(Combo, (TRIPLE, r, tuple(cards)))
+    return c
+
+
+def _wild_triple2(i: int) -> Combo:
+    """Fill ``_WILD_TRIPLES2[i]``."""
+    f, lv = divmod(i, 13)
+    wild = 4 * lv + 1
+    c = _WILD_TRIPLES2[i] = _new(Combo, (TRIPLE, f >> 2, tuple(sorted((f, wild, wild)))))
+    return c
+
+
 def _natural_full_houses(
     trips: list[int], pranks: list[int], poffs: list[int], toffs: list[int], sb: int, hr: int, out: list
 ) -> None:
@@ -670,16 +693,6 @@ def _natural_full_houses(
             out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in jp]
 
 
-def _natural_plays(h: _Hand, ranks: tuple[int, ...], k: int, out: list) -> None:
-    """The pairs (``k`` 2) or triples (3) of ``ranks`` from the table, for a hand without wilds
-    or straight flushes to keep."""
-    rc, b = h.rc, h.b
-    table = _NATURAL[k - 2]
-    for r in ranks:
-        if rc[r] >= k:
-            out.append(table[r][b[r]] or _natural(k, r, b[r]))
-
-
 def _singles(h: _Hand, thr: int, out: list) -> None:
     by = h.by
     lv = h.lv
@@ -698,16 +711,22 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
     rc, w = h.rc, h.w
     ranks = _RANKS_ABOVE[h.lv][thr + 1]
     if w:
-        take = h.take
-        lv = h.lv
+        by, lv = h.by, h.lv
+        ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
         for r in ranks:
-            if rc[r] or (r == lv and w == 2):
-                out.append(_new(Combo, (PAIR, r, take(r, 2))))
-    elif h.members:
-        by = h.by
-        out += [_new(Combo, (PAIR, r, tuple(sorted(by[r][:2])))) for r in ranks if rc[r] >= 2]
+            c = rc[r]
+            if c >= 2:
+                f = by[r]
+                o = 10 * r + ids[(f[0] & 3) << 2 | f[1] & 3]
+                out.append(ptab[o] or _pair(o))
+            elif c:
+                i = 13 * by[r][0] + lv
+                out.append(half[i] or _half_pair(i))
+            elif r == lv and w == 2:
+                out.append(_new(Combo, (PAIR, r, (h.wild, h.wild))))
     else:
-        _natural_plays(h, ranks, 2, out)
+        ptab = _PAIRS
+        out += [ptab[o] or _pair(o) for o in _pair_offsets(h, [r for r in ranks if rc[r] >= 2])]
     if h.sb == 2 and 14 > thr:
         out.append(_SB_PAIR)
     if h.hr == 2 and 15 > thr:
@@ -717,14 +736,29 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
 def _triples(h: _Hand, thr: int, out: list) -> None:
     rc, w = h.rc, h.w
     ranks = _RANKS_ABOVE[h.lv][thr + 1]
-    if w or h.members:
-        take = h.take
+    if w:
+        by, lv = h.by, h.lv
         for r in ranks:
             c = rc[r]
             if c and c + w >= 3:
-                out.append(_new(Combo, (TRIPLE, r, take(r, 3))))
+                out.append(_triple_play(by, r, c, lv))
     else:
-        _natural_plays(h, ranks, 3, out)
+        ttab = _TRIPLES
+        out += [ttab[o] or _triple(o) for o in _triple_offsets(h, [r for r in ranks if rc[r] >= 3])]
+
+
+def _triple_play(by: list, r: int, c: int, lv: int) -> Combo:
+    """The triple of rank ``r`` held ``c`` times (1..), its preferred faces ``by[r]``, wilds
+    for the rest (the hand holds them), at level ``lv``."""
+    f = by[r]
+    if c >= 3:
+        o = 20 * r + _TRIP_ID_OF[(f[0] & 3) << 4 | (f[1] & 3) << 2 | f[2] & 3]
+        return _TRIPLES[o] or _triple(o)
+    if c == 2:
+        i = 13 * (10 * r + _PAIR_ID_OF[(f[0] & 3) << 2 | f[1] & 3]) + lv
+        return _WILD_TRIPLES[i] or _wild_triple(i)
+    i = 13 * f[0] + lv
+    return _WILD_TRIPLES2[i] or _wild_triple2(i)
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
@@ -747,23 +781,25 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         joker_pairs.append((SB, SB))
     if h.hr == 2:
         joker_pairs.append((HR, HR))
-    wild = h.wild
-    take = h.take
+    wild, lv = h.wild, h.lv
+    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
     # its lowest and highest face; whether it needs a wild)
     pairs2 = []
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
-            pair = take(p, 2)
+            f = by[p]
+            o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
+            pair = (ptab[o] or _pair(o))[2]
             pairs2.append((p, pair, pair[0], pair[1], False))
         elif cp:
-            f = by[p][0]
-            pair = (f, wild) if f < wild else (wild, f)
+            i = 13 * by[p][0] + lv
+            pair = (half[i] or _half_pair(i))[2]
             pairs2.append((p, pair, pair[0], pair[1], True))
     for t in trips:
         ct = rc[t]
-        trip = take(t, 3)  # sorted
+        trip = _triple_play(by, t, ct, lv)[2]  # sorted
         lo, hi = trip[0], trip[2]
         wt = w - 3 + ct if ct < 3 else w
         n0 = len(out)
@@ -805,6 +841,9 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
 )
+#: ``_STRAIGHT_AT[j]``: (top, the ranks' getter, A-low) of the straight window that starts at
+#: rank ``j - 1`` (0: A-2-3-4-5)
+_STRAIGHT_AT = tuple((top, get, alow) for top, _ranks, _wm, get, alow in _STRAIGHT_STEPS)
 #: per tube window: (top, ranks, A-low)
 _TUBE_STEPS = tuple((top, ranks, ranks[0] > ranks[-1]) for top, ranks in TUBE_WINDOWS)
 
@@ -822,8 +861,12 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         if not runs:
             return
         firsts = [t[0] if t else wild for t in by]
-        for top, _ranks, wm, get, alow in _STRAIGHT_STEPS:
-            if top > thr and present & wm == wm:
+        steps = _STRAIGHT_AT
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top, get, alow = steps[low.bit_length() >> 3]
+            if top > thr:
                 cards = get(firsts)
                 out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
         return
@@ -848,8 +891,12 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
             return
         by = h.by
         members = h.members
-        for top, (a, b, c), alow in _TUBE_STEPS:
-            if top > thr and rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
+        steps = _TUBE_STEPS
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top, (a, b, c), alow = steps[low.bit_length() >> 3]
+            if top > thr:
                 if members:
                     cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
                 elif alow:
@@ -940,9 +987,11 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     cb = h.cb
     if w:
         lo = 4 - w
-        ranks = [r for r in _RANGE13 if cb[r] >= lo and cb[r]]
+        rc = h.rc
+        ranks = [r for r in _RANGE13 if rc[r] >= lo and rc[r]]
     elif max(cb) >= 4:
-        ranks = [r for r in _RANGE13 if cb[r] >= 4]
+        rc = h.rc
+        ranks = [r for r in _RANGE13 if rc[r] >= 4]
     else:
         ranks = None
     if ranks and tb == 0 and not h.members:
@@ -990,6 +1039,22 @@ def _sf_cards(present: int, wild: int, top: int, s: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
+#: per rank byte (``_BY``): whether suits 0 and 1 (``_SUITS01``; 2 and 3: ``_SUITS23``) are held,
+#: as the two nibbles of a byte
+_SUITS01 = bytes((b & 3 != 0) | (b >> 2 & 3 != 0) << 4 for b in range(256))
+_SUITS23 = bytes((b >> 4 & 3 != 0) | (b >> 6 & 3 != 0) << 4 for b in range(256))
+#: the sums of 5 consecutive bytes (a window of ranks) land in the byte of the last one
+_WINDOW_SUM = 0x0101010101
+#: of a byte of two nibble counts (suits 0 and 1; 2 and 3), the larger as count * 4 + (3 - suit),
+#: the lower suit on ties
+_BEST01 = bytes(max((v & 15) * 4 + 3, (v >> 4) * 4 + 2) for v in range(256))
+_BEST23 = bytes(max((v & 15) * 4 + 1, (v >> 4) * 4) for v in range(256))
+#: bit 7 of each of 10 bytes
+_HIGH10 = int.from_bytes(b"\x80" * 10, "little")
+#: ``_SF_SUIT[w][count * 4 + 3 - suit]``: suit + 1 when ``w`` wilds complete the window, else 0
+_SF_SUIT = tuple(bytes(4 - (v & 3) if (v >> 2) + w >= 5 else 0 for v in range(256)) for w in range(3))
+
+
 def _natural_sf(i: int) -> Combo:
     """Fill ``_NATURAL_SF[i]``."""
     top, s = divmod(i, 4)
@@ -1018,83 +1083,33 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
                 i = 4 * top + (s >> 1)
                 out.append(table[i] or _natural_sf(i))
         return
-    bits = h.bits
-    # candidate windows, most faces present first: (low bits of 2..A windows, A-5 suits)
-    # bit-sliced count (b2 b1 b0) of the faces present in each window of 5, at its low bit
-    b0 = bits ^ bits >> 8
-    b1 = bits & bits >> 8
-    a = bits >> 16
-    b1 |= b0 & a
-    b0 ^= a
-    a = bits >> 24
-    carry = b0 & a
-    b0 ^= a
-    b2 = b1 & carry
-    b1 ^= carry
-    a = bits >> 32
-    carry = b0 & a
-    b0 ^= a
-    b2 |= b1 & carry
-    b1 ^= carry
-    b2 &= _WINDOW_STARTS
-    # windows with 5, 4 (and 3) faces present; A-5 windows by suit
-    a0 = bits & _ALOW_MASK
-    a1 = bits >> 2 & _ALOW_MASK
-    a2 = bits >> 4 & _ALOW_MASK
-    a3 = bits >> 6 & _ALOW_MASK
-    alow = (a0 and a0.bit_count(), a1 and a1.bit_count(), a2 and a2.bit_count(), a3 and a3.bit_count())
-    if w == 1:
-        levels = (
-            (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-            (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-        )
-    else:
-        levels = (
-            (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-            (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-            (
-                b1 & b0 & ~b2 & _WINDOW_STARTS,
-                (alow[0] == 3) | (alow[1] == 3) << 2 | (alow[2] == 3) << 4 | (alow[3] == 3) << 6,
-            ),
-        )
-    # per top: the window with most faces present, lowest suit first
-    chosen: dict[int, int] = {}
-    done = 0  # window starts already chosen
-    for cand, am in levels:
-        if am and 3 not in chosen:
-            chosen[3] = ((am & -am).bit_length() - 1) >> 1
-        if not cand:
-            continue
-        starts = (cand | cand >> 2 | cand >> 4 | cand >> 6) & ~done & _START_BITS
-        if not starts:
-            continue
-        done |= starts
-        while starts:
-            low = starts & -starts
-            starts ^= low
-            top = ((low.bit_length() - 1) >> 3) + 4
-            if cand & low:
-                chosen[top] = 0
-            elif cand >> 2 & low:
-                chosen[top] = 1
-            elif cand >> 4 & low:
-                chosen[top] = 2
-            else:
-                chosen[top] = 3
-    if not chosen:
+    # per window (tops 3..12, A-5 first) the most faces of one suit present, as count * 4 +
+    # (3 - suit): window sums of each suit's presence, suits 0 and 1 (2 and 3) in the nibbles
+    # of one byte per rank, A also below 2
+    b = h.b[:13]
+    v = int.from_bytes(b.translate(_SUITS01), "little")
+    v = (v << 8 | v >> 96) * _WINDOW_SUM
+    x = int.from_bytes(v.to_bytes(18, "little")[4:14].translate(_BEST01), "little")
+    v = int.from_bytes(b.translate(_SUITS23), "little")
+    v = (v << 8 | v >> 96) * _WINDOW_SUM
+    y = int.from_bytes(v.to_bytes(18, "little")[4:14].translate(_BEST23), "little")
+    m = (((x | _HIGH10) - y) & _HIGH10) >> 7  # bit 0 of each byte: x at least y
+    best = y ^ (x ^ y) & m * 255
+    suits = best.to_bytes(10, "little").translate(_SF_SUIT[w if w < 2 else 2])
+    if not any(suits):
         return
+    bits = h.bits
     wild = h.wild
     table = _SF_PLAYS
-    for top in sorted(chosen) if len(chosen) > 1 else chosen:
-        if 300 + top <= tb:
-            continue
-        s = chosen[top]
-        present = bits >> (2 * s) & _SF_MASK[top]
-        key = present << 12 | wild << 6 | top << 2 | s
-        c = table.get(key)
-        if c is None:
-            c = table[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
-        out.append(c)
+    for top, s in enumerate(suits, 3):
+        if s and 300 + top > tb:
+            s -= 1
+            present = bits >> (2 * s) & _SF_MASK[top]
+            key = present << 12 | wild << 6 | top << 2 | s
+            c = table.get(key)
+            if c is None:
+                c = table[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
+            out.append(c)
 
 
 # ---------------------------------------------------------------------------
