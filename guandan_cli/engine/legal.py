@@ -204,8 +204,9 @@ class _Hand:
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
+            rc = self.rc
             for r, ms in enumerate(members.to_bytes(13, "little")):
-                if ms and cb[r] > 1:
+                if ms and rc[r] > 1:
                     key = r << 16 | ms << 8 | b[r]
                     faces = pref.get(key)
                     if faces is None:
@@ -680,17 +681,18 @@ def _natural_full_houses(
     every other pair rank of ``pranks`` (``_PAIRS[poffs[j]]``), then the joker pairs (``sb``, ``hr``:
     jokers held); the cards sort by rank, triple and pair each sorted."""
     ptab, ttab = _PAIRS, _TRIPLES
-    pairs = [(ptab[o] or _pair(o))[2] for o in poffs]
-    jp = [(SB, SB)] if sb == 2 else []
+    pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, poffs)]
+    if sb == 2:
+        pairs.append((13, (SB, SB)))
     if hr == 2:
-        jp.append((HR, HR))
-    for t, o in zip(trips, toffs):  # every triple rank is also a pair rank
-        i = pranks.index(t)
-        trip = (ttab[o] or _triple(o))[2]
-        out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
-        out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
-        if jp:
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in jp]
+        pairs.append((14, (HR, HR)))
+    triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, toffs)]
+    out += [
+        _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
+        for t, trip in triples
+        for p, pair in pairs
+        if p != t
+    ]
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:
@@ -776,16 +778,12 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         )
         return
     by = h.by
-    joker_pairs = []
-    if h.sb == 2:
-        joker_pairs.append((SB, SB))
-    if h.hr == 2:
-        joker_pairs.append((HR, HR))
     wild, lv = h.wild, h.lv
     ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
-    # its lowest and highest face; whether it needs a wild)
+    # its lowest and highest face; whether it needs a wild), then the joker pairs
     pairs2 = []
+    halves = 0
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
@@ -797,42 +795,55 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
             i = 13 * by[p][0] + lv
             pair = (half[i] or _half_pair(i))[2]
             pairs2.append((p, pair, pair[0], pair[1], True))
+            halves += 1
+    if h.sb == 2:
+        pairs2.append((13, (SB, SB), SB, SB, False))
+    if h.hr == 2:
+        pairs2.append((14, (HR, HR), HR, HR, False))
+    fulls = len(pairs2) - halves
+    # per triple: (rank, cards sorted, lowest and highest card, wilds left for the pair)
+    triples = []
+    alone = False  # a triple with no other pair: its pair is two wilds, if any
     for t in trips:
         ct = rc[t]
-        trip = _triple_play(by, t, ct, lv)[2]  # sorted
-        lo, hi = trip[0], trip[2]
+        trip = _triple_play(by, t, ct, lv)[2]
         wt = w - 3 + ct if ct < 3 else w
-        n0 = len(out)
-        # the cards of triple and pair, sorted: one before the other unless they interleave
-        # (a wild between the ranks), then sorted
-        if wt:
-            out += [
-                _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for p, pair, a, b, _half in pairs2
-                if p != t
-            ]
+        triples.append((t, trip, trip[0], trip[2], wt))
+        if ct >= 2:
+            alone = alone or fulls == 1 and not (wt and halves)
         else:
-            out += [
-                _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for p, pair, a, b, half in pairs2
-                if p != t and not half
-            ]
-        if joker_pairs:
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
+            alone = alone or not fulls and halves == 1
+    # the cards of triple and pair, sorted: one before the other unless they interleave
+    # (a wild between the ranks), then sorted
+    if not alone:
+        out += [
+            _new(
+                Combo,
+                (
+                    FULL_HOUSE,
+                    t,
+                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                ),
+            )
+            for t, trip, lo, hi, wt in triples
+            for p, pair, a, b, need in pairs2
+            if p != t and (wt or not need)
+        ]
+        return
+    for t, trip, lo, hi, wt in triples:
+        n0 = len(out)
+        out += [
+            _new(
+                Combo,
+                (
+                    FULL_HOUSE,
+                    t,
+                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                ),
+            )
+            for p, pair, a, b, need in pairs2
+            if p != t and (wt or not need)
+        ]
         if len(out) == n0 and wt >= 2:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
@@ -982,6 +993,17 @@ def _bomb_cards(faces: tuple[int, ...], k: int, r: int, wild: int, lv: int, memb
     return (wild,) * (k - c) + faces
 
 
+def _rank_bombs_kept(h: _Hand, r: int, tb: int, out: list) -> None:
+    """The bombs of rank ``r`` above bomb value ``tb``, from its preferred faces."""
+    w = h.w
+    c = h.rc[r]
+    p = POWER[h.lv][r]
+    faces = h.by[r]
+    for k in range(4, (c + w if c + w < 10 else 10) + 1):
+        if _BOMB_BASE[k] + p > tb:
+            out.append(_new(Combo, (BOMB, r, _bomb_cards(faces, k, r, h.wild, h.lv, h.members))))
+
+
 def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     w = h.w
     cb = h.cb
@@ -994,30 +1016,26 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         ranks = [r for r in _RANGE13 if rc[r] >= 4]
     else:
         ranks = None
-    if ranks and tb == 0 and not h.members:
-        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces)
+    if ranks and tb == 0:
+        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), unless
+        # the rank has faces in straight flushes to keep and more than 4 of them (the bombs that
+        # leave some out then choose which)
         table = _RANK_BOMBS
         b = h.b
         head = (h.lv * 3 + w) * 13
+        members = h.members
         for r in ranks:
+            if members and rc[r] > 4 and members >> (8 * r) & 0x55:
+                _rank_bombs_kept(h, r, 0, out)
+                continue
             key = (head + r) << 8 | b[r]
             bombs = table.get(key)
             if bombs is None:
                 bombs = table[key] = _rank_bombs(r, b[r], w, h.lv)
             out += bombs
     elif ranks:
-        pw = POWER[h.lv]
-        by = h.by
-        members = h.members
-        wild = h.wild
-        lv = h.lv
         for r in ranks:
-            c = cb[r]
-            p = pw[r]
-            faces = by[r]
-            for k in range(4, (c + w if c + w < 10 else 10) + 1):
-                if _BOMB_BASE[k] + p > tb:
-                    out.append(_new(Combo, (BOMB, r, _bomb_cards(faces, k, r, wild, lv, members))))
+            _rank_bombs_kept(h, r, tb, out)
     if tb < 400 and (w or h.members):
         _straight_flushes(h, tb, out)
     if tb < 900 and h.sb == 2 and h.hr == 2:
