@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
+from operator import getitem as _getitem
 from operator import index as _as_index
 from operator import itemgetter
 
@@ -63,6 +64,11 @@ _WINDOW_STARTS = sum(_SUIT_BASES << (8 * r) for r in range(9))
 #: ``bytes.translate`` tables: 1 for a count of at least 2 (3), else 0
 _AT_LEAST_2 = bytes(int(n >= 2) for n in range(256))
 _AT_LEAST_3 = bytes(int(n >= 3) for n in range(256))
+#: ``bytes.translate`` tables: faces a count lacks for a pair (a triple; 9 for none held), and
+#: ``_AT_MOST[w]``: 1 for a sum of at most ``w``
+_SHORT_OF_2 = bytes(max(0, 2 - n) for n in range(256))
+_SHORT_OF_3 = bytes(9 if n == 0 else max(0, 3 - n) for n in range(256))
+_AT_MOST = tuple(bytes(int(n <= w) for n in range(256)) for w in range(4))
 #: bit ``8 * rank`` of ranks 0..12
 _SPREAD = sum(1 << (8 * r) for r in range(13))
 #: bomb-class value of a bomb by size, before adding its power (see ``bomb_value``)
@@ -174,7 +180,7 @@ class _Hand:
         self.bombs = self.tail = None
         self.b = b = x.to_bytes(14, "little")
         if prev is None or prev.members:
-            by = [t[c] for t, c in zip(_BY, b)]
+            by = list(map(_getitem, _BY, b))
         else:
             by = prev.by[:]
             old = prev.x ^ x
@@ -200,7 +206,7 @@ class _Hand:
         if sfx or alow:
             # their faces go last, so other choices keep them intact
             if prev is not None and not prev.members:
-                by = self.by = [t[c] for t, c in zip(_BY, b)]
+                by = self.by = list(map(_getitem, _BY, b))
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
@@ -749,6 +755,26 @@ def _triples(h: _Hand, thr: int, out: list) -> None:
         out += [ttab[o] or _triple(o) for o in _triple_offsets(h, [r for r in ranks if rc[r] >= 3])]
 
 
+def _wild_pairs(h: _Hand) -> list[tuple[int, ...]]:
+    """Per rank its pair in a hand with wilds, sorted: natural, a natural face and the wild,
+    or both wilds when none is held."""
+    rc, by, lv, wild = h.rc, h.by, h.lv, h.wild
+    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
+    pairs = []
+    for r in _RANGE13:
+        c = rc[r]
+        if c >= 2:
+            f = by[r]
+            o = 10 * r + ids[(f[0] & 3) << 2 | f[1] & 3]
+            pairs.append((ptab[o] or _pair(o))[2])
+        elif c:
+            i = 13 * by[r][0] + lv
+            pairs.append((half[i] or _half_pair(i))[2])
+        else:
+            pairs.append((wild, wild))
+    return pairs
+
+
 def _triple_play(by: list, r: int, c: int, lv: int) -> Combo:
     """The triple of rank ``r`` held ``c`` times (1..), its preferred faces ``by[r]``, wilds
     for the rest (the hand holds them), at level ``lv``."""
@@ -779,23 +805,16 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         return
     by = h.by
     wild, lv = h.wild, h.lv
-    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
     # its lowest and highest face; whether it needs a wild), then the joker pairs
     pairs2 = []
     halves = 0
-    for p in _RANGE13:
+    for p, pair in enumerate(_wild_pairs(h)):
         cp = rc[p]
-        if cp >= 2:
-            f = by[p]
-            o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
-            pair = (ptab[o] or _pair(o))[2]
-            pairs2.append((p, pair, pair[0], pair[1], False))
-        elif cp:
-            i = 13 * by[p][0] + lv
-            pair = (half[i] or _half_pair(i))[2]
-            pairs2.append((p, pair, pair[0], pair[1], True))
-            halves += 1
+        if cp:
+            pairs2.append((p, pair, pair[0], pair[1], cp == 1))
+            if cp == 1:
+                halves += 1
     if h.sb == 2:
         pairs2.append((13, (SB, SB), SB, SB, False))
     if h.hr == 2:
@@ -890,8 +909,7 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
 
 
 def _tubes(h: _Hand, thr: int, out: list) -> None:
-    rc, w, wild = h.rc, h.w, h.wild
-    take = h.take
+    w = h.w
     if not w:
         # natural pairs only: per rank its two preferred faces, sorted; ascending by rank.
         # Any window? (bit ``8 * j`` of ``runs``: ranks j - 1, j, j + 1, A also below 2, hold pairs)
@@ -916,25 +934,24 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
                     cards = by[a][:2] + by[b][:2] + by[c][:2]
                 out.append(_new(Combo, (TUBE, top, cards)))
         return
-    for top, ranks in TUBE_WINDOWS:
-        if top <= thr:
-            continue
-        need = 0
-        for r in ranks:
-            c = rc[r]
-            if c < 2:
-                need += 2 - c
-        if need > w:
-            continue
-        cards = []
-        for r in ranks:
-            cards += take(r, 2) if rc[r] else (wild, wild)
-        cards.sort()
-        out.append(_new(Combo, (TUBE, top, tuple(cards))))
+    # the windows whose ranks lack at most ``w`` faces of their pairs (per rank the faces it
+    # lacks, summed over 3 ranks in a row, A also below 2): byte ``top - 1``
+    short = int.from_bytes(h.cb.translate(_SHORT_OF_2), "little")
+    short = (short << 8 | short >> 96) * 0x010101
+    fits = short.to_bytes(16, "little")[2:14].translate(_AT_MOST[w if w < 3 else 3])
+    if not any(fits):
+        return
+    pairs = _wild_pairs(h)
+    for top, fit in enumerate(fits, 1):
+        if fit and top > thr:
+            a, b, c = TUBE_WINDOWS[top - 1][1]
+            cards = list(pairs[a] + pairs[b] + pairs[c])
+            cards.sort()
+            out.append(_new(Combo, (TUBE, top, tuple(cards))))
 
 
 def _plates(h: _Hand, thr: int, out: list) -> None:
-    rc, w = h.rc, h.w
+    w = h.w
     take = h.take
     if not w:
         # bit ``8 * j`` of ``runs``: ranks j - 1 and j (A also below 2) hold triples
@@ -951,17 +968,16 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
                 cards.sort()
                 out.append(_new(Combo, (PLATE, top, tuple(cards))))
         return
-    for top, ranks in PLATE_WINDOWS:
-        if top <= thr:
-            continue
-        a, b = ranks
-        ca, cb = rc[a], rc[b]
-        need = (3 - ca if ca < 3 else 0) + (3 - cb if cb < 3 else 0)
-        if need > w or not ca or not cb:
-            continue
-        cards = list(take(a, 3) + take(b, 3))
-        cards.sort()
-        out.append(_new(Combo, (PLATE, top, tuple(cards))))
+    # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
+    short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
+    short = (short << 8 | short >> 96) * 0x0101
+    fits = short.to_bytes(15, "little")[1:14].translate(_AT_MOST[w if w < 3 else 3])
+    for top, fit in enumerate(fits):
+        if fit and top > thr:
+            a, b = PLATE_WINDOWS[top][1]
+            cards = list(take(a, 3) + take(b, 3))
+            cards.sort()
+            out.append(_new(Combo, (PLATE, top, tuple(cards))))
 
 
 #: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
