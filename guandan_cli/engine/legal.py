@@ -358,7 +358,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
         toffs = _triple_offsets(h, trips)
         table = _TRIPLES
         out += [table[o] or _triple(o) for o in toffs]
-        _natural_full_houses(trips, pranks, poffs, toffs, sb, hr, out)
+        _natural_full_houses(h, trips, pranks, out)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -680,19 +680,21 @@ def _wild_triple2(i: int) -> Combo:
     return c
 
 
-def _natural_full_houses(
-    trips: list[int], pranks: list[int], poffs: list[int], toffs: list[int], sb: int, hr: int, out: list
-) -> None:
-    """The full houses of a hand without wilds: per triple rank of ``trips`` (``_TRIPLES[toffs[i]]``),
-    every other pair rank of ``pranks`` (``_PAIRS[poffs[j]]``), then the joker pairs (``sb``, ``hr``:
-    jokers held); the cards sort by rank, triple and pair each sorted."""
-    ptab, ttab = _PAIRS, _TRIPLES
-    pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, poffs)]
-    if sb == 2:
+def _natural_full_houses(h: _Hand, trips: list[int], pranks: list[int], out: list) -> None:
+    """The full houses of a hand without wilds: per triple rank of ``trips``, every other pair
+    rank of ``pranks``, then the joker pairs; the cards sort by rank, triple and pair each sorted."""
+    if h.members:
+        ptab, ttab = _PAIRS, _TRIPLES
+        pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, _pair_offsets(h, pranks))]
+        triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, _triple_offsets(h, trips))]
+    else:  # the preferred faces are sorted
+        by = h.by
+        pairs = [(p, by[p][:2]) for p in pranks]
+        triples = [(t, by[t][:3]) for t in trips]
+    if h.sb == 2:
         pairs.append((13, (SB, SB)))
-    if hr == 2:
+    if h.hr == 2:
         pairs.append((14, (HR, HR)))
-    triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, toffs)]
     out += [
         _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
         for t, trip in triples
@@ -734,7 +736,14 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
                 out.append(_new(Combo, (PAIR, r, (h.wild, h.wild))))
     else:
         ptab = _PAIRS
-        out += [ptab[o] or _pair(o) for o in _pair_offsets(h, [r for r in ranks if rc[r] >= 2])]
+        if h.members:
+            out += [ptab[o] or _pair(o) for o in _pair_offsets(h, [r for r in ranks if rc[r] >= 2])]
+        else:
+            b, ids = h.b, _PAIR_ID
+            for r in ranks:
+                if rc[r] >= 2:
+                    o = 10 * r + ids[b[r]]
+                    out.append(ptab[o] or _pair(o))
     if h.sb == 2 and 14 > thr:
         out.append(_SB_PAIR)
     if h.hr == 2 and 15 > thr:
@@ -752,7 +761,14 @@ def _triples(h: _Hand, thr: int, out: list) -> None:
                 out.append(_triple_play(by, r, c, lv))
     else:
         ttab = _TRIPLES
-        out += [ttab[o] or _triple(o) for o in _triple_offsets(h, [r for r in ranks if rc[r] >= 3])]
+        if h.members:
+            out += [ttab[o] or _triple(o) for o in _triple_offsets(h, [r for r in ranks if rc[r] >= 3])]
+        else:
+            b, ids = h.b, _TRIP_ID
+            for r in ranks:
+                if rc[r] >= 3:
+                    o = 20 * r + ids[b[r]]
+                    out.append(ttab[o] or _triple(o))
 
 
 def _wild_pairs(h: _Hand) -> list[tuple[int, ...]]:
@@ -797,24 +813,27 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
     if not trips:
         return
     if not w:
-        # naturals only: pairs and triples from the tables
-        pranks = [p for p in _RANGE13 if rc[p] >= 2]
-        _natural_full_houses(
-            trips, pranks, _pair_offsets(h, pranks), _triple_offsets(h, trips), h.sb, h.hr, out
-        )
+        _natural_full_houses(h, trips, [p for p in _RANGE13 if rc[p] >= 2], out)
         return
     by = h.by
     wild, lv = h.wild, h.lv
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
     # its lowest and highest face; whether it needs a wild), then the joker pairs
+    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
     pairs2 = []
     halves = 0
-    for p, pair in enumerate(_wild_pairs(h)):
+    for p in _RANGE13:
         cp = rc[p]
-        if cp:
-            pairs2.append((p, pair, pair[0], pair[1], cp == 1))
-            if cp == 1:
-                halves += 1
+        if cp >= 2:
+            f = by[p]
+            o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
+            pair = (ptab[o] or _pair(o))[2]
+            pairs2.append((p, pair, pair[0], pair[1], False))
+        elif cp:
+            i = 13 * by[p][0] + lv
+            pair = (half[i] or _half_pair(i))[2]
+            pairs2.append((p, pair, pair[0], pair[1], True))
+            halves += 1
     if h.sb == 2:
         pairs2.append((13, (SB, SB), SB, SB, False))
     if h.hr == 2:
