@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
+from operator import getitem as _getitem
 from operator import index as _as_index
 from operator import itemgetter
 
@@ -60,15 +61,16 @@ _STRAIGHT_RANKS = {top: ranks for top, ranks in STRAIGHT_WINDOWS}
 _SUIT_BASES = 0b01010101
 #: low bits (start rank 0..8, i.e. tops 6..A) of the 2..A straight windows in each suit
 _WINDOW_STARTS = sum(_SUIT_BASES << (8 * r) for r in range(9))
-#: bit ``8 * r`` of the window starts 0..8
-_START_BITS = sum(1 << (8 * r) for r in range(9))
 #: ``bytes.translate`` tables: 1 for a count of at least 2 (3), else 0
 _AT_LEAST_2 = bytes(int(n >= 2) for n in range(256))
 _AT_LEAST_3 = bytes(int(n >= 3) for n in range(256))
+#: ``bytes.translate`` tables: faces a count lacks for a pair (a triple; 9 for none held), and
+#: ``_AT_MOST[w]``: 1 for a sum of at most ``w``
+_SHORT_OF_2 = bytes(max(0, 2 - n) for n in range(256))
+_SHORT_OF_3 = bytes(9 if n == 0 else max(0, 3 - n) for n in range(256))
+_AT_MOST = tuple(bytes(int(n <= w) for n in range(256)) for w in range(4))
 #: bit ``8 * rank`` of ranks 0..12
 _SPREAD = sum(1 << (8 * r) for r in range(13))
-#: the faces of an A-2-3-4-5 window, seen from its low bit (rank 2 of a suit)
-_ALOW_MASK = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 96
 #: bomb-class value of a bomb by size, before adding its power (see ``bomb_value``)
 _BOMB_BASE = (0, 0, 0, 0, 100, 200, 400, 500, 600, 700, 800)
 
@@ -178,7 +180,7 @@ class _Hand:
         self.bombs = self.tail = None
         self.b = b = x.to_bytes(14, "little")
         if prev is None or prev.members:
-            by = [t[c] for t, c in zip(_BY, b)]
+            by = list(map(_getitem, _BY, b))
         else:
             by = prev.by[:]
             old = prev.x ^ x
@@ -204,13 +206,13 @@ class _Hand:
         if sfx or alow:
             # their faces go last, so other choices keep them intact
             if prev is not None and not prev.members:
-                by = self.by = [t[c] for t, c in zip(_BY, b)]
+                by = self.by = list(map(_getitem, _BY, b))
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
-            for r in _RANGE13:
-                ms = members >> (8 * r) & 0x55
-                if ms and len(by[r]) > 1:
+            rc = self.rc
+            for r, ms in enumerate(members.to_bytes(13, "little")):
+                if ms and rc[r] > 1:
                     key = r << 16 | ms << 8 | b[r]
                     faces = pref.get(key)
                     if faces is None:
@@ -259,7 +261,7 @@ def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
     """``legal_plays`` from an analysed hand (``_Hand`` is never changed here)."""
     out: list[Combo] = []
     if top is None:
-        if not h.w and not h.members:
+        if not h.w:
             return _lead_plain(h)
         # each guard skips a generator only when it would list nothing (small hands)
         cb, w = h.cb, h.w
@@ -326,8 +328,11 @@ def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
 
 
 def _lead_plain(h: _Hand) -> list[Combo]:
-    """``_plays(h, None)`` for a hand without wilds and natural straight flushes, in one pass
-    (the generators' plain paths, sharing the hand's fields): the most common lead."""
+    """``_plays(h, None)`` for a hand without wilds, in one pass (the generators' paths without
+    wilds, sharing the hand's fields): the most common lead.
+
+    Pairs and triples come from tables by rank and suits (``_PAIRS``, ``_TRIPLES``), their
+    suits from the preferred faces (``_Hand.by``)."""
     by, rc, cb = h.by, h.rc, h.cb
     single = _SINGLE_OF
     out = [single[by[r][0]] for r in _RANGE13 if by[r]]
@@ -337,34 +342,23 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     if hr:
         out.append(single[HR])
     top_count = max(cb)
+    n = 0
     if top_count >= 2:
-        b = h.b
-        pair_table = _NATURAL[0]
         pranks = [r for r in _RANGE13 if rc[r] >= 2]
-        out += [pair_table[r][b[r]] or _natural(2, r, b[r]) for r in pranks]
-    else:
-        pranks = ()
+        n = len(pranks)
+        poffs = _pair_offsets(h, pranks)
+        table = _PAIRS
+        out += [table[o] or _pair(o) for o in poffs]
     if sb == 2:
         out.append(_SB_PAIR)
     if hr == 2:
         out.append(_HR_PAIR)
     if top_count >= 3:
-        triple_table = _NATURAL[1]
         trips = [t for t in pranks if rc[t] >= 3]
-        out += [triple_table[t][b[t]] or _natural(3, t, b[t]) for t in trips]
-        # full houses: naturals only, so cards sort by rank, triple and pair each sorted
-        pairs = [by[p][:2] for p in pranks]
-        joker_pairs = ((SB, SB),) if sb == 2 else ()
-        if hr == 2:
-            joker_pairs += ((HR, HR),)
-        for t in trips:  # every triple rank is also a pair rank
-            i = pranks.index(t)
-            trip = by[t][:3]
-            out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
-            if joker_pairs:
-                out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
-    n = len(pranks) if top_count >= 2 else 0
+        toffs = _triple_offsets(h, trips)
+        table = _TRIPLES
+        out += [table[o] or _triple(o) for o in toffs]
+        _natural_full_houses(h, trips, pranks, out)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -375,7 +369,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     bombs = h.bombs
     if bombs is None:
         bombs = h.bombs = []
-        if top_count >= 4 or (sb == 2 and hr == 2):
+        if top_count >= 4 or (sb == 2 and hr == 2) or h.members:
             _bomb_class(h, 0, bombs)
     out += bombs
     return out
@@ -483,12 +477,14 @@ class PlainLeads(Sequence):
             if k < ends[8]:
                 r = _nth_rank(rc, 2, k)
                 b = h.b
-                return _NATURAL[0][r][b[r]] or _natural(2, r, b[r])
+                o = 10 * r + _PAIR_ID[b[r]]
+                return _PAIRS[o] or _pair(o)
             return _SB_PAIR if k == ends[8] and h.sb == 2 else _HR_PAIR
         if i < ends[2]:  # triples
             r = _nth_rank(rc, 3, i - ends[1])
             b = h.b
-            return _NATURAL[1][r][b[r]] or _natural(3, r, b[r])
+            o = 20 * r + _TRIP_ID[b[r]]
+            return _TRIPLES[o] or _triple(o)
         if i < ends[3]:  # full houses: per triple rank, every other pair rank, then joker pairs
             per = ends[8] - 1 + ends[9]
             ti, j = divmod(i - ends[2], per)
@@ -595,25 +591,116 @@ _HR_PAIR = _new(Combo, (PAIR, 14, (HR, HR)))
 _RANKS_ABOVE = tuple(
     tuple(tuple(r for r in _RANGE13 if POWER[lv][r] > thr) for thr in range(-1, 16)) for lv in range(13)
 )
-#: ``_NATURAL[k - 2][rank][byte]``: the play of the first ``k`` (2: pair, 3: triple) natural faces
-#: of a rank held as ``byte`` (``_BY``), no wild used and no straight flush to keep; filled on use
-_NATURAL = tuple(tuple([None] * 256 for _r in _RANGE13) for _k in (2, 3))
+
+#: suit multisets of a natural pair (2 suits) and triple (3 suits), ascending: a natural pair or
+#: triple is named by its rank and its index in these (its id)
+_PAIR_SUITS = tuple(c for c in product(range(4), repeat=2) if list(c) == sorted(c))
+_TRIP_SUITS = tuple(c for c in product(range(4), repeat=3) if list(c) == sorted(c))
+#: index in ``_PAIR_SUITS`` / ``_TRIP_SUITS`` of the first 2 / 3 faces of a ``_BY`` byte (0 if fewer)
+_PAIR_ID = bytes(
+    _PAIR_SUITS.index(tuple(f & 3 for f in _BY[0][b][:2])) if _COUNT[b] >= 2 else 0 for b in range(256)
+)
+_TRIP_ID = bytes(
+    _TRIP_SUITS.index(tuple(f & 3 for f in _BY[0][b][:3])) if _COUNT[b] >= 3 else 0 for b in range(256)
+)
+#: the same from the suits of two (three) faces in any order: ``[s0 * 4 + s1]`` (``[s0 * 16 + s1 * 4 + s2]``)
+_PAIR_ID_OF = bytes(_PAIR_SUITS.index(tuple(sorted(divmod(i, 4)))) for i in range(16))
+_TRIP_ID_OF = bytes(_TRIP_SUITS.index(tuple(sorted((i >> 4, i >> 2 & 3, i & 3)))) for i in range(64))
+#: ``_PAIRS[10 * rank + pair id]``, ``_TRIPLES[20 * rank + triple id]``: the natural pair and
+#: triple of those suits (made on use)
+_PAIRS: list[Combo | None] = [None] * 130
+_TRIPLES: list[Combo | None] = [None] * 260
 
 
-def _natural(k: int, r: int, byte: int) -> Combo:
-    """Fill ``_NATURAL[k - 2][r][byte]``."""
-    c = _NATURAL[k - 2][r][byte] = _new(Combo, ((PAIR, TRIPLE)[k - 2], r, _BY[r][byte][:k]))
+def _pair(o: int) -> Combo:
+    """Fill ``_PAIRS[o]``."""
+    r, pid = divmod(o, 10)
+    c = _PAIRS[o] = _new(Combo, (PAIR, r, tuple(4 * r + s for s in _PAIR_SUITS[pid])))
     return c
 
 
-def _natural_plays(h: _Hand, ranks: tuple[int, ...], k: int, out: list) -> None:
-    """The pairs (``k`` 2) or triples (3) of ``ranks`` from the table, for a hand without wilds
-    or straight flushes to keep."""
-    rc, b = h.rc, h.b
-    table = _NATURAL[k - 2]
-    for r in ranks:
-        if rc[r] >= k:
-            out.append(table[r][b[r]] or _natural(k, r, b[r]))
+def _triple(o: int) -> Combo:
+    """Fill ``_TRIPLES[o]``."""
+    r, tid = divmod(o, 20)
+    c = _TRIPLES[o] = _new(Combo, (TRIPLE, r, tuple(4 * r + s for s in _TRIP_SUITS[tid])))
+    return c
+
+
+def _pair_offsets(h: _Hand, ranks: list[int]) -> list[int]:
+    """``_PAIRS`` offsets of the natural pairs of ``ranks`` (each held twice or more): the first
+    two preferred faces."""
+    if h.members:
+        by, ids = h.by, _PAIR_ID_OF
+        return [10 * r + ids[(by[r][0] & 3) << 2 | by[r][1] & 3] for r in ranks]
+    b, ids = h.b, _PAIR_ID
+    return [10 * r + ids[b[r]] for r in ranks]
+
+
+def _triple_offsets(h: _Hand, ranks: list[int]) -> list[int]:
+    """``_TRIPLES`` offsets of the natural triples of ``ranks`` (each held three times or more)."""
+    if h.members:
+        by, ids = h.by, _TRIP_ID_OF
+        return [20 * r + ids[(by[r][0] & 3) << 4 | (by[r][1] & 3) << 2 | by[r][2] & 3] for r in ranks]
+    b, ids = h.b, _TRIP_ID
+    return [20 * r + ids[b[r]] for r in ranks]
+
+
+#: plays with wilds (made on use): ``_HALF_PAIRS[13 * face + level]``, a natural face and the
+#: wild; ``_WILD_TRIPLES[13 * (10 * rank + pair id) + level]``, a natural pair and the wild;
+#: ``_WILD_TRIPLES2[13 * face + level]``, a natural face and two wilds
+_HALF_PAIRS: list[Combo | None] = [None] * (52 * 13)
+_WILD_TRIPLES: list[Combo | None] = [None] * (130 * 13)
+_WILD_TRIPLES2: list[Combo | None] = [None] * (52 * 13)
+
+
+def _half_pair(i: int) -> Combo:
+    """Fill ``_HALF_PAIRS[i]``."""
+    f, lv = divmod(i, 13)
+    wild = 4 * lv + 1
+    c = _HALF_PAIRS[i] = _new(Combo, (PAIR, f >> 2, (f, wild) if f < wild else (wild, f)))
+    return c
+
+
+def _wild_triple(i: int) -> Combo:
+    """Fill ``_WILD_TRIPLES[i]``."""
+    o, lv = divmod(i, 13)
+    r, pid = divmod(o, 10)
+    cards = [4 * r + s for s in _PAIR_SUITS[pid]]
+    cards.append(4 * lv + 1)
+    cards.sort()
+    c = _WILD_TRIPLES[i] = _new(Combo, (TRIPLE, r, tuple(cards)))
+    return c
+
+
+def _wild_triple2(i: int) -> Combo:
+    """Fill ``_WILD_TRIPLES2[i]``."""
+    f, lv = divmod(i, 13)
+    wild = 4 * lv + 1
+    c = _WILD_TRIPLES2[i] = _new(Combo, (TRIPLE, f >> 2, tuple(sorted((f, wild, wild)))))
+    return c
+
+
+def _natural_full_houses(h: _Hand, trips: list[int], pranks: list[int], out: list) -> None:
+    """The full houses of a hand without wilds: per triple rank of ``trips``, every other pair
+    rank of ``pranks``, then the joker pairs; the cards sort by rank, triple and pair each sorted."""
+    if h.members:
+        ptab, ttab = _PAIRS, _TRIPLES
+        pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, _pair_offsets(h, pranks))]
+        triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, _triple_offsets(h, trips))]
+    else:  # the preferred faces are sorted
+        by = h.by
+        pairs = [(p, by[p][:2]) for p in pranks]
+        triples = [(t, by[t][:3]) for t in trips]
+    if h.sb == 2:
+        pairs.append((13, (SB, SB)))
+    if h.hr == 2:
+        pairs.append((14, (HR, HR)))
+    out += [
+        _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
+        for t, trip in triples
+        for p, pair in pairs
+        if p != t
+    ]
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:
@@ -634,16 +721,29 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
     rc, w = h.rc, h.w
     ranks = _RANKS_ABOVE[h.lv][thr + 1]
     if w:
-        take = h.take
-        lv = h.lv
+        by, lv = h.by, h.lv
+        ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
         for r in ranks:
-            if rc[r] or (r == lv and w == 2):
-                out.append(_new(Combo, (PAIR, r, take(r, 2))))
-    elif h.members:
-        by = h.by
-        out += [_new(Combo, (PAIR, r, tuple(sorted(by[r][:2])))) for r in ranks if rc[r] >= 2]
+            c = rc[r]
+            if c >= 2:
+                f = by[r]
+                o = 10 * r + ids[(f[0] & 3) << 2 | f[1] & 3]
+                out.append(ptab[o] or _pair(o))
+            elif c:
+                i = 13 * by[r][0] + lv
+                out.append(half[i] or _half_pair(i))
+            elif r == lv and w == 2:
+                out.append(_new(Combo, (PAIR, r, (h.wild, h.wild))))
     else:
-        _natural_plays(h, ranks, 2, out)
+        ptab = _PAIRS
+        if h.members:
+            out += [ptab[o] or _pair(o) for o in _pair_offsets(h, [r for r in ranks if rc[r] >= 2])]
+        else:
+            b, ids = h.b, _PAIR_ID
+            for r in ranks:
+                if rc[r] >= 2:
+                    o = 10 * r + ids[b[r]]
+                    out.append(ptab[o] or _pair(o))
     if h.sb == 2 and 14 > thr:
         out.append(_SB_PAIR)
     if h.hr == 2 and 15 > thr:
@@ -653,14 +753,56 @@ def _pairs(h: _Hand, thr: int, out: list) -> None:
 def _triples(h: _Hand, thr: int, out: list) -> None:
     rc, w = h.rc, h.w
     ranks = _RANKS_ABOVE[h.lv][thr + 1]
-    if w or h.members:
-        take = h.take
+    if w:
+        by, lv = h.by, h.lv
         for r in ranks:
             c = rc[r]
             if c and c + w >= 3:
-                out.append(_new(Combo, (TRIPLE, r, take(r, 3))))
+                out.append(_triple_play(by, r, c, lv))
     else:
-        _natural_plays(h, ranks, 3, out)
+        ttab = _TRIPLES
+        if h.members:
+            out += [ttab[o] or _triple(o) for o in _triple_offsets(h, [r for r in ranks if rc[r] >= 3])]
+        else:
+            b, ids = h.b, _TRIP_ID
+            for r in ranks:
+                if rc[r] >= 3:
+                    o = 20 * r + ids[b[r]]
+                    out.append(ttab[o] or _triple(o))
+
+
+def _wild_pairs(h: _Hand) -> list[tuple[int, ...]]:
+    """Per rank its pair in a hand with wilds, sorted: natural, a natural face and the wild,
+    or both wilds when none is held."""
+    rc, by, lv, wild = h.rc, h.by, h.lv, h.wild
+    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
+    pairs = []
+    for r in _RANGE13:
+        c = rc[r]
+        if c >= 2:
+            f = by[r]
+            o = 10 * r + ids[(f[0] & 3) << 2 | f[1] & 3]
+            pairs.append((ptab[o] or _pair(o))[2])
+        elif c:
+            i = 13 * by[r][0] + lv
+            pairs.append((half[i] or _half_pair(i))[2])
+        else:
+            pairs.append((wild, wild))
+    return pairs
+
+
+def _triple_play(by: list, r: int, c: int, lv: int) -> Combo:
+    """The triple of rank ``r`` held ``c`` times (1..), its preferred faces ``by[r]``, wilds
+    for the rest (the hand holds them), at level ``lv``."""
+    f = by[r]
+    if c >= 3:
+        o = 20 * r + _TRIP_ID_OF[(f[0] & 3) << 4 | (f[1] & 3) << 2 | f[2] & 3]
+        return _TRIPLES[o] or _triple(o)
+    if c == 2:
+        i = 13 * (10 * r + _PAIR_ID_OF[(f[0] & 3) << 2 | f[1] & 3]) + lv
+        return _WILD_TRIPLES[i] or _wild_triple(i)
+    i = 13 * f[0] + lv
+    return _WILD_TRIPLES2[i] or _wild_triple2(i)
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
@@ -670,78 +812,76 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
     trips = [t for t in _RANGE13 if rc[t] >= lo and rc[t] and pw[t] > thr]
     if not trips:
         return
-    by = h.by
-    joker_pairs = []
-    if h.sb == 2:
-        joker_pairs.append((SB, SB))
-    if h.hr == 2:
-        joker_pairs.append((HR, HR))
     if not w:
-        # naturals only: cards sort by rank, triple and pair each sorted
-        members = h.members
-        pranks = [p for p in _RANGE13 if rc[p] >= 2]
-        if members:
-            pairs = [tuple(sorted(by[p][:2])) for p in pranks]
-        else:
-            pairs = [by[p][:2] for p in pranks]
-        for t in trips:  # every triple rank is also a pair rank
-            i = pranks.index(t)
-            trip = tuple(sorted(by[t][:3])) if members else by[t][:3]
-            out += [_new(Combo, (FULL_HOUSE, t, pair + trip)) for pair in pairs[:i]]
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in pairs[i + 1 :]]
-            if joker_pairs:
-                out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
+        _natural_full_houses(h, trips, [p for p in _RANGE13 if rc[p] >= 2], out)
         return
-    wild = h.wild
-    take = h.take
+    by = h.by
+    wild, lv = h.wild, h.lv
     # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
-    # its lowest and highest face; whether it needs a wild)
+    # its lowest and highest face; whether it needs a wild), then the joker pairs
+    ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
     pairs2 = []
+    halves = 0
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
-            pair = take(p, 2)
+            f = by[p]
+            o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
+            pair = (ptab[o] or _pair(o))[2]
             pairs2.append((p, pair, pair[0], pair[1], False))
         elif cp:
-            f = by[p][0]
-            pair = (f, wild) if f < wild else (wild, f)
+            i = 13 * by[p][0] + lv
+            pair = (half[i] or _half_pair(i))[2]
             pairs2.append((p, pair, pair[0], pair[1], True))
+            halves += 1
+    if h.sb == 2:
+        pairs2.append((13, (SB, SB), SB, SB, False))
+    if h.hr == 2:
+        pairs2.append((14, (HR, HR), HR, HR, False))
+    fulls = len(pairs2) - halves
+    # per triple: (rank, cards sorted, lowest and highest card, wilds left for the pair)
+    triples = []
+    alone = False  # a triple with no other pair: its pair is two wilds, if any
     for t in trips:
         ct = rc[t]
-        trip = take(t, 3)  # sorted
-        lo, hi = trip[0], trip[2]
+        trip = _triple_play(by, t, ct, lv)[2]
         wt = w - 3 + ct if ct < 3 else w
-        n0 = len(out)
-        # the cards of triple and pair, sorted: one before the other unless they interleave
-        # (a wild between the ranks), then sorted
-        if wt:
-            out += [
-                _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for p, pair, a, b, _half in pairs2
-                if p != t
-            ]
+        triples.append((t, trip, trip[0], trip[2], wt))
+        if ct >= 2:
+            alone = alone or fulls == 1 and not (wt and halves)
         else:
-            out += [
-                _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for p, pair, a, b, half in pairs2
-                if p != t and not half
-            ]
-        if joker_pairs:
-            out += [_new(Combo, (FULL_HOUSE, t, trip + pair)) for pair in joker_pairs]
+            alone = alone or not fulls and halves == 1
+    # the cards of triple and pair, sorted: one before the other unless they interleave
+    # (a wild between the ranks), then sorted
+    if not alone:
+        out += [
+            _new(
+                Combo,
+                (
+                    FULL_HOUSE,
+                    t,
+                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                ),
+            )
+            for t, trip, lo, hi, wt in triples
+            for p, pair, a, b, need in pairs2
+            if p != t and (wt or not need)
+        ]
+        return
+    for t, trip, lo, hi, wt in triples:
+        n0 = len(out)
+        out += [
+            _new(
+                Combo,
+                (
+                    FULL_HOUSE,
+                    t,
+                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                ),
+            )
+            for p, pair, a, b, need in pairs2
+            if p != t and (wt or not need)
+        ]
         if len(out) == n0 and wt >= 2:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
@@ -750,6 +890,9 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
 )
+#: ``_STRAIGHT_AT[j]``: (top, the ranks' getter, A-low) of the straight window that starts at
+#: rank ``j - 1`` (0: A-2-3-4-5)
+_STRAIGHT_AT = tuple((top, get, alow) for top, _ranks, _wm, get, alow in _STRAIGHT_STEPS)
 #: per tube window: (top, ranks, A-low)
 _TUBE_STEPS = tuple((top, ranks, ranks[0] > ranks[-1]) for top, ranks in TUBE_WINDOWS)
 
@@ -767,8 +910,12 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         if not runs:
             return
         firsts = [t[0] if t else wild for t in by]
-        for top, _ranks, wm, get, alow in _STRAIGHT_STEPS:
-            if top > thr and present & wm == wm:
+        steps = _STRAIGHT_AT
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top, get, alow = steps[low.bit_length() >> 3]
+            if top > thr:
                 cards = get(firsts)
                 out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
         return
@@ -781,8 +928,7 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
 
 
 def _tubes(h: _Hand, thr: int, out: list) -> None:
-    rc, w, wild = h.rc, h.w, h.wild
-    take = h.take
+    w = h.w
     if not w:
         # natural pairs only: per rank its two preferred faces, sorted; ascending by rank.
         # Any window? (bit ``8 * j`` of ``runs``: ranks j - 1, j, j + 1, A also below 2, hold pairs)
@@ -793,8 +939,12 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
             return
         by = h.by
         members = h.members
-        for top, (a, b, c), alow in _TUBE_STEPS:
-            if top > thr and rc[a] >= 2 and rc[b] >= 2 and rc[c] >= 2:
+        steps = _TUBE_STEPS
+        while runs:
+            low = runs & -runs
+            runs ^= low
+            top, (a, b, c), alow = steps[low.bit_length() >> 3]
+            if top > thr:
                 if members:
                     cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
                 elif alow:
@@ -803,25 +953,24 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
                     cards = by[a][:2] + by[b][:2] + by[c][:2]
                 out.append(_new(Combo, (TUBE, top, cards)))
         return
-    for top, ranks in TUBE_WINDOWS:
-        if top <= thr:
-            continue
-        need = 0
-        for r in ranks:
-            c = rc[r]
-            if c < 2:
-                need += 2 - c
-        if need > w:
-            continue
-        cards = []
-        for r in ranks:
-            cards += take(r, 2) if rc[r] else (wild, wild)
-        cards.sort()
-        out.append(_new(Combo, (TUBE, top, tuple(cards))))
+    # the windows whose ranks lack at most ``w`` faces of their pairs (per rank the faces it
+    # lacks, summed over 3 ranks in a row, A also below 2): byte ``top - 1``
+    short = int.from_bytes(h.cb.translate(_SHORT_OF_2), "little")
+    short = (short << 8 | short >> 96) * 0x010101
+    fits = short.to_bytes(16, "little")[2:14].translate(_AT_MOST[w if w < 3 else 3])
+    if not any(fits):
+        return
+    pairs = _wild_pairs(h)
+    for top, fit in enumerate(fits, 1):
+        if fit and top > thr:
+            a, b, c = TUBE_WINDOWS[top - 1][1]
+            cards = list(pairs[a] + pairs[b] + pairs[c])
+            cards.sort()
+            out.append(_new(Combo, (TUBE, top, tuple(cards))))
 
 
 def _plates(h: _Hand, thr: int, out: list) -> None:
-    rc, w = h.rc, h.w
+    w = h.w
     take = h.take
     if not w:
         # bit ``8 * j`` of ``runs``: ranks j - 1 and j (A also below 2) hold triples
@@ -838,17 +987,16 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
                 cards.sort()
                 out.append(_new(Combo, (PLATE, top, tuple(cards))))
         return
-    for top, ranks in PLATE_WINDOWS:
-        if top <= thr:
-            continue
-        a, b = ranks
-        ca, cb = rc[a], rc[b]
-        need = (3 - ca if ca < 3 else 0) + (3 - cb if cb < 3 else 0)
-        if need > w or not ca or not cb:
-            continue
-        cards = list(take(a, 3) + take(b, 3))
-        cards.sort()
-        out.append(_new(Combo, (PLATE, top, tuple(cards))))
+    # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
+    short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
+    short = (short << 8 | short >> 96) * 0x0101
+    fits = short.to_bytes(15, "little")[1:14].translate(_AT_MOST[w if w < 3 else 3])
+    for top, fit in enumerate(fits):
+        if fit and top > thr:
+            a, b = PLATE_WINDOWS[top][1]
+            cards = list(take(a, 3) + take(b, 3))
+            cards.sort()
+            out.append(_new(Combo, (PLATE, top, tuple(cards))))
 
 
 #: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
@@ -880,48 +1028,60 @@ def _bomb_cards(faces: tuple[int, ...], k: int, r: int, wild: int, lv: int, memb
     return (wild,) * (k - c) + faces
 
 
+def _rank_bombs_kept(h: _Hand, r: int, tb: int, out: list) -> None:
+    """The bombs of rank ``r`` above bomb value ``tb``, from its preferred faces."""
+    w = h.w
+    c = h.rc[r]
+    p = POWER[h.lv][r]
+    faces = h.by[r]
+    for k in range(4, (c + w if c + w < 10 else 10) + 1):
+        if _BOMB_BASE[k] + p > tb:
+            out.append(_new(Combo, (BOMB, r, _bomb_cards(faces, k, r, h.wild, h.lv, h.members))))
+
+
 def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     w = h.w
     cb = h.cb
     if w:
         lo = 4 - w
-        ranks = [r for r in _RANGE13 if cb[r] >= lo and cb[r]]
+        rc = h.rc
+        ranks = [r for r in _RANGE13 if rc[r] >= lo and rc[r]]
     elif max(cb) >= 4:
-        ranks = [r for r in _RANGE13 if cb[r] >= 4]
+        rc = h.rc
+        ranks = [r for r in _RANGE13 if rc[r] >= 4]
     else:
         ranks = None
-    if ranks and tb == 0 and not h.members:
-        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces)
+    if ranks and tb == 0:
+        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), unless
+        # the rank has faces in straight flushes to keep and more than 4 of them (the bombs that
+        # leave some out then choose which)
         table = _RANK_BOMBS
         b = h.b
         head = (h.lv * 3 + w) * 13
+        members = h.members
         for r in ranks:
+            if members and rc[r] > 4 and members >> (8 * r) & 0x55:
+                _rank_bombs_kept(h, r, 0, out)
+                continue
             key = (head + r) << 8 | b[r]
             bombs = table.get(key)
             if bombs is None:
                 bombs = table[key] = _rank_bombs(r, b[r], w, h.lv)
             out += bombs
     elif ranks:
-        pw = POWER[h.lv]
-        by = h.by
-        members = h.members
-        wild = h.wild
-        lv = h.lv
         for r in ranks:
-            c = cb[r]
-            p = pw[r]
-            faces = by[r]
-            for k in range(4, (c + w if c + w < 10 else 10) + 1):
-                if _BOMB_BASE[k] + p > tb:
-                    out.append(_new(Combo, (BOMB, r, _bomb_cards(faces, k, r, wild, lv, members))))
+            _rank_bombs_kept(h, r, tb, out)
     if tb < 400 and (w or h.members):
         _straight_flushes(h, tb, out)
     if tb < 900 and h.sb == 2 and h.hr == 2:
         out.append(_new(Combo, (JOKER_BOMB, 14, (SB, SB, HR, HR))))
 
 
-#: straight flush cards by (suit faces present in the window, wild, top, suit), filled on use
-_SF_CARDS: dict[int, tuple[int, ...]] = {}
+#: straight flushes by (suit faces present in the window, wild, top, suit), filled on use (at most
+#: 10 tops * 4 suits * 32 faces present * 13 wilds)
+_SF_PLAYS: dict[int, Combo] = {}
+#: ``_NATURAL_SF[4 * top + suit]``: the natural straight flush (filled on use)
+_NATURAL_SF: list[Combo | None] = [None] * 52
 #: bit ``8 * rank`` of each rank of the straight to each top
 _SF_MASK = {top: wm for top, _ranks, wm in _SF_WINDOWS}
 
@@ -932,89 +1092,77 @@ def _sf_cards(present: int, wild: int, top: int, s: int) -> tuple[int, ...]:
     return tuple(cards)
 
 
+#: per rank byte (``_BY``): whether suits 0 and 1 (``_SUITS01``; 2 and 3: ``_SUITS23``) are held,
+#: as the two nibbles of a byte
+_SUITS01 = bytes((b & 3 != 0) | (b >> 2 & 3 != 0) << 4 for b in range(256))
+_SUITS23 = bytes((b >> 4 & 3 != 0) | (b >> 6 & 3 != 0) << 4 for b in range(256))
+#: the sums of 5 consecutive bytes (a window of ranks) land in the byte of the last one
+_WINDOW_SUM = 0x0101010101
+#: of a byte of two nibble counts (suits 0 and 1; 2 and 3), the larger as count * 4 + (3 - suit),
+#: the lower suit on ties
+_BEST01 = bytes(max((v & 15) * 4 + 3, (v >> 4) * 4 + 2) for v in range(256))
+_BEST23 = bytes(max((v & 15) * 4 + 1, (v >> 4) * 4) for v in range(256))
+#: bit 7 of each of 10 bytes
+_HIGH10 = int.from_bytes(b"\x80" * 10, "little")
+#: ``_SF_SUIT[w][count * 4 + 3 - suit]``: suit + 1 when ``w`` wilds complete the window, else 0
+_SF_SUIT = tuple(bytes(4 - (v & 3) if (v >> 2) + w >= 5 else 0 for v in range(256)) for w in range(3))
+
+
+def _natural_sf(i: int) -> Combo:
+    """Fill ``_NATURAL_SF[i]``."""
+    top, s = divmod(i, 4)
+    c = _NATURAL_SF[i] = _new(
+        Combo, (STRAIGHT_FLUSH, top, tuple(sorted(4 * r + s for r in _STRAIGHT_RANKS[top])))
+    )
+    return c
+
+
 def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
     """Per window, the suit needing the fewest wilds (the lowest suit on ties)."""
     w = h.w
-    bits = h.bits
-    # candidate windows, most faces present first: (low bits of 2..A windows, A-5 suits)
-    if w == 0:
-        levels = ((h.sfx, h.alow),)
-    else:
-        # bit-sliced count (b2 b1 b0) of the faces present in each window of 5, at its low bit
-        b0 = bits ^ bits >> 8
-        b1 = bits & bits >> 8
-        a = bits >> 16
-        b1 |= b0 & a
-        b0 ^= a
-        a = bits >> 24
-        carry = b0 & a
-        b0 ^= a
-        b2 = b1 & carry
-        b1 ^= carry
-        a = bits >> 32
-        carry = b0 & a
-        b0 ^= a
-        b2 |= b1 & carry
-        b1 ^= carry
-        b2 &= _WINDOW_STARTS
-        # windows with 5, 4 (and 3) faces present; A-5 windows by suit
-        a0 = bits & _ALOW_MASK
-        a1 = bits >> 2 & _ALOW_MASK
-        a2 = bits >> 4 & _ALOW_MASK
-        a3 = bits >> 6 & _ALOW_MASK
-        alow = (a0 and a0.bit_count(), a1 and a1.bit_count(), a2 and a2.bit_count(), a3 and a3.bit_count())
-        if w == 1:
-            levels = (
-                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-            )
-        else:
-            levels = (
-                (b2 & b0, (alow[0] == 5) | (alow[1] == 5) << 2 | (alow[2] == 5) << 4 | (alow[3] == 5) << 6),
-                (b2 & ~b0, (alow[0] == 4) | (alow[1] == 4) << 2 | (alow[2] == 4) << 4 | (alow[3] == 4) << 6),
-                (
-                    b1 & b0 & ~b2 & _WINDOW_STARTS,
-                    (alow[0] == 3) | (alow[1] == 3) << 2 | (alow[2] == 3) << 4 | (alow[3] == 3) << 6,
-                ),
-            )
-    # per top: the window with most faces present, lowest suit first
-    chosen: dict[int, int] = {}
-    done = 0  # window starts already chosen
-    for cand, am in levels:
-        if am and 3 not in chosen:
-            chosen[3] = ((am & -am).bit_length() - 1) >> 1
-        if not cand:
-            continue
-        starts = (cand | cand >> 2 | cand >> 4 | cand >> 6) & ~done & _START_BITS
-        if not starts:
-            continue
-        done |= starts
-        while starts:
-            low = starts & -starts
-            starts ^= low
-            top = ((low.bit_length() - 1) >> 3) + 4
-            if cand & low:
-                chosen[top] = 0
-            elif cand >> 2 & low:
-                chosen[top] = 1
-            elif cand >> 4 & low:
-                chosen[top] = 2
-            else:
-                chosen[top] = 3
-    if not chosen:
+    if not w:
+        # natural ones only: per top, the lowest suit; the A-5 one first
+        alow, sfx = h.alow, h.sfx
+        table = _NATURAL_SF
+        if alow and 303 > tb:
+            i = 12 + (((alow & -alow).bit_length() - 1) >> 1)
+            out.append(table[i] or _natural_sf(i))
+        while sfx:
+            low = sfx & -sfx
+            r, s = divmod(low.bit_length() - 1, 8)
+            top = r + 4
+            sfx &= ~(0xFF << (8 * r))
+            if 300 + top > tb:
+                i = 4 * top + (s >> 1)
+                out.append(table[i] or _natural_sf(i))
         return
+    # per window (tops 3..12, A-5 first) the most faces of one suit present, as count * 4 +
+    # (3 - suit): window sums of each suit's presence, suits 0 and 1 (2 and 3) in the nibbles
+    # of one byte per rank, A also below 2
+    b = h.b[:13]
+    v = int.from_bytes(b.translate(_SUITS01), "little")
+    v = (v << 8 | v >> 96) * _WINDOW_SUM
+    x = int.from_bytes(v.to_bytes(18, "little")[4:14].translate(_BEST01), "little")
+    v = int.from_bytes(b.translate(_SUITS23), "little")
+    v = (v << 8 | v >> 96) * _WINDOW_SUM
+    y = int.from_bytes(v.to_bytes(18, "little")[4:14].translate(_BEST23), "little")
+    m = (((x | _HIGH10) - y) & _HIGH10) >> 7  # bit 0 of each byte: x at least y
+    best = y ^ (x ^ y) & m * 255
+    suits = best.to_bytes(10, "little").translate(_SF_SUIT[w if w < 2 else 2])
+    if not any(suits):
+        return
+    bits = h.bits
     wild = h.wild
-    table = _SF_CARDS
-    for top in sorted(chosen) if len(chosen) > 1 else chosen:
-        if 300 + top <= tb:
-            continue
-        s = chosen[top]
-        present = bits >> (2 * s) & _SF_MASK[top]
-        key = present << 12 | wild << 6 | top << 2 | s
-        cards = table.get(key)
-        if cards is None:
-            cards = table[key] = _sf_cards(present, wild, top, s)
-        out.append(_new(Combo, (STRAIGHT_FLUSH, top, cards)))
+    table = _SF_PLAYS
+    for top, s in enumerate(suits, 3):
+        if s and 300 + top > tb:
+            s -= 1
+            present = bits >> (2 * s) & _SF_MASK[top]
+            key = present << 12 | wild << 6 | top << 2 | s
+            c = table.get(key)
+            if c is None:
+                c = table[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
+            out.append(c)
 
 
 # ---------------------------------------------------------------------------
