@@ -457,8 +457,30 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
+        bombs = l4.bit_count()
+        lvbit = _RANK_BIT[lv]
+        wild_single = 0
+        if w:
+            # the wild placement of ``_leaf`` on the masks: a triple (the highest) becomes a
+            # bomb; else, with two pairs, the highest pair a triple; else the lowest single
+            # below A (a natural rank, not the level rank) a pair; else the wild stays single
+            for _ in range(w):
+                if tm:
+                    tm ^= lvbit if tm & lvbit else 1 << (tm.bit_length() - 1)
+                    bombs += 1
+                elif (pm.bit_count() if pm & (pm - 1) else 1 if pm else 0) >= 2:
+                    top = lvbit if pm & lvbit else 1 << (pm.bit_length() - 1)
+                    pm ^= top
+                    tm = top
+                else:
+                    low = sm & ~lvbit
+                    low &= -low
+                    if low and low < 0x1000:  # rank below A (12)
+                        sm ^= low
+                        pm |= low
+                    else:
+                        wild_single += 1
         # pairs and triples in power order: natural order, the level rank last
-        lvbit = 1 << lv
         natural = _NATURAL_RANKS
         pairs = natural.get(pm & ~lvbit)
         if pairs is None:
@@ -470,38 +492,14 @@ class _Search:
             triples = _natural_ranks(tm & ~lvbit)
         if tm & lvbit:
             triples = triples + (lv,)
-        if not w:
-            cost = _SINGLES_SUM[lv].get(sm)
-            if cost is None:
-                cost = _singles_sum(lv, sm)
-            if self.jsingles:
-                sc = _SINGLE_COST[lv]
-                for r in self.jsingles:
-                    cost += sc[r]
-            bombs = l4.bit_count()
-        else:  # the wild placement of ``_leaf``, on lists
+        cost = _SINGLES_SUM[lv].get(sm)
+        if cost is None:
+            cost = _singles_sum(lv, sm)
+        if self.jsingles:
             sc = _SINGLE_COST[lv]
-            singles = list(_power_ranks(lv, sm) + self.jsingles)
-            pairs = list(pairs)
-            triples = list(triples)
-            bombs = l4.bit_count()
-            wild_single = 0
-            pw = POWER[lv]
-            for _ in range(w):
-                if triples:
-                    triples.pop()
-                    bombs += 1
-                elif len(pairs) >= 2:
-                    triples.append(pairs.pop())
-                elif singles and singles[0] < 13 and pw[singles[0]] < 12:
-                    pairs.append(singles.pop(0))
-                    if len(pairs) > 1:
-                        pairs.sort(key=pw.__getitem__)
-                else:
-                    wild_single += 1
-            cost = 0.0
-            for r in singles:
+            for r in self.jsingles:
                 cost += sc[r]
+        if w:
             cost += wild_single * _WILD_SINGLE_COST
         # the same sums in the same order as ``_leaf`` (ties between plans depend on the floats)
         nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
@@ -537,14 +535,32 @@ class _Search:
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
         # window must hold k cards (the branch above); with wilds tubes and plates still need
-        # every rank present and enough of them paired (tripled); straights are all checked then.
+        # every rank present and enough of them paired (tripled); straights need 5 - w of
+        # their ranks present (bit-sliced counts of the window's five rank bits).
         a2a2 = a2 & a2 >> 1
+        b1 = a1 >> 1
+        b2 = a1 >> 2
+        b3 = a1 >> 3
+        b4 = a1 >> 4
         if w == 1:
-            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
-            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+            p2 = a1 & b1
+            s3 = b3 & b4
+            straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
+            tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+            cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
         elif w == 2:
-            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2 | a2 >> 1 | a2 >> 2)
-            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a1 & a1 >> 1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+            ge1 = a1 | b1
+            ge2 = a1 & b1
+            ge3 = ge2 & b2
+            ge2 |= ge1 & b2
+            ge1 |= b2
+            ge3 |= ge2 & b3
+            ge2 |= ge1 & b3
+            straights = ge3 | ge2 & b4
+            tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
+            cand = (
+                straights & 0x3FF | (tubes & 0xFFF) << 10 | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+            )
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
