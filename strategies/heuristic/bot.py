@@ -346,17 +346,20 @@ class HeuristicStrategy(Strategy):
             (a for a in plays if a[0] not in BOMB_CLASS),
             key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
         )
-        planned = {}
+        # the planned group of each play of ``normal`` (None for a play outside the plan)
+        planned: list[Group | None] = []
+        any_planned = False
         for a in normal:
+            g = None
             if (a[0], a[1], len(a[2])) in keys:
                 g = sigs.get(combo_signature(a, lv))
                 if g is not None:
-                    planned[a] = g
-        limit = 3 if danger else 0 if planned else 2
+                    any_planned = True
+            planned.append(g)
+        limit = 3 if danger else 0 if any_planned else 2
         # spending a top card on a low play is a cost when nothing presses
         spend = not danger and _key(top, lv) < 9
-        for a in normal:
-            g = planned.get(a)
+        for a, g in zip(normal, planned):
             if g is not None:
                 delta = -group_cost(g, lv)
             else:
@@ -372,9 +375,9 @@ class HeuristicStrategy(Strategy):
                     delta += self.SPEND_CONTROL
             score = delta + 0.01 * k
             if best is None or score < best[0]:
-                best = (score, delta, a)
+                best = (score, delta, a, g)
         if best is not None and best[1] <= thr:
-            g = planned.get(best[2])
+            g = best[3]
             return self._find(g, obs, plan) if g is not None else best[2]
         # bombs
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
