@@ -250,8 +250,10 @@ class HeuristicStrategy(Strategy):
         if not normal:
             g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
             return self._find(g, obs, plan)
-        ctrl = [g for g in normal if self._is_control(g, un, uw, lv)]
-        weak = [g for g in normal if g not in ctrl]
+        # equal groups are equally control: ``g not in ctrl`` is ``not is_control(g)``
+        is_ctrl = [self._is_control(g, un, uw, lv) for g in normal]
+        ctrl = [g for g, c in zip(normal, is_ctrl) if c]
+        weak = [g for g, c in zip(normal, is_ctrl) if not c]
         # run out: controls first while at most one weak hand remains
         if len(weak) <= 1 and ctrl:
             g = max(
@@ -383,19 +385,18 @@ class HeuristicStrategy(Strategy):
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
         if not bombs:
             return PASS
+        n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+        if not urgent:
+            # a planned bomb to win the lead when the plan can then run out (plan.hands <=
+            # len(plan.bombs)), or one of two when in danger
+            if not (len(plan.groups) - n_bombs <= n_bombs or danger and n_bombs >= 2):
+                return PASS
+            if not n_bombs:
+                return PASS  # no bomb play has a bomb group's signature
         planned_bombs = [
             a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
         ]
-        use = False
-        if urgent:
-            use = True
-        elif planned_bombs:
-            n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
-            if len(plan.groups) - n_bombs <= n_bombs:  # plan.hands <= len(plan.bombs)
-                use = True  # a bomb to win the lead when the plan can then run out
-            elif danger and n_bombs >= 2:
-                use = True
-        if not use:
+        if not urgent and not planned_bombs:
             return PASS
         pool = planned_bombs or (bombs if urgent else [])
         if not pool:
