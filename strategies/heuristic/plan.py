@@ -341,6 +341,8 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
 #: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
 #: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
 _NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
+#: per level, the ranks of a rank mask in power order (``_power_ranks``, filled on use)
+_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
 #: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
 _SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
 
@@ -477,17 +479,13 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-        natural = _NATURAL_RANKS
-        pairs = natural.get(pm & ~lvbit)
+        in_power = _POWER_RANKS[lv]
+        pairs = in_power.get(pm)
         if pairs is None:
-            pairs = _natural_ranks(pm & ~lvbit)
-        if pm & lvbit:
-            pairs = pairs + (lv,)
-        triples = natural.get(tm & ~lvbit)
+            pairs = in_power[pm] = _power_ranks(lv, pm)
+        triples = in_power.get(tm)
         if triples is None:
-            triples = _natural_ranks(tm & ~lvbit)
-        if tm & lvbit:
-            triples = triples + (lv,)
+            triples = in_power[tm] = _power_ranks(lv, tm)
         cost = _SINGLES_SUM[lv].get(sm)
         if cost is None:
             cost = _singles_sum(lv, sm)
