@@ -319,12 +319,12 @@ class HeuristicStrategy(Strategy):
         if not plays:
             return PASS
         partner = seat ^ 2
-        sigs, keys = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
             if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
+            sigs, keys = self._index(plan)
             for a in plays:
                 if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
                     continue
@@ -332,10 +332,15 @@ class HeuristicStrategy(Strategy):
                 if g is not None:
                     return self._find(g, obs, plan)
             return PASS
-        opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
+        sigs, keys = self._index(plan)
         # an owner already out hands the lead to its partner if all pass (接风)
         oc = counts[owner] if owner not in finished else counts[owner ^ 2]
-        opp_min = min((counts[s] for s in opps), default=99)
+        opp_min = None  # the fewest cards of an opponent still in play (99: none)
+        for s in ((seat + 1) % 4, (seat + 3) % 4):
+            if s not in finished and (opp_min is None or counts[s] < opp_min):
+                opp_min = counts[s]
+        if opp_min is None:
+            opp_min = 99
         urgent = oc <= self.URGENT
         danger = oc <= self.DANGER or opp_min <= self.URGENT
         thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
