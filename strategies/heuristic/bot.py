@@ -69,19 +69,29 @@ class HeuristicStrategy(Strategy):
         #: the last plan indexed by ``_index`` and its index
         self._indexed: Plan | None = None
         self._index_of: tuple[dict, set] = ({}, set())
+        #: the number of events at this seat's last play decision (a smaller one: a new deal)
+        self._events_seen = 0
 
     # ------------------------------------------------------------ bookkeeping
 
     def start_deal(self, deal_index, obs) -> None:
         self.mem = Memory(obs.level)
         self._next_plans.clear()
+        self._events_seen = 0
 
-    def _memory(self, obs) -> Memory:
+    def _memory(self, obs, update: bool = True) -> Memory:
+        """This deal's memory (a new one when the level changed or the events went back: a new
+        deal), brought up to date with the events when ``update``. Only leads read it, and
+        counting the events in several updates or in one gives the same memory, so a follow
+        leaves the update to the next lead."""
         m = self.mem
-        if m is None or m.level != obs.level or len(obs.events) < m.seen_events:
+        events = obs.events
+        if m is None or m.level != obs.level or len(events) < self._events_seen:
             m = self.mem = Memory(obs.level)
             self._next_plans.clear()
-        m.update(obs.events)
+        self._events_seen = len(events)
+        if update:
+            m.update(events)
         return m
 
     def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
@@ -220,7 +230,7 @@ class HeuristicStrategy(Strategy):
             acts = obs.legal_actions
             if len(acts) == 1:
                 return acts[0]
-        mem = self._memory(obs)
+        mem = self._memory(obs, leading)
         hand = obs.hand
         n = len(hand)
         if n <= MAX_COMBO_CARDS:
@@ -233,7 +243,7 @@ class HeuristicStrategy(Strategy):
         if leading:
             combo = self._lead(obs, plan, mem)
         else:
-            combo = self._follow(obs, plan, mem)
+            combo = self._follow(obs, plan)
         return self._played(hand, plan, combo, lv)
 
     # leading ------------------------------------------------------------
@@ -307,7 +317,7 @@ class HeuristicStrategy(Strategy):
 
     # following ----------------------------------------------------------
 
-    def _follow(self, obs, plan: Plan, mem: Memory):
+    def _follow(self, obs, plan: Plan):
         lv = obs.level
         seat = obs.seat
         counts = obs.card_counts
@@ -315,15 +325,16 @@ class HeuristicStrategy(Strategy):
         owner = obs.top_owner
         top = obs.top
         hand = obs.hand
-        plays = [a for a in obs.legal_actions if a[0] != "pass"]
-        if not plays:
-            return PASS
         partner = seat ^ 2
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
             if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
+        plays = [a for a in obs.legal_actions if a[0] != "pass"]
+        if not plays:
+            return PASS
+        if owner == partner:
             sigs, keys = self._index(plan)
             for a in plays:
                 if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
