@@ -69,19 +69,29 @@ class HeuristicStrategy(Strategy):
         #: the last plan indexed by ``_index`` and its index
         self._indexed: Plan | None = None
         self._index_of: tuple[dict, set] = ({}, set())
+        #: the number of events at this seat's last play decision (a smaller one: a new deal)
+        self._events_seen = 0
 
     # ------------------------------------------------------------ bookkeeping
 
     def start_deal(self, deal_index, obs) -> None:
         self.mem = Memory(obs.level)
         self._next_plans.clear()
+        self._events_seen = 0
 
-    def _memory(self, obs) -> Memory:
+    def _memory(self, obs, update: bool = True) -> Memory:
+        """This deal's memory (a new one when the level changed or the events went back: a new
+        deal), brought up to date with the events when ``update``. Only leads read it, and
+        counting the events in several updates or in one gives the same memory, so a follow
+        leaves the update to the next lead."""
         m = self.mem
-        if m is None or m.level != obs.level or len(obs.events) < m.seen_events:
+        events = obs.events
+        if m is None or m.level != obs.level or len(events) < self._events_seen:
             m = self.mem = Memory(obs.level)
             self._next_plans.clear()
-        m.update(obs.events)
+        self._events_seen = len(events)
+        if update:
+            m.update(events)
         return m
 
     def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
@@ -220,7 +230,7 @@ class HeuristicStrategy(Strategy):
             acts = obs.legal_actions
             if len(acts) == 1:
                 return acts[0]
-        mem = self._memory(obs)
+        mem = self._memory(obs, leading)
         hand = obs.hand
         n = len(hand)
         if n <= MAX_COMBO_CARDS:
@@ -233,7 +243,7 @@ class HeuristicStrategy(Strategy):
         if leading:
             combo = self._lead(obs, plan, mem)
         else:
-            combo = self._follow(obs, plan, mem)
+            combo = self._follow(obs, plan)
         return self._played(hand, plan, combo, lv)
 
     # leading ------------------------------------------------------------
@@ -250,8 +260,10 @@ class HeuristicStrategy(Strategy):
         if not normal:
             g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
             return self._find(g, obs, plan)
-        ctrl = [g for g in normal if self._is_control(g, un, uw, lv)]
-        weak = [g for g in normal if g not in ctrl]
+        # equal groups are equally control: ``g not in ctrl`` is ``not is_control(g)``
+        is_ctrl = [self._is_control(g, un, uw, lv) for g in normal]
+        ctrl = [g for g, c in zip(normal, is_ctrl) if c]
+        weak = [g for g, c in zip(normal, is_ctrl) if not c]
         # run out: controls first while at most one weak hand remains
         if len(weak) <= 1 and ctrl:
             g = max(
@@ -305,7 +317,7 @@ class HeuristicStrategy(Strategy):
 
     # following ----------------------------------------------------------
 
-    def _follow(self, obs, plan: Plan, mem: Memory):
+    def _follow(self, obs, plan: Plan):
         lv = obs.level
         seat = obs.seat
         counts = obs.card_counts
@@ -313,16 +325,17 @@ class HeuristicStrategy(Strategy):
         owner = obs.top_owner
         top = obs.top
         hand = obs.hand
-        plays = [a for a in obs.legal_actions if a[0] != "pass"]
-        if not plays:
-            return PASS
         partner = seat ^ 2
-        sigs, keys = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
             if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
+        plays = [a for a in obs.legal_actions if a[0] != "pass"]
+        if not plays:
+            return PASS
+        if owner == partner:
+            sigs, keys = self._index(plan)
             for a in plays:
                 if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
                     continue
@@ -330,10 +343,15 @@ class HeuristicStrategy(Strategy):
                 if g is not None:
                     return self._find(g, obs, plan)
             return PASS
-        opps = [s for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]
+        sigs, keys = self._index(plan)
         # an owner already out hands the lead to its partner if all pass (接风)
         oc = counts[owner] if owner not in finished else counts[owner ^ 2]
-        opp_min = min((counts[s] for s in opps), default=99)
+        opp_min = None  # the fewest cards of an opponent still in play (99: none)
+        for s in ((seat + 1) % 4, (seat + 3) % 4):
+            if s not in finished and (opp_min is None or counts[s] < opp_min):
+                opp_min = counts[s]
+        if opp_min is None:
+            opp_min = 99
         urgent = oc <= self.URGENT
         danger = oc <= self.DANGER or opp_min <= self.URGENT
         thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
@@ -346,17 +364,20 @@ class HeuristicStrategy(Strategy):
             (a for a in plays if a[0] not in BOMB_CLASS),
             key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
         )
-        planned = {}
+        # the planned group of each play of ``normal`` (None for a play outside the plan)
+        planned: list[Group | None] = []
+        any_planned = False
         for a in normal:
+            g = None
             if (a[0], a[1], len(a[2])) in keys:
                 g = sigs.get(combo_signature(a, lv))
                 if g is not None:
-                    planned[a] = g
-        limit = 3 if danger else 0 if planned else 2
+                    any_planned = True
+            planned.append(g)
+        limit = 3 if danger else 0 if any_planned else 2
         # spending a top card on a low play is a cost when nothing presses
         spend = not danger and _key(top, lv) < 9
-        for a in normal:
-            g = planned.get(a)
+        for a, g in zip(normal, planned):
             if g is not None:
                 delta = -group_cost(g, lv)
             else:
@@ -372,27 +393,26 @@ class HeuristicStrategy(Strategy):
                     delta += self.SPEND_CONTROL
             score = delta + 0.01 * k
             if best is None or score < best[0]:
-                best = (score, delta, a)
+                best = (score, delta, a, g)
         if best is not None and best[1] <= thr:
-            g = planned.get(best[2])
+            g = best[3]
             return self._find(g, obs, plan) if g is not None else best[2]
         # bombs
         bombs = [a for a in plays if a[0] in BOMB_CLASS]
         if not bombs:
             return PASS
+        n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+        if not urgent:
+            # a planned bomb to win the lead when the plan can then run out (plan.hands <=
+            # len(plan.bombs)), or one of two when in danger
+            if not (len(plan.groups) - n_bombs <= n_bombs or danger and n_bombs >= 2):
+                return PASS
+            if not n_bombs:
+                return PASS  # no bomb play has a bomb group's signature
         planned_bombs = [
             a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
         ]
-        use = False
-        if urgent:
-            use = True
-        elif planned_bombs:
-            n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
-            if len(plan.groups) - n_bombs <= n_bombs:  # plan.hands <= len(plan.bombs)
-                use = True  # a bomb to win the lead when the plan can then run out
-            elif danger and n_bombs >= 2:
-                use = True
-        if not use:
+        if not urgent and not planned_bombs:
             return PASS
         pool = planned_bombs or (bombs if urgent else [])
         if not pool:

@@ -341,6 +341,8 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
 #: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
 #: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
 _NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
+#: per level, the ranks of a rank mask in power order (``_power_ranks``, filled on use)
+_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
 #: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
 _SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
 
@@ -394,6 +396,8 @@ class _Search:
         "jsingles",
         "jpairs",
         "joker_bomb",
+        "l4",
+        "bombs",
     )
     CAP = 300
 
@@ -436,7 +440,155 @@ class _Search:
         l4 = l5 | by_count[4]
         l3 = l4 | by_count[3]
         l2 = l3 | by_count[2]
-        self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
+        if l5:
+            self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
+            return
+        # no rank holds more than 4: a window never takes from a rank of 4 (a bomb), so
+        # layer 4 and the bombs stay as they are, and the search follows layers 1..3 only
+        self.l4 = l4
+        self.bombs = l4.bit_count()
+        self._node3(idx, seq_cost, l2 | by_count[1], l2, l3)
+
+    def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int) -> None:
+        """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty):
+        the same nodes in the same order, the same costs."""
+        self.nodes += 1
+        w = self.w
+        lv = self.lv
+        l4 = self.l4
+        sm = l1 & ~l2
+        pm = l2 & ~l3
+        tm = l3 & ~l4
+        bombs = self.bombs
+        lvbit = _RANK_BIT[lv]
+        wild_single = 0
+        if w:
+            for _ in range(w):  # the wild placement of ``_node``
+                if tm:
+                    tm ^= lvbit if tm & lvbit else 1 << (tm.bit_length() - 1)
+                    bombs += 1
+                elif (pm.bit_count() if pm & (pm - 1) else 1 if pm else 0) >= 2:
+                    top = lvbit if pm & lvbit else 1 << (pm.bit_length() - 1)
+                    pm ^= top
+                    tm = top
+                else:
+                    low = sm & ~lvbit
+                    low &= -low
+                    if low and low < 0x1000:  # rank below A (12)
+                        sm ^= low
+                        pm |= low
+                    else:
+                        wild_single += 1
+        in_power = _POWER_RANKS[lv]
+        pairs = in_power.get(pm)
+        if pairs is None:
+            pairs = in_power[pm] = _power_ranks(lv, pm)
+        triples = in_power.get(tm)
+        if triples is None:
+            triples = in_power[tm] = _power_ranks(lv, tm)
+        cost = _SINGLES_SUM[lv].get(sm)
+        if cost is None:
+            cost = _singles_sum(lv, sm)
+        if self.jsingles:
+            sc = _SINGLE_COST[lv]
+            for r in self.jsingles:
+                cost += sc[r]
+        if w:
+            cost += wild_single * _WILD_SINGLE_COST
+        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+        if nfh < len(pairs):
+            pc = _PAIR_COST[lv]
+            for r in pairs[nfh:]:
+                cost += pc[r]
+        for x in self.jpairs:
+            cost += x
+        if triples:
+            tc = _TRIPLE_COST[lv]
+            for r in triples:
+                cost += tc[r]
+        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
+        cost += seq_cost
+        if cost < self.best:
+            self.best = cost
+            self.best_stack = list(self.stack)
+        if self.nodes > self.CAP:
+            return
+        a1 = l1 << 1 | l1 >> 12
+        a2 = l2 << 1 | l2 >> 12
+        a3 = l3 << 1 | l3 >> 12
+        if not w:
+            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
+                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
+            ) << 10
+            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+        else:
+            a2a2 = a2 & a2 >> 1
+            b1 = a1 >> 1
+            b2 = a1 >> 2
+            b3 = a1 >> 3
+            b4 = a1 >> 4
+            if w == 1:
+                p2 = a1 & b1
+                s3 = b3 & b4
+                straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
+                tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+                cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+            elif w == 2:
+                ge1 = a1 | b1
+                ge2 = a1 & b1
+                ge3 = ge2 & b2
+                ge2 |= ge1 & b2
+                ge1 |= b2
+                ge3 |= ge2 & b3
+                ge2 |= ge1 & b3
+                straights = ge3 | ge2 & b4
+                tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
+                cand = (
+                    straights & 0x3FF
+                    | (tubes & 0xFFF) << 10
+                    | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+                )
+            else:  # pragma: no cover - a hand holds at most two wilds
+                cand = (1 << N_SEQS) - 1
+        cand = cand >> idx << idx
+        if not cand:
+            return
+        stack = self.stack
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            i = low.bit_length() - 1
+            wm = SEQ_MASK[i]
+            if wm & l4:
+                continue  # a window would break a bomb
+            keep = ~wm
+            if i < 10:  # straight: one card per rank
+                need = (wm & ~l1).bit_count()
+                if need > w or (wm & l2).bit_count() >= 3:
+                    continue
+                self.w = w - need
+                stack.append((i, need))
+                self._node3(i, seq_cost + 1.0, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep)
+            elif i < 22:  # tube: two per rank
+                if wm & ~l1:
+                    continue
+                need = (wm & ~l2).bit_count()
+                if need > w or (wm & l3).bit_count() >= 2:
+                    continue
+                self.w = w - need
+                stack.append((i, need))
+                self._node3(i, seq_cost + 1.0, l1 & keep | l3 & wm, l2 & keep, l3 & keep)
+            else:  # plate: three per rank
+                if wm & ~l1:
+                    continue
+                need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
+                if need > w:
+                    continue
+                self.w = w - need
+                stack.append((i, need))
+                self._node3(i, seq_cost + 1.0, l1 & keep, l2 & keep, l3 & keep)
+            stack.pop()
+            self.w = w
 
     def _node(
         self,
@@ -457,8 +609,30 @@ class _Search:
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
+        bombs = l4.bit_count()
+        lvbit = _RANK_BIT[lv]
+        wild_single = 0
+        if w:
+            # the wild placement of ``_leaf`` on the masks: a triple (the highest) becomes a
+            # bomb; else, with two pairs, the highest pair a triple; else the lowest single
+            # below A (a natural rank, not the level rank) a pair; else the wild stays single
+            for _ in range(w):
+                if tm:
+                    tm ^= lvbit if tm & lvbit else 1 << (tm.bit_length() - 1)
+                    bombs += 1
+                elif (pm.bit_count() if pm & (pm - 1) else 1 if pm else 0) >= 2:
+                    top = lvbit if pm & lvbit else 1 << (pm.bit_length() - 1)
+                    pm ^= top
+                    tm = top
+                else:
+                    low = sm & ~lvbit
+                    low &= -low
+                    if low and low < 0x1000:  # rank below A (12)
+                        sm ^= low
+                        pm |= low
+                    else:
+                        wild_single += 1
         # pairs and triples in power order: natural order, the level rank last
-        lvbit = 1 << lv
         natural = _NATURAL_RANKS
         pairs = natural.get(pm & ~lvbit)
         if pairs is None:
@@ -470,38 +644,14 @@ class _Search:
             triples = _natural_ranks(tm & ~lvbit)
         if tm & lvbit:
             triples = triples + (lv,)
-        if not w:
-            cost = _SINGLES_SUM[lv].get(sm)
-            if cost is None:
-                cost = _singles_sum(lv, sm)
-            if self.jsingles:
-                sc = _SINGLE_COST[lv]
-                for r in self.jsingles:
-                    cost += sc[r]
-            bombs = l4.bit_count()
-        else:  # the wild placement of ``_leaf``, on lists
+        cost = _SINGLES_SUM[lv].get(sm)
+        if cost is None:
+            cost = _singles_sum(lv, sm)
+        if self.jsingles:
             sc = _SINGLE_COST[lv]
-            singles = list(_power_ranks(lv, sm) + self.jsingles)
-            pairs = list(pairs)
-            triples = list(triples)
-            bombs = l4.bit_count()
-            wild_single = 0
-            pw = POWER[lv]
-            for _ in range(w):
-                if triples:
-                    triples.pop()
-                    bombs += 1
-                elif len(pairs) >= 2:
-                    triples.append(pairs.pop())
-                elif singles and singles[0] < 13 and pw[singles[0]] < 12:
-                    pairs.append(singles.pop(0))
-                    if len(pairs) > 1:
-                        pairs.sort(key=pw.__getitem__)
-                else:
-                    wild_single += 1
-            cost = 0.0
-            for r in singles:
+            for r in self.jsingles:
                 cost += sc[r]
+        if w:
             cost += wild_single * _WILD_SINGLE_COST
         # the same sums in the same order as ``_leaf`` (ties between plans depend on the floats)
         nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
@@ -537,14 +687,32 @@ class _Search:
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
         # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
         # window must hold k cards (the branch above); with wilds tubes and plates still need
-        # every rank present and enough of them paired (tripled); straights are all checked then.
+        # every rank present and enough of them paired (tripled); straights need 5 - w of
+        # their ranks present (bit-sliced counts of the window's five rank bits).
         a2a2 = a2 & a2 >> 1
+        b1 = a1 >> 1
+        b2 = a1 >> 2
+        b3 = a1 >> 3
+        b4 = a1 >> 4
         if w == 1:
-            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
-            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+            p2 = a1 & b1
+            s3 = b3 & b4
+            straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
+            tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+            cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
         elif w == 2:
-            tubes = a1 & a1 >> 1 & a1 >> 2 & (a2 | a2 >> 1 | a2 >> 2)
-            cand = 0x3FF | (tubes & 0xFFF) << 10 | (a1 & a1 >> 1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+            ge1 = a1 | b1
+            ge2 = a1 & b1
+            ge3 = ge2 & b2
+            ge2 |= ge1 & b2
+            ge1 |= b2
+            ge3 |= ge2 & b3
+            ge2 |= ge1 & b3
+            straights = ge3 | ge2 & b4
+            tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
+            cand = (
+                straights & 0x3FF | (tubes & 0xFFF) << 10 | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+            )
         else:  # pragma: no cover - a hand holds at most two wilds
             cand = (1 << N_SEQS) - 1
         cand = cand >> idx << idx
