@@ -413,3 +413,46 @@ def test_resume_refused_for_changed_code_names_no_option_play_lacks(tmp_path):
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
     assert res.stderr.startswith("guandan: error: strategy 'heuristic' changed since")
     assert "another --out" in res.stderr and "--force" not in res.stderr
+
+
+def test_watch_every_deal_of_setups_runs(tmp_path):
+    """Deals played from setups (experiment arms, compare --duplicate deal) stand alone: watch
+    rebuilds each from its source, as verify and replay do. Before, every such match failed
+    with "cannot pay or return" (the tribute situation was taken from a previous deal)."""
+    import re
+
+    from guandan_cli.comparison import compare
+    from guandan_cli.experiments import run_experiment
+    from guandan_cli.logs.reader import iter_records
+
+    run_experiment("tribute", 6, strategies="greedy", out=tmp_path / "e", workers=1)
+    source = compare(
+        "greedy", "random", matches=4, duplicate="deal", setups="random", out=tmp_path / "c", workers=1
+    )
+    dealt = compare(
+        "greedy",
+        "random",
+        matches=4,
+        duplicate="deal",
+        setups=source.runs[0].path,
+        out=tmp_path / "d",
+        workers=1,
+    )
+    runs = [
+        tmp_path / "e" / "with-tribute",
+        tmp_path / "e" / "without-tribute",
+        *source.runs[0:1],
+        *dealt.runs,
+    ]
+    for run in runs:
+        run = getattr(run, "path", run)
+        records = [rec for f in sorted(run.glob("deals-*.jsonl")) for _n, rec in iter_records(f)]
+        assert records
+        for rec in records:
+            res = runner.invoke(
+                app, ["watch", str(run), "--match", str(rec["match"]), "--delay", "0", "--plain"]
+            )
+            assert res.exit_code == 0, (run, rec["match"], res.output[-300:])
+            # the levels the watched deal ends with are the logged ones
+            levels = re.findall(r"levels after: team 0 (\S+), team 1 (\S+)", res.output)
+            assert levels[-1] == tuple(rec["levels_after"]), (run, rec["match"], levels, rec["levels_after"])

@@ -20,8 +20,8 @@ from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import sources
-from guandan_cli.runner.records import record_actions, record_setup
-from guandan_cli.runner.replay import match_records, record_end_lines
+from guandan_cli.runner.records import record_actions
+from guandan_cli.runner.replay import logged_setup, match_records, record_end_lines
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
@@ -96,13 +96,16 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
     for _source, _line, rec in match_records(run, match):
         found = True
         rules = get_ruleset(
-            rec["ruleset"], a_fail_limit=options.get("a_fail_limit"), max_deals=options.get("max_deals")
+            rec["ruleset"],
+            a_fail_limit=options.get("a_fail_limit"),
+            max_deals=options.get("max_deals"),
+            tribute=options.get("tribute"),
         )
         yield ShownDeal(
             match,
             rec["match_seed"],
             rec["deal"],
-            record_setup(rec, prev, rules),
+            logged_setup(rec, prev, options, rules),
             record_actions(rec),
             rec["strategies"],
             record_end_lines(rec),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from guandan_cli.engine.cards import format_cards
-from guandan_cli.engine.deal import replay
+from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
@@ -109,6 +109,25 @@ def record_end_lines(rec: dict) -> list[str]:
     )
 
 
+def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetup:
+    """The setup a logged deal was played from, given its run's ``config`` (``options``).
+
+    A whole match's deal follows from the previous one (``prev``); a deal of a setups run
+    (``compare --duplicate deal``, ``experiment``) stands alone: rebuilt from its named
+    source and seed, or, for a run directory's deals, from the record itself.
+    """
+    from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
+
+    source = options.get("setups")
+    if source in SETUP_SOURCES and options.get("seed") is not None:
+        return source_setup(source, options["seed"], rec["match"], rules).setup
+    if source is not None:
+        from guandan_cli.runner.records import record_setup_alone
+
+        return record_setup_alone(rec, rules)
+    return record_setup(rec, prev, rules)
+
+
 def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: dict | None = None) -> str:
     """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`."""
     options = options or {}
@@ -118,17 +137,7 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
         max_deals=options.get("max_deals"),
         tribute=options.get("tribute"),
     )
-    from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
-
-    source = options.get("setups")
-    if source in SETUP_SOURCES and options.get("seed") is not None:  # a setups run: rebuilt from its source
-        setup = source_setup(source, options["seed"], rec["match"], rules).setup
-    elif source is not None:  # a run directory's deals: from the record alone
-        from guandan_cli.runner.records import record_setup_alone
-
-        setup = record_setup_alone(rec, rules)
-    else:
-        setup = record_setup(rec, prev, rules)
+    setup = logged_setup(rec, prev, options, rules)
     deal = replay(setup, record_actions(rec))
     strategies = rec["strategies"]
     style = Style(symbols=symbols, colour=False)
