@@ -456,3 +456,30 @@ def test_watch_every_deal_of_setups_runs(tmp_path):
             # the levels the watched deal ends with are the logged ones
             levels = re.findall(r"levels after: team 0 (\S+), team 1 (\S+)", res.output)
             assert levels[-1] == tuple(rec["levels_after"]), (run, rec["match"], levels, rec["levels_after"])
+
+
+def test_replay_defaults_to_the_first_deal_a_match_logged(tmp_path):
+    """A run of deals taken from another run keeps their deal numbers: replay -m M shows
+    match M's deal without -d, and a wrong -d names the deal it does hold."""
+    from guandan_cli.comparison import compare
+    from guandan_cli.logs.reader import iter_records
+
+    source = compare("greedy", "random", matches=6, out=tmp_path / "s", workers=1, max_deals=3)
+    dealt = compare(
+        "greedy",
+        "random",
+        matches=6,
+        duplicate="deal",
+        setups=source.runs[0].path,
+        out=tmp_path / "d",
+        workers=1,
+    )
+    run = dealt.runs[0].path
+    records = {rec["match"]: rec for f in sorted(run.glob("deals-*.jsonl")) for _n, rec in iter_records(f)}
+    late = next(m for m, rec in records.items() if rec["deal"] > 0)  # a setup that was a later deal
+    res = runner.invoke(app, ["replay", str(run), "-m", str(late)])
+    assert res.exit_code == 0, res.output
+    assert f"match {late} " in res.output and f"deal {records[late]['deal']} (seed" in res.output
+    res = runner.invoke(app, ["replay", str(run), "-m", str(late), "-d", "0"])
+    assert res.exit_code == 2
+    assert f"match {late} has no deal 0 (its deal is {records[late]['deal']})" in res.stderr

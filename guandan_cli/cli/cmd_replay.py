@@ -15,7 +15,12 @@ from guandan_cli.cli.typer_app import app
 def replay(
     run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
-    deal: Annotated[int, typer.Option("--deal", "-d", help="Deal index within the match.")] = 0,
+    deal: Annotated[
+        int | None,
+        typer.Option(
+            "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
+        ),
+    ] = None,
     symbols: Annotated[bool, typer.Option(help="Suit symbols ♠♥♣♦ (else S H C D).")] = True,
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""

@@ -55,22 +55,33 @@ def _columns(text: str) -> int:
     return sum(2 if "\u4e00" <= ch <= "\u9fff" else 1 for ch in text)
 
 
-def find_deal(run: str | os.PathLike, match: int, deal: int) -> tuple[Path, int, dict, dict | None]:
+def find_deal(
+    run: str | os.PathLike, match: int, deal: int | None = None
+) -> tuple[Path, int, dict, dict | None]:
     """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``.
 
-    An unfinished run's journaled matches are found too (``file`` is then ``part-N.journal[deals]``).
+    ``deal=None``: the match's first logged deal (deal 0, or in a run of deal setups taken
+    from another run, the deal number the setup had there). An unfinished run's journaled
+    matches are found too (``file`` is then ``part-N.journal[deals]``).
     """
     prev = None
-    found = False
+    numbers: list[int] = []
     for f, line, rec in match_records(run, match):
-        found = True
-        if rec["deal"] == deal:
+        if deal is None or rec["deal"] == deal:
             return f, line, rec, prev
+        numbers.append(rec["deal"])
         prev = rec
-    if not found:
+    if not numbers:
         raise DealNotFound(f"no match {match} in {run}")
-    last = prev["deal"] if prev else -1
-    raise DealNotFound(f"match {match} has no deal {deal} (its deals are 0..{last})")
+    contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+    shown = (
+        f"its deal is {numbers[0]}"
+        if len(numbers) == 1
+        else f"its deals are {numbers[0]}..{numbers[-1]}"
+        if contiguous
+        else f"its deals are {', '.join(map(str, numbers))}"
+    )
+    raise DealNotFound(f"match {match} has no deal {deal} ({shown})")
 
 
 def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, dict]]:
