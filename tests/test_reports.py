@@ -384,7 +384,14 @@ def test_double_down(deals):
     df = double_down(deals)
     assert df["team_strategy"].to_list() == ["all", "greedy", "random"]
     r = rows(df, "team_strategy")
-    check_rate(r["all"], "achieved_rate", 2, 5)
+    # the all row counts team-deals too: 2 double-downs in 5 deals are 2 of 10 team-deals,
+    # with the deals' interval halved (one trial a deal)
+    lo, hi = wilson(2, 5)
+    assert r["all"]["team_deals"] == 10 and r["all"]["achieved"] == r["all"]["suffered"] == 2
+    for name in ("achieved_rate", "suffered_rate"):
+        assert close(r["all"][name], 0.2)
+        assert close(r["all"][f"{name}_lo"], lo / 2) and close(r["all"][f"{name}_hi"], hi / 2)
+    assert close(r["all"]["achieved_rate"], (r["greedy"]["achieved"] + r["random"]["achieved"]) / 10)
     check_rate(r["greedy"], "suffered_rate", 2, 5)
     assert r["greedy"]["achieved"] == 0 and r["random"]["achieved"] == 2 and r["random"]["team_deals"] == 5
 

@@ -16,9 +16,12 @@ def double_down(deals: pl.LazyFrame) -> pl.DataFrame:
     """Double-downs achieved and suffered, by ruleset and team strategies (plus ``all``).
 
     Columns: ruleset, team_strategy, team_deals, achieved, achieved_rate(+CI) (this
-    team finished 1st and 2nd), suffered, suffered_rate(+CI). The ``all`` row counts
-    each deal once (team_deals = deals; achieved = suffered = double-downs). Sorted by
-    ruleset then team_strategy with ``all`` first.
+    team finished 1st and 2nd), suffered, suffered_rate(+CI). Every row counts
+    team-deals: the ``all`` row pools both teams of every deal (team_deals = 2 × deals;
+    achieved = suffered = double-downs), so its rates are half the share of deals that
+    end in a double-down. Its interval is that share's Wilson interval over deals, halved
+    (the two team-deals of a deal are one trial: exactly one of them achieves a
+    double-down when there is one). Sorted by ruleset then team_strategy with ``all`` first.
     """
     base = deals.select("ruleset", "strategies", "winner_team", "double_down")
     teams = pl.concat([base.with_columns(team=pl.lit(t, dtype=pl.Int32)) for t in (0, 1)]).with_columns(
@@ -31,18 +34,32 @@ def double_down(deals: pl.LazyFrame) -> pl.DataFrame:
         achieved=pl.col("achieved").sum().cast(pl.Int64),
         suffered=pl.col("suffered").sum().cast(pl.Int64),
     )
-    overall = base.group_by("ruleset").agg(
-        team_strategy=pl.lit("all"),
-        team_deals=pl.len().cast(pl.Int64),
-        achieved=pl.col("double_down").sum().cast(pl.Int64),
-        suffered=pl.col("double_down").sum().cast(pl.Int64),
+    overall = (
+        base.group_by("ruleset")
+        .agg(
+            team_strategy=pl.lit("all"),
+            deals=pl.len().cast(pl.Int64),
+            achieved=pl.col("double_down").sum().cast(pl.Int64),
+        )
+        .with_columns(*wilson_exprs(pl.col("achieved"), pl.col("deals"), "achieved_rate"))
+        .with_columns(
+            pl.col("achieved_rate", "achieved_rate_lo", "achieved_rate_hi") / 2,
+            team_deals=2 * pl.col("deals"),
+            suffered=pl.col("achieved"),
+        )
+        .with_columns(
+            suffered_rate=pl.col("achieved_rate"),
+            suffered_rate_lo=pl.col("achieved_rate_lo"),
+            suffered_rate_hi=pl.col("achieved_rate_hi"),
+        )
+        .drop("deals")
+    )
+    per_team = per_team.with_columns(
+        *wilson_exprs(pl.col("achieved"), pl.col("team_deals"), "achieved_rate"),
+        *wilson_exprs(pl.col("suffered"), pl.col("team_deals"), "suffered_rate"),
     )
     out = (
         pl.concat([overall, per_team], how="diagonal")
-        .with_columns(
-            *wilson_exprs(pl.col("achieved"), pl.col("team_deals"), "achieved_rate"),
-            *wilson_exprs(pl.col("suffered"), pl.col("team_deals"), "suffered_rate"),
-        )
         .select(
             "ruleset",
             "team_strategy",
