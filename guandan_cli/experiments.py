@@ -26,8 +26,8 @@ for the *receiving side*, the previous 上游's team (the deal's ``level_team``)
 
 ``effect`` = mean over setups of (A − B) with a 95% interval mean ± t·sd/√n of the
 paired differences (t: Student's 97.5% quantile with n − 1 degrees of freedom, 1.97 for
-200 pairs, 4.30 for 3; none from a single pair), clipped to their range as the reports
-clip means (``pairs`` setups, ``differ`` of them with A ≠ B).
+200 pairs, 4.30 for 3; none from a single pair), clipped to the range a difference can
+take, ``DIFFERENCE_RANGE`` (``pairs`` setups, ``differ`` of them with A ≠ B).
 
 >>> sorted(EXPERIMENTS)
 ['resistance', 'ruleset', 'tribute']
@@ -238,11 +238,10 @@ def paired_effects(a: pl.DataFrame, b: pl.DataFrame, same_rules: bool = False) -
         # Student's t, not 1.96: a handful of pairs (a rare tribute kind) needs the wider
         # quantile; from one pair there is no interval at all (nan, shown as [–, –])
         half = t_quantile(0.975, n - 1) * float(diff.std()) / math.sqrt(n) if n > 1 else math.nan
-        lo, hi = (
-            (max(mean - half, float(diff.min())), min(mean + half, float(diff.max())))
-            if n > 1
-            else (math.nan,) * 2
-        )
+        # clipped to what a difference can be, never to the differences seen: one differing
+        # setup in 22 must not make "no effect" fall outside the interval
+        low, high = DIFFERENCE_RANGE[m]
+        lo, hi = (max(mean - half, low), min(mean + half, high)) if n > 1 else (math.nan,) * 2
         if n > 1 and diff.min() == diff.max() and not same_rules:
             lo, hi = agreeing_units_interval(mean, n, *DIFFERENCE_RANGE[m])
         rows.append(

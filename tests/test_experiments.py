@@ -82,10 +82,12 @@ def test_paired_effects_against_a_hand_computation():
     df = paired_effects(a, b)
     win = df.row(0, named=True)
     # differences by match: win 0,0,0,1 -> mean 0.25, sd 0.5, half-width t(3)·0.5/2 = 3.182·0.25
-    # = 0.80 (Student's t for 4 pairs), which passes both ends of the differences: clipped
+    # = 0.80 (Student's t for 4 pairs, t = 3.1824): [-0.546, 1.046], clipped to what a win
+    # difference can be (at most 1), not to the differences seen (0 and 1)
     assert (win["metric"], win["pairs"], win["differ"]) == ("win", 4, 1)
     assert win["effect"] == pytest.approx(0.25)
-    assert (win["effect_lo"], win["effect_hi"]) == (0.0, 1.0)
+    assert win["effect_lo"] == pytest.approx(0.25 - 3.182446 * 0.25, abs=1e-5)
+    assert win["effect_hi"] == 1.0
     upgrade = df.row(1, named=True)  # differences 0, -1, 0, 2
     assert upgrade["effect"] == pytest.approx(0.25) and upgrade["differ"] == 2
     assert upgrade["a"] == pytest.approx(1.5) and upgrade["b"] == pytest.approx(1.25)
