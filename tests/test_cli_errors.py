@@ -22,6 +22,7 @@ runner = CliRunner()
 #: "{tmp}" a scratch folder) and the exit code each must give
 CASES: dict[str, list[tuple[list[str], int]]] = {
     "analyze": [
+        (["{run}", "--report", "bombs,,partners"], 2),  # an empty name between commas
         ([""], 2),  # an empty path (Path("") would be the current folder)
         (["{run}", "--plots", ""], 2),
         (["{tmp}/no-such-run"], 2),

@@ -240,3 +240,22 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes(tmp_path, monkeypa
     assert run.manifest["state"] == "complete"
     for name in ("deals-00000.jsonl", "deals-00001.jsonl", "deals-00002.jsonl"):
         assert (out / name).read_bytes() == (reference.path / name).read_bytes()
+
+
+def test_a_setups_source_that_is_unfinished_says_so(tmp_path):
+    from guandan_cli.runner.identity import setups_problem
+
+    simulate(3, strategies="random", max_deals=2, out=tmp_path / "src", workers=1, part_size=2)
+    path = tmp_path / "src" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    have = manifest["counts"]["deals"]
+    assert setups_problem(str(tmp_path / "src"), have, None) is None
+    assert setups_problem(str(tmp_path / "src"), have + 1, None).endswith(
+        f"the run holds {have} deals, fewer than the {have + 1} setups asked"
+    )
+    manifest["state"] = "interrupted"
+    path.write_text(json.dumps(manifest))
+    assert (
+        f"holds {have} deals in complete parts (an unfinished run: resume it first), fewer"
+        in setups_problem(str(tmp_path / "src"), have + 1, None)
+    )

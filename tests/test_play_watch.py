@@ -483,3 +483,35 @@ def test_replay_defaults_to_the_first_deal_a_match_logged(tmp_path):
     res = runner.invoke(app, ["replay", str(run), "-m", str(late), "-d", "0"])
     assert res.exit_code == 2
     assert f"match {late} has no deal 0 (its deal is {records[late]['deal']})" in res.stderr
+
+
+def test_replay_and_watch_refuse_a_folder_of_several_runs(tmp_path):
+    for name, seed in (("a", 1), ("b", 2)):
+        res = runner.invoke(
+            app,
+            [
+                "simulate",
+                "-n",
+                "1",
+                "--seed",
+                str(seed),
+                "-s",
+                "random",
+                "--max-deals",
+                "1",
+                "-w",
+                "1",
+                "-q",
+                "-o",
+                str(tmp_path / "two" / name),
+            ],
+        )
+        assert res.exit_code == 0, res.output
+    for args in (
+        ["replay", str(tmp_path / "two")],
+        ["watch", str(tmp_path / "two"), "--delay", "0", "--plain"],
+    ):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert res.stderr == f"guandan: error: {tmp_path / 'two'} holds 2 runs (a, b): name one of them\n"
+    assert runner.invoke(app, ["replay", str(tmp_path / "two" / "b")]).exit_code == 0

@@ -30,7 +30,10 @@ def _report_names(spec: str | None) -> list[str]:
 
     if spec is None or spec.strip() == "all":
         return list(REPORTS)
-    names = [s.strip() for s in spec.split(",") if s.strip()]
+    names = [s.strip() for s in spec.split(",")]
+    if "" in names and len(names) > 1:
+        fail(f"--report {spec!r}: an empty report name (between commas)")
+    names = [n for n in names if n]
     unknown = [n for n in names if n not in REPORTS and n != "all"]
     if unknown or not names:
         shown = ", ".join(map(repr, unknown)) or repr(spec)

@@ -107,7 +107,7 @@ def compare(
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
     with _reported():
-        a, b = apply_encoding([a, b], encoding)
+        a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
         res = run_compare(
             a,
             b,
@@ -173,7 +173,7 @@ def tournament(
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
     with _reported():
-        strategies = apply_encoding(strategies, encoding)
+        strategies = apply_encoding([s.strip() for s in strategies], encoding)
         res = run_tournament(
             strategies,
             matches=matches,

@@ -21,7 +21,7 @@ from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import sources
 from guandan_cli.runner.records import record_actions
-from guandan_cli.runner.replay import logged_setup, match_records, record_end_lines
+from guandan_cli.runner.replay import logged_setup, match_records, record_end_lines, several_runs_problem
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
@@ -83,6 +83,9 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         manifest = read_manifest(run) if run.is_dir() else None
     except ValueError as exc:
         raise WatchInputError(str(exc)) from None
+    problem = several_runs_problem(run)
+    if problem is not None:
+        raise WatchInputError(problem)
     files = sources(run, "deals")  # an unfinished run: its journaled matches too
     if not files:
         raise WatchInputError(f"{run} holds no deals log (is it a guandan run directory?)")

@@ -202,7 +202,7 @@ def _find(paths, kind: str, journals: bool, known: dict | None = None) -> list[S
                 for sub in sorted(q for q in p.iterdir() if q.is_dir()):
                     found.extend(_dir_parts(sub, kind, journals, known))
             if not found and not is_run:
-                raise LogReadError(f"{p}: no {kind} parts here (nor in its subdirectories)")
+                raise LogReadError(f"{p}: no {kind} parts here (nor one folder down: name the run directory)")
             out.extend(found)
         else:
             raise LogReadError(f"{p}: no such file or directory")

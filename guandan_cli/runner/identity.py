@@ -189,7 +189,12 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
         return f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
     have = manifest.get("counts", {}).get("deals", 0)
     if have < matches:
-        return f"setups {source!r}: the run holds {have} deals, fewer than the {matches} setups asked"
+        unfinished = manifest.get("state") != "complete"
+        return (
+            f"setups {source!r}: the run holds {have} deals"
+            + (" in complete parts (an unfinished run: resume it first)" if unfinished else "")
+            + f", fewer than the {matches} setups asked"
+        )
     return None
 
 

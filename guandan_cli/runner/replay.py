@@ -55,6 +55,18 @@ def _columns(text: str) -> int:
     return sum(2 if "\u4e00" <= ch <= "\u9fff" else 1 for ch in text)
 
 
+def several_runs_problem(run: str | os.PathLike) -> str | None:
+    """Why ``run`` (a folder of runs, no manifest of its own) names no single run, or ``None``."""
+    run = Path(run)
+    if not run.is_dir() or (run / "manifest.json").is_file():
+        return None
+    folders = sorted({Path(str(getattr(f, "path", f))).parent for f in sources(run, "deals")})
+    if len(folders) < 2:
+        return None
+    names = ", ".join(f.name for f in folders[:5]) + (", …" if len(folders) > 5 else "")
+    return f"{run} holds {len(folders)} runs ({names}): name one of them"
+
+
 def find_deal(
     run: str | os.PathLike, match: int, deal: int | None = None
 ) -> tuple[Path, int, dict, dict | None]:
@@ -64,6 +76,9 @@ def find_deal(
     from another run, the deal number the setup had there). An unfinished run's journaled
     matches are found too (``file`` is then ``part-N.journal[deals]``).
     """
+    problem = several_runs_problem(run)
+    if problem is not None:
+        raise DealNotFound(problem)
     prev = None
     numbers: list[int] = []
     for f, line, rec in match_records(run, match):
