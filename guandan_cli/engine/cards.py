@@ -115,6 +115,31 @@ def parse_cards(text: str | Iterable[str]) -> tuple[int, ...]:
     return tuple(sorted(faces))
 
 
+class InvalidHandError(ValueError):
+    """A hand that two decks cannot deal: a face that is not 0..53, or more than 2 copies."""
+
+
+def hand_problem(hand) -> str | None:
+    """Why ``hand`` (faces) is no hand of two decks, or ``None``.
+
+    >>> hand_problem(parse_cards("S3 S3 H2")) is None
+    True
+    >>> hand_problem((0, 0, 0, 0))
+    'hand holds 4 copies of S2: two decks hold at most 2'
+    >>> hand_problem((3, 54))
+    'hand holds 54, not a card (faces are whole numbers 0..53)'
+    """
+    seen: dict[int, int] = {}
+    for f in hand:
+        if type(f) is not int or not 0 <= f < len(FACE_NAMES):
+            return f"hand holds {f!r}, not a card (faces are whole numbers 0..{len(FACE_NAMES) - 1})"
+        seen[f] = seen.get(f, 0) + 1
+    for f, n in seen.items():
+        if n > 2:
+            return f"hand holds {n} copies of {FACE_NAMES[f]}: two decks hold at most 2"
+    return None
+
+
 def format_card(face: int, symbols: bool = False) -> str:
     """Format one face: ``S3`` (or ``♠3`` with ``symbols=True``)."""
     return FACE_SYMBOLS[face] if symbols else FACE_NAMES[face]

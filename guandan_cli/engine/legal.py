@@ -19,7 +19,7 @@ from operator import getitem as _getitem
 from operator import index as _as_index
 from operator import itemgetter
 
-from .cards import HR, SB, level_index
+from .cards import HR, SB, InvalidHandError, hand_problem, level_index
 from .combos import (
     BOMB,
     BOMB_CLASS,
@@ -53,6 +53,12 @@ _BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
 _P4 = tuple(1 << (2 * f) for f in range(54))
 #: the low bit of every digit
 _M01 = sum(_P4)
+_M10 = _M01 << 1
+#: ``_P4`` followed by 54 poison weights: a face 54..107, or -54..-1 (which would index from
+#: the end), makes the sum ``>= 1 << 108``; such a hand is refused, not misread. Faces past
+#: 107 or below -108 raise IndexError (refused too); -108..-55 alone index ``_P4`` again
+#: and are not caught (a pass over the hand to find them costs 3% of a follow)
+_P4_CHECKED = _P4 + (1 << 256,) * 54
 #: bit ``8 * rank`` per rank of each straight window: (top, ranks, mask)
 _SF_WINDOWS = tuple((top, ranks, sum(1 << (8 * r) for r in ranks)) for top, ranks in STRAIGHT_WINDOWS)
 #: ranks of the straight to each top
@@ -124,7 +130,18 @@ class _Hand:
     def __init__(self, hand: Iterable[int], lv: int) -> None:
         if type(hand) is not tuple and type(hand) is not list:
             hand = tuple(hand)
-        x = sum(itemgetter(*hand)(_P4)) if len(hand) > 1 else sum(map(_P4.__getitem__, hand))
+        try:
+            if len(hand) > 1:
+                x = sum(itemgetter(*hand)(_P4_CHECKED))
+            else:
+                x = sum(map(_P4_CHECKED.__getitem__, hand))
+        except (IndexError, TypeError):
+            x = -1
+        # a hand of two decks: faces 0..53 (else x is poisoned) and every 2-bit digit at most
+        # 2 (a 3 has both bits; a 4 carries, and the digits then sum to fewer than the cards;
+        # popcount(d) + popcount(d & 2) is d for a digit d)
+        if x >> 108 or x < 0 or x >> 1 & x & _M01 or x.bit_count() + (x & _M10).bit_count() != len(hand):
+            raise InvalidHandError(hand_problem(hand) or f"hand {hand!r} is not a hand of two decks")
         wild = lv * 4 + 1
         w = x >> (2 * wild) & 3
         if w:
