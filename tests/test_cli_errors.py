@@ -22,6 +22,9 @@ runner = CliRunner()
 #: "{tmp}" a scratch folder) and the exit code each must give
 CASES: dict[str, list[tuple[list[str], int]]] = {
     "analyze": [
+        (["{run}", "--report", "bombs", "--by", "seat"], 2),  # bombs takes no grouping
+        (["{run}", "--report", "bombs", "--plot-format", "svg"], 2),  # no --plots
+        (["{run}", "--report", "bombs", "--format", "csv", "--wide"], 2),
         (["{run}", "--report", "bombs,,partners"], 2),  # an empty name between commas
         ([""], 2),  # an empty path (Path("") would be the current folder)
         (["{run}", "--plots", ""], 2),

@@ -115,8 +115,9 @@ def analyze(
         Path | None, typer.Option("--plots", help="Write one figure per report into this directory.")
     ] = None,
     plot_format: Annotated[
-        PlotFormat, typer.Option("--plot-format", help="Figure file format.")
-    ] = PlotFormat.png,
+        PlotFormat | None,
+        typer.Option("--plot-format", help="Figure file format (with --plots): png or svg."),
+    ] = None,
     by: Annotated[
         str | None,
         typer.Option(help="Grouping for reports that take one: strategy, seat or strategy,seat."),
@@ -173,6 +174,14 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    if groups is not None and not any(REPORTS[n].groupable for n in names):
+        takes = ", ".join(n for n, r in REPORTS.items() if r.groupable)
+        fail(f"--by {by}: none of the reports asked takes a grouping (those that do: {takes})")
+    if plot_format is not None and plots is None and html is None:
+        fail(f"--plot-format {plot_format.value} goes with --plots DIR (or --html), and neither is given")
+    plot_format = plot_format or PlotFormat.png
+    if wide and fmt is not OutputFormat.table:
+        fail(f"--wide applies to --format table, not {fmt.value}")
     lone = [r for r in runs if r.is_file() and r.name.startswith("matches-")]
     if lone and len(lone) == len(runs):
         deals = lone[0].with_name(lone[0].name.replace("matches-", "deals-", 1))
