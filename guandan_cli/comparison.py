@@ -2,9 +2,10 @@
 
 A *duplicate pair* plays each match seed twice with the teams swapped (A at seats
 0/2, then at 1/3), so both sides see the same cards; luck of the deal cancels
-within a pair. Figures for A: match win rate and deal win rate (Wilson 95%
-intervals) and mean level gain per deal (+upgrade when A's team wins a deal,
-−upgrade when B's does; a percentile bootstrap over the pairs).
+within a pair. Figures for A: match win rate (over the decided matches: a match capped
+by ``max_deals`` or errored is no win and no loss), deal win rate and mean level gain
+per deal (+upgrade when A's team wins a deal, −upgrade when B's does); every 95%
+interval is a bootstrap over the pairs, the unit in which the games are independent.
 
 >>> res = compare("greedy", "random", matches=4, seed=1, max_deals=3, workers=1,
 ...               out=getfixture("tmp_path") / "cmp")
@@ -132,12 +133,20 @@ class CompareResult:
         return 2 * self.matches
 
     @property
+    def decided(self) -> int:
+        """The matches with a winner (not capped by ``max_deals``, not errored)."""
+        return self.match_wins + self.match_losses
+
+    @property
     def match_rate(self) -> float:
-        return self.match_wins / self.games if self.games else math.nan
+        """A's share of the decided matches (``nan`` when none was decided)."""
+        return self.match_wins / self.decided if self.decided else math.nan
 
     @property
     def match_ci(self) -> tuple[float, float]:
-        return wilson_interval(self.match_wins, self.games)
+        if "match" in self.pair_intervals:
+            return self.pair_intervals["match"]
+        return wilson_interval(self.match_wins, self.decided) if self.decided else (math.nan, math.nan)
 
     @property
     def deal_rate(self) -> float:
@@ -170,7 +179,15 @@ class CompareResult:
         deals = f"deals {self.deal_rate:.0%} {_bracket(self.deal_ci, '.0f', 100)}"
         if self.duplicate == "deal":
             return f"{head}{deals}, first out {self.first_out_rate:.0%} {_bracket(self.first_out_ci, '.0f', 100)}"
-        return f"{head}matches {self.match_rate:.0%} {_bracket(self.match_ci, '.0f', 100)}, {deals}"
+        return f"{head}{self.match_figure()}, {deals}"
+
+    def match_figure(self) -> str:
+        """``matches 78% [74, 82]`` over the decided matches; with capped or errored ones, how
+        many were decided (``matches 50% [0, 100] of 4 decided``); ``matches –`` when none was."""
+        if not self.decided:
+            return f"matches – (none of {self.games} decided)"
+        text = f"matches {self.match_rate:.0%} {_bracket(self.match_ci, '.0f', 100)}"
+        return text if self.decided == self.games else f"{text} of {self.decided} decided"
 
     def describe(self) -> str:
         """What was played, in one line (``heuristic vs greedy: 100 deal pairs (fresh setups) = 200 deals``)."""
@@ -197,7 +214,7 @@ class CompareResult:
             values.insert(0, self.match_rate)
             lows.insert(0, mlo)
             highs.insert(0, mhi)
-            ns.insert(0, self.games)
+            ns.insert(0, self.decided)
         return pl.DataFrame({"measure": measures, "value": values, "ci_low": lows, "ci_high": highs, "n": ns})
 
 
@@ -445,25 +462,14 @@ def _compare(
     unfinished = results.len() - wins - losses
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
-    intervals = {}
-    # Units that all agree leave the bootstrap nothing to resample: the exact interval of a
-    # bounded mean then says how far the mean may be (stats.agreeing_units_interval). Not for
-    # a strategy against itself in duplicate, where agreement is by construction (the swapped
-    # game is the same game), so the figure is exact.
     itself = paired and sa == sb
-    gain_range = None if itself else GAIN_RANGE
     if paired:
-        ci = bootstrap_ratio_interval(gains, ndeals, resamples=bootstrap, seed=seed, bounds=gain_range)
+        units = pair_units(pairs)
     else:  # unpaired: the units are the individual matches
-        g = ab["a_gain"].to_list() + ba["a_gain"].to_list()
-        n = ab["deals"].to_list() + ba["deals"].to_list()
-        ci = bootstrap_ratio_interval(g, n, resamples=bootstrap, seed=seed, bounds=gain_range)
-    if deal_mode:  # the unit is the deal pair: every figure's interval resamples pairs
-        for key, col in (("deal", "a_deal_wins"), ("first_out", "a_first_outs")):
-            intervals[key] = bootstrap_ratio_interval(
-                pairs[col].to_list(), ndeals, resamples=bootstrap, seed=seed,
-                bounds=None if itself else (0.0, 1.0),
-            )  # fmt: skip
+        units = pl.concat([ab, ba]).with_columns(
+            a_wins=pl.col("a_match").fill_null(0.0), decided=pl.col("a_match").is_not_null().cast(pl.Int64)
+        ).rename({"a_gain": "a_level_gain"})  # fmt: skip
+    ci, intervals = unit_intervals(units, bootstrap, seed, exact=itself, matches=not deal_mode)
     total_deals = sum(ndeals)
     return CompareResult(
         a=la,
@@ -487,6 +493,49 @@ def _compare(
     )
 
 
+def pair_units(pairs):
+    """The per-pair frame with ``a_wins`` (A's wins among the pair's decided matches) and
+    ``decided`` (how many of its two matches had a winner) added."""
+    import polars as pl
+
+    decided = pl.concat_list("a_match_seats02", "a_match_seats13").list.drop_nulls()
+    return pairs.with_columns(a_wins=decided.list.sum().cast(pl.Float64), decided=decided.list.len())
+
+
+def unit_intervals(
+    units, bootstrap: int = 2000, seed: int = 0, *, exact: bool = False, matches: bool = True
+) -> tuple[tuple[float, float], dict]:
+    """The level gain's interval and the rates' (``deal``, ``first_out``, and with ``matches``
+    the decided matches' ``match``), each a bootstrap over the rows of ``units`` (pairs, or
+    the matches of an unpaired design): the deals of a match and the two games of a pair
+    are not independent, so resampling deals or games would give too narrow an interval.
+
+    Rows that all agree get the exact interval of a bounded mean
+    (``stats.agreeing_units_interval``), except with ``exact`` (a strategy against itself in
+    duplicate, where agreement holds by construction: the swapped game is the same game).
+    A row without deals (or without a decided match) says nothing about that figure and
+    is left out.
+    """
+    import polars as pl
+
+    rate_range = None if exact else (0.0, 1.0)
+
+    def interval(column: str, over: str, bounds: tuple[float, float] | None) -> tuple[float, float]:
+        kept = units.filter(pl.col(over) > 0)
+        return bootstrap_ratio_interval(
+            kept[column].to_list(), kept[over].to_list(), resamples=bootstrap, seed=seed, bounds=bounds
+        )
+
+    ci = interval("a_level_gain", "deals", None if exact else GAIN_RANGE)
+    intervals = {
+        "deal": interval("a_deal_wins", "deals", rate_range),
+        "first_out": interval("a_first_outs", "deals", rate_range),
+    }
+    if matches:
+        intervals["match"] = interval("a_wins", "decided", rate_range)
+    return ci, intervals
+
+
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in name)[:60]
 
@@ -502,8 +551,11 @@ class TournamentResult:
 
     ``leaderboard``: one row per strategy: ``rank``, ``strategy``, openskill ``mu`` and
     ``sigma``, the rating interval ``rating_low``/``rating_high`` (μ ± 1.96σ), ``ordinal``
-    (μ − 3σ, which orders the board), and the games (matches, or deals in deal mode) won.
-    ``matrix``: the row strategy's win rate against each column strategy (``None`` on the diagonal).
+    (μ − 3σ, which orders the board), the games (matches, or deals in deal mode) won of the
+    decided ones (``wins``/``games``, ``win_rate`` with a Wilson interval, ``nan`` when none was
+    decided) and ``undecided`` (capped or errored matches: rated a draw, in no win rate).
+    ``matrix``: the row strategy's win rate over the decided games against each column
+    strategy (``None`` on the diagonal and when no game was decided).
     """
 
     strategies: list[str]
@@ -532,11 +584,15 @@ class TournamentResult:
         for r in self.leaderboard.iter_rows(named=True):
             interval = f"[{r['rating_low']:.1f}, {r['rating_high']:.1f}]"
             won = f"{r['wins']}/{r['games']}"
-            rate = f"{r['win_rate']:.0%}" if r["games"] else "n/a"
+            rate = f"{r['win_rate']:.0%}" if r["games"] else "–"
             ci = _bracket((r["ci_low"], r["ci_high"]), ".0f", 100)
             lines.append(
                 f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
             )
+        undecided = [(r["strategy"], r["undecided"]) for r in self.leaderboard.iter_rows(named=True)]
+        if any(k for _, k in undecided):
+            lines.append(f"{unit} not decided (capped or errored; in no rate, rated a draw):")
+            lines.append("  " + ", ".join(f"{fit(x)} {k}" for x, k in undecided))
         lines.append("")
         lines.append(f"{unit[:-2] if unit == 'matches' else unit[:-1]} win rate, row against column")
         order = self.leaderboard["strategy"].to_list()
@@ -550,7 +606,7 @@ class TournamentResult:
         lines.append((" " * row_w + "".join(f"  {h:>{col_w}}" for h in headers)).rstrip())
         for x, shown_name in zip(order, rows):
             row = cells[x]
-            shown = ["—" if x == y or row[y] is None else f"{row[y]:.0%}" for y in order]
+            shown = ["—" if x == y else "–" if row[y] is None else f"{row[y]:.0%}" for y in order]
             lines.append(f"{shown_name:<{row_w}}" + "".join(f"  {v:>{col_w}}" for v in shown))
         lines.append("")
         lines.append("pairings (level gain per deal of the first against the second)")
@@ -574,7 +630,7 @@ class TournamentResult:
         for i, x in enumerate(names):
             row = self.matrix.filter(self.matrix["strategy"] == x).row(0, named=True)
             for j, y in enumerate(names):
-                if i != j:
+                if i != j and row[y] is not None:
                     grid[i][j] = row[y]
         fig = Figure(figsize=(1.6 * k + 2.5, 1.3 * k + 1.5))
         ax = fig.add_subplot()
@@ -624,6 +680,7 @@ def summarise_tournament(labels: list[str], results: dict, duplicate: str = "mat
     ratings = {name: model.rating(name=name) for name in labels}
     wins = dict.fromkeys(labels, 0)
     games = dict.fromkeys(labels, 0)
+    undecided = dict.fromkeys(labels, 0)
     rate_of: dict[tuple[str, str], float | None] = {}
     for (lx, ly), res in results.items():
         outcomes = _games(res)
@@ -636,15 +693,18 @@ def summarise_tournament(labels: list[str], results: dict, duplicate: str = "mat
         won = int(sum(decided))
         wins[lx] += won
         wins[ly] += len(decided) - won
-        # a draw (capped match) is a game played but not won
-        games[lx] += len(outcomes)
-        games[ly] += len(outcomes)
-        rate_of[(lx, ly)] = won / len(outcomes) if outcomes else None
-        rate_of[(ly, lx)] = (len(decided) - won) / len(outcomes) if outcomes else None
+        # win rates are over decided games: a capped or errored match is rated a draw but
+        # counted in neither side's rate (it is no loss for either)
+        games[lx] += len(decided)
+        games[ly] += len(decided)
+        undecided[lx] += len(outcomes) - len(decided)
+        undecided[ly] += len(outcomes) - len(decided)
+        rate_of[(lx, ly)] = won / len(decided) if decided else None
+        rate_of[(ly, lx)] = (len(decided) - won) / len(decided) if decided else None
     rows = []
     for name in labels:
         r = ratings[name]
-        lo, hi = wilson_interval(wins[name], games[name])
+        lo, hi = wilson_interval(wins[name], games[name]) if games[name] else (math.nan, math.nan)
         rows.append(
             {
                 "strategy": name,
@@ -655,6 +715,7 @@ def summarise_tournament(labels: list[str], results: dict, duplicate: str = "mat
                 "ordinal": r.ordinal(),
                 "wins": wins[name],
                 "games": games[name],
+                "undecided": undecided[name],
                 "win_rate": wins[name] / games[name] if games[name] else math.nan,
                 "ci_low": lo,
                 "ci_high": hi,

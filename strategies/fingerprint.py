@@ -5,8 +5,12 @@ The fingerprint of a strategy class is a SHA-256 over the source files that defi
 - the file of the class and of each of its base classes (``Strategy`` and ``object`` aside);
 - when such a file is a module of a package, every ``.py`` file of that package's
   top-level folder (for ``strategies.heuristic`` that is the whole ``strategies`` folder);
-- when it is a lone file (``mybot.py:Mine``), the files of its folder that it imports,
-  directly or through each other (found through the module's globals);
+- when it is a lone file (``mybot.py:Mine``), every ``.py`` file of its folder and its
+  subfolders (hidden folders, ``__pycache__`` and virtual environments aside): what a
+  file imports cannot be found reliably (an import inside a method, a constant imported
+  by name, ``importlib.import_module``), and a bot that imports a changed sibling is a
+  changed bot, so an edit of any file there counts as a change (a recomputation too
+  many is cheap; results of old code taken for new are not);
 - for a class defined where there is no file (a notebook cell, ``python -c``), the class's
   own source text when Python still has it, else its serialised form (``dill``);
 - the data files the class plays from, when it names them in a ``fingerprint_files``
@@ -60,18 +64,20 @@ def _package_root(module: types.ModuleType) -> Path | None:
     return Path(paths[0]).resolve()
 
 
-def _folder_imports(module: types.ModuleType, folder: Path, seen: dict[Path, Path]) -> None:
-    """Add the files of ``folder`` that ``module`` uses (modules, classes, functions), recursively."""
-    for value in list(vars(module).values()):
-        if isinstance(value, types.ModuleType):
-            used = value
-        else:
-            owner = getattr(value, "__module__", None)
-            used = sys.modules.get(owner) if isinstance(owner, str) else None
-        f = _module_file(used)
-        if used is None or f is None or f in seen or not f.is_relative_to(folder) or _installed(f):
-            continue
-        _add_module(used, seen)
+def _folder_files(folder: Path) -> list[Path]:
+    """Every ``.py`` file under ``folder``, but not in hidden folders, ``__pycache__`` or a
+    virtual environment (``pyvenv.cfg``, ``site-packages``)."""
+    found = []
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in ("__pycache__", "site-packages", "node_modules")
+            and not os.path.isfile(os.path.join(here, d, "pyvenv.cfg"))
+        )
+        found += [Path(here, f).resolve() for f in sorted(files) if f.endswith(".py")]
+    return found
 
 
 def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
@@ -83,8 +89,11 @@ def _add_module(module: types.ModuleType, seen: dict[Path, Path]) -> None:
         for p in sorted(root.rglob("*.py")):
             seen.setdefault(p.resolve(), root.parent)
         return
-    seen[f] = f.parent
-    _folder_imports(module, f.parent, seen)
+    seen.setdefault(f, f.parent)
+    if _installed(f):  # a lone installed module: its folder is the installation's
+        return
+    for p in _folder_files(f.parent):
+        seen.setdefault(p, f.parent)
 
 
 def _providers(top: str):

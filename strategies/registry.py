@@ -61,6 +61,15 @@ def _load_problem(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _importable_folder(path: Path) -> None:
+    """Put the folder of a bot file first on ``sys.path`` (once), as Python does for a script,
+    so the bot imports its sibling modules (``import helper``) at load time and later (an
+    import inside a method), in this process and in the workers, which load it here too."""
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+
+
 def _load_target(target: str, spec: str) -> type:
     module_name, _, cls_name = target.partition(":")
     if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
@@ -68,6 +77,7 @@ def _load_target(target: str, spec: str) -> type:
         if not path.is_file():
             raise UnknownStrategyError(f"strategy {spec!r}: no file {path}")
         where = hashlib.blake2b(str(path.resolve()).encode(), digest_size=4).hexdigest()
+        _importable_folder(path)
         name = f"guandan_user_{path.stem}_{where}"
         mod_spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(mod_spec)

@@ -8,7 +8,13 @@ from typer.testing import CliRunner
 
 from guandan_cli import compare, tournament
 from guandan_cli.cli.app import app
-from guandan_cli.comparison import strategy_spec
+from guandan_cli.comparison import (
+    CompareResult,
+    pair_units,
+    strategy_spec,
+    summarise_tournament,
+    unit_intervals,
+)
 from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 from strategies.greedy import GreedyStrategy
 from strategies.registry import load_strategy
@@ -103,7 +109,10 @@ def test_tournament(tmp_path):
     g_vs_r = m.filter(pl.col("strategy") == "greedy")["random"][0]
     r_vs_g = m.filter(pl.col("strategy") == "random")["greedy"][0]
     r = res.results[("greedy", "random")]
-    assert math.isclose(g_vs_r + r_vs_g, 1 - r.match_unfinished / r.games)
+    # 3 deals climb at most 9 levels, short of the 12 from 2 to A: no match is decided, so
+    # neither side has a match win rate (not 0% both ways)
+    assert r.decided == 0 and r.match_unfinished == r.games
+    assert g_vs_r is None and r_vs_g is None
     fig = res.plot(tmp_path / "m.png")
     assert (tmp_path / "m.png").stat().st_size > 1000
     assert fig.axes[0].get_title()
@@ -153,3 +162,92 @@ def test_a_bot_against_itself_cancels_exactly_in_duplicate(tmp_path, bot):
     for row in res.pairs.iter_rows(named=True):
         if row["a_match_seats02"] is not None:
             assert row["a_match_seats02"] + row["a_match_seats13"] == 1.0
+
+
+def _pairs(seats02: list, seats13: list, deals: list[int], deal_wins: list[int]) -> pl.DataFrame:
+    n = len(seats02)
+    return pl.DataFrame(
+        {
+            "match": list(range(n)),
+            "a_match_seats02": seats02,
+            "a_match_seats13": seats13,
+            "deals": deals,
+            "a_deal_wins": deal_wins,
+            "a_first_outs": deal_wins,
+            "a_level_gain": [2 * w - d for w, d in zip(deal_wins, deals)],
+        },
+        schema_overrides={"a_match_seats02": pl.Float64, "a_match_seats13": pl.Float64},
+    )
+
+
+def test_match_intervals_take_the_pair_as_the_unit():
+    """A won both matches of all 10 pairs: 10 independent units all at 1, so the exact
+    Clopper-Pearson interval of 10 successes in 10 trials, (0.025^(1/10), 1) = (0.6915, 1),
+    not Wilson's over 20 matches (0.8389, 1)."""
+    units = pair_units(_pairs([1.0] * 10, [1.0] * 10, [8] * 10, [8] * 10))
+    _, iv = unit_intervals(units, seed=3)
+    lo, hi = iv["match"]
+    assert round(lo, 4) == 0.6915 and hi == 1.0
+    assert round(iv["deal"][0], 4) == 0.6915  # the deals of a pair are one unit too, not 80 deals
+
+
+def test_deal_interval_resamples_pairs_not_deals():
+    """Two pairs, one whose 10 deals A all won and one whose 10 it all lost: a resample of
+    2 pairs holds both (rate 1/2), twice the first (1) or twice the second (0), and with 2
+    units the expanded percentile interval takes the extremes: [0, 1]. Treating the 20
+    deals as independent (Wilson 10 of 20) would give about [0.30, 0.70]."""
+    units = pair_units(_pairs([1.0, 0.0], [1.0, 0.0], [10, 10], [10, 0]))
+    _, iv = unit_intervals(units, seed=1)
+    assert iv["deal"] == (0.0, 1.0)
+    assert iv["match"] == (0.0, 1.0)
+
+
+def test_undecided_matches_are_left_out_of_the_match_interval():
+    """Pairs with capped matches (None) count only their decided ones; a pair with none is no unit."""
+    units = pair_units(_pairs([1.0, None, 1.0, None], [None, None, 1.0, 1.0], [4] * 4, [2] * 4))
+    assert units["a_wins"].to_list() == [1.0, 0.0, 2.0, 1.0]
+    assert units["decided"].to_list() == [1, 0, 2, 1]
+    _, iv = unit_intervals(units)
+    lo, hi = iv["match"]  # 3 units, all at rate 1: (0.025^(1/3), 1)
+    assert math.isclose(lo, 0.025 ** (1 / 3)) and hi == 1.0
+
+
+def test_capped_matches_are_no_losses_in_compare(tmp_path):
+    """With at most 2 deals a match cannot be won (a team climbs at most 3 levels a deal, 2 → A
+    is 12 levels), so every match is capped: no match win rate, not 0%."""
+    res = compare("greedy", "random", matches=2, seed=4, max_deals=2, workers=1, out=tmp_path, notify=None)
+    assert (res.match_wins, res.match_losses, res.match_unfinished) == (0, 0, 4)
+    assert math.isnan(res.match_rate)
+    assert "matches – (none of 4 decided)" in res.verdict()
+    row = res.table().filter(pl.col("measure") == "match win rate").row(0, named=True)
+    assert row["n"] == 0 and math.isnan(row["value"])
+
+
+def test_tournament_rates_leave_undecided_matches_out():
+    """x won 1 and lost 1 of the decided matches; the 2 capped ones are no loss for either."""
+    pairs = _pairs([1.0, None], [0.0, None], [5, 5], [3, 2])
+    res = CompareResult(
+        a="x", b="y", matches=2, seed=0, paired=True, pairs=pairs, match_wins=1, match_losses=1,
+        match_unfinished=2, deal_wins=5, deals=10, level_gain=0.0, level_gain_ci=(-1.0, 1.0),
+    )  # fmt: skip
+    t = summarise_tournament(["x", "y"], {("x", "y"): res})
+    assert t.matrix.filter(pl.col("strategy") == "x")["y"][0] == 0.5
+    assert t.matrix.filter(pl.col("strategy") == "y")["x"][0] == 0.5
+    lb = {r["strategy"]: r for r in t.leaderboard.iter_rows(named=True)}
+    assert (lb["x"]["wins"], lb["x"]["games"], lb["x"]["undecided"]) == (1, 2, 2)
+    assert lb["x"]["win_rate"] == 0.5
+    capped = _pairs([None], [None], [2], [1])
+    res0 = CompareResult(
+        a="x", b="y", matches=1, seed=0, paired=True, pairs=capped, match_wins=0, match_losses=0,
+        match_unfinished=2, deal_wins=1, deals=2, level_gain=0.0, level_gain_ci=(-1.0, 1.0),
+    )  # fmt: skip
+    text = summarise_tournament(["x", "y"], {("x", "y"): res0}).report()
+    assert "0%" not in text and "0/0" in text and "x 2" in text and "y 2" in text
+
+
+def test_a_bot_against_itself_has_exact_match_and_deal_rates(tmp_path):
+    """Docs: a strategy against itself in duplicate gives exactly 50% [50, 50]: each pair's
+    two matches are one game seen from both sides."""
+    res = compare("greedy", "greedy", matches=2, seed=9, workers=1, out=tmp_path, notify=None)
+    assert res.match_ci == (0.5, 0.5) and res.deal_ci == (0.5, 0.5)
+    assert "matches 50% [50, 50], deals 50% [50, 50]" in res.verdict()

@@ -60,26 +60,65 @@ def test_other_options_changed_are_recomputed_with_a_notice(tmp_path):
 
 
 def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
+    """A lone bot file: every .py file of its folder and subfolders counts (docs/comparisons.md),
+    but not hidden folders or caches."""
     (tmp_path / "helper.py").write_text("STEP = 1\n")
     (tmp_path / "unrelated.py").write_text("X = 1\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deep.py").write_text("Y = 1\n")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "skip.py").write_text("Z = 1\n")
     bot = tmp_path / "bot.py"
-    bot.write_text("import helper\n" + GREEDY_BOT)
+    bot.write_text(GREEDY_BOT)
+    spec = f"{bot}:Mine"
+    files = {p.relative_to(root).as_posix() for p, root in source_files(load_strategy(spec))}
+    assert {"bot.py", "helper.py", "unrelated.py", "sub/deep.py", "strategies/greedy.py"} <= files
+    assert ".hidden/skip.py" not in files
+    before = fingerprint(spec)
+    (tmp_path / ".hidden" / "skip.py").write_text("Z = 2\n")
+    assert fingerprint(spec) == before
+    for edited in ("unrelated.py", "sub/deep.py"):
+        (tmp_path / edited).write_text("X = 3\n")
+        assert fingerprint(spec)["hash"] != before["hash"], edited
+        before = fingerprint(spec)
+    assert fingerprint("heuristic")["package"].startswith("guandan ")
+
+
+SIBLING_BOT = """from {helper} import STEP
+from strategies.greedy import GreedyStrategy
+
+
+class CBot(GreedyStrategy):
+    name = "cbot"
+
+    def choose_play(self, obs):
+        from {helper} import pick  # an import at play time
+
+        return pick(obs) or super().choose_play(obs)
+"""
+
+
+def test_a_bot_imports_its_sibling_modules_and_their_edit_is_a_change(tmp_path):
+    """QA: a bot doing ``from helper import X`` (a constant, and inside a method) neither
+    loaded without the folder on PYTHONPATH nor noticed an edit of helper.py."""
     import sys
 
-    sys.path.insert(0, str(tmp_path))
+    helper = f"helper_{tmp_path.name.replace('-', '_')}"  # a module name no other test uses
+    (tmp_path / f"{helper}.py").write_text("STEP = 1\n\n\ndef pick(obs):\n    return None\n")
+    bot = tmp_path / "cbot.py"
+    bot.write_text(SIBLING_BOT.format(helper=helper))
+    spec = f"{bot}:CBot"
+    said: list[str] = []
     try:
-        spec = f"{bot}:Mine"
-        files = {p.name for p, _root in source_files(load_strategy(spec))}
-        assert {"bot.py", "helper.py", "greedy.py", "base.py"} <= files and "unrelated.py" not in files
-        before = fingerprint(spec)
-        (tmp_path / "unrelated.py").write_text("X = 2\n")
-        assert fingerprint(spec) == before
-        (tmp_path / "helper.py").write_text("STEP = 2\n")
-        assert fingerprint(spec)["hash"] != before["hash"]
+        first = compare(spec, "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
+        (tmp_path / f"{helper}.py").write_text("STEP = 2\n\n\ndef pick(obs):\n    return None\n")
+        compare(spec, "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
     finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("helper", None)
-    assert fingerprint("heuristic")["package"].startswith("guandan ")
+        sys.modules.pop(helper, None)
+        if str(tmp_path) in sys.path:
+            sys.path.remove(str(tmp_path))
+    assert first.level_gain == 0.0  # greedy's play
+    assert said == [f"{spec} changed since {first.runs[0].path.parent} was written: recomputing"]
 
 
 def test_the_quick_distribution_lookup_agrees_with_the_full_scan():

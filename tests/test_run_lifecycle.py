@@ -115,9 +115,61 @@ def test_default_out_names_the_ruleset(tmp_path, monkeypatch):
         res = runner.invoke(app, [*base, "--ruleset", ruleset])
         assert res.exit_code == 0, res.output
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [
-        "random-cgr2022-s0-n2",
-        "random-jiangsu2017-s0-n2",
+        "random-cgr2022-s0-n2-d1",
+        "random-jiangsu2017-s0-n2-d1",
     ]
+
+
+def _interrupted_capped_run(monkeypatch, out: list[str]) -> None:
+    """`simulate -n 6 --seed 5 --max-deals 3 --part-size 2` stopped at match 2 (2 of 6 saved)."""
+    args = ["simulate", "-n", "6", "--seed", "5", "-s", "random", "--max-deals", "3", "--part-size", "2"]
+    with monkeypatch.context() as mp:
+        _interrupt_at(mp, 2)
+        res = runner.invoke(app, [*args, *out, "-w", "1", "--chunk-size", "1", "-q"])
+    assert res.exit_code == 130 and "2 of 6 matches saved" in res.stderr, res.output
+
+
+def test_a_default_out_run_without_max_deals_does_not_continue_a_capped_one(tmp_path, monkeypatch):
+    """QA: the default folder left out --max-deals, so `simulate -n 6 --seed 5` continued a
+    stopped capped run (all capped, exit 0). A run of 3 deals at most can win no match (a
+    team climbs at most 3 levels a deal, 12 from 2 to A); without the cap all 6 finish."""
+    monkeypatch.chdir(tmp_path)
+    _interrupted_capped_run(monkeypatch, [])
+    res = runner.invoke(app, ["simulate", "-n", "6", "--seed", "5", "-s", "random", "-w", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [
+        "random-cgr2022-s5-n6",
+        "random-cgr2022-s5-n6-d3",
+    ]
+    uncapped = json.loads((tmp_path / "runs" / "random-cgr2022-s5-n6" / "manifest.json").read_text())
+    assert uncapped["config"]["max_deals"] is None and uncapped["counts"]["capped"] == 0
+    capped = json.loads((tmp_path / "runs" / "random-cgr2022-s5-n6-d3" / "manifest.json").read_text())
+    assert capped["state"] != "complete"  # left as it was: 2 of 6
+
+
+def test_a_capped_run_under_an_older_default_name_is_another_configuration(tmp_path, monkeypatch):
+    """A run stored under the name an earlier version gave it (without -d3) is refused, as an
+    explicit --max-deals change would be, instead of being continued."""
+    monkeypatch.chdir(tmp_path)
+    _interrupted_capped_run(monkeypatch, ["--out", "runs/random-cgr2022-s5-n6"])
+    res = runner.invoke(app, ["simulate", "-n", "6", "--seed", "5", "-s", "random", "-w", "1", "-q"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.splitlines() == [
+        "guandan: error: output runs/random-cgr2022-s5-n6 holds a run with another configuration: "
+        "max_deals 3 (now None); use --force to start over or another --out"
+    ]
+
+
+def test_the_manifest_command_reproduces_a_resumed_run(tmp_path, monkeypatch):
+    """`--resume` alone takes every value from the stored run: the recorded command names them."""
+    out = tmp_path / "run"
+    _interrupted_capped_run(monkeypatch, ["--out", str(out)])
+    res = runner.invoke(app, ["simulate", "--out", str(out), "--resume", "-w", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    command = json.loads((out / "manifest.json").read_text())["command"].split()
+    for option, value in (("--matches", "6"), ("--seed", "5"), ("--max-deals", "3"), ("--part-size", "2")):
+        assert command[command.index(option) + 1] == value, option
+    assert command[command.index("--strategies") + 1] == "random,random,random,random"
 
 
 def test_ctrl_c_in_process_exits_130_with_one_line(tmp_path, monkeypatch):

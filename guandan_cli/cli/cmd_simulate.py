@@ -58,7 +58,7 @@ def simulate(
         typer.Option(
             "--out",
             "-o",
-            help="Run directory (default: runs/STRATEGIES-RULESET-sSEED-nMATCHES).",
+            help="Run directory (default: runs/STRATEGIES-RULESET-sSEED-nMATCHES, then -dMAX_DEALS, -aA_FAIL_LIMIT, -setups_…, -tribute_… when set).",
             show_default=False,
         ),
     ] = None,

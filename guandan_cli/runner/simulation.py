@@ -229,12 +229,21 @@ def run_id_of(config: dict) -> str:
     return f"{h:016x}"
 
 
+#: options that change the games but are not in every default run name: each is named in it
+#: when set (``default_out``), and a run found under a default name must agree on all
+NAMED_WHEN_SET = ("max_deals", "a_fail_limit", "setups", "tribute")
+
+
 def default_out(config: dict) -> Path:
-    """``runs/STRATEGIES-RULESET-sSEED-nMATCHES`` (two runs differing in any of these never collide).
+    """``runs/STRATEGIES-RULESET-sSEED-nMATCHES``, then ``-dMAX_DEALS``, ``-aA_FAIL_LIMIT``,
+    ``-setups_SOURCE`` and ``-tribute_MODE`` for those set: two runs differing in any option
+    that changes the games never share a default folder.
 
     >>> cfg = {"strategies": ("greedy", "random") * 2, "ruleset": "jiangsu2017", "seed": 3, "matches": 50}
     >>> default_out(cfg).as_posix()
     'runs/greedy-vs-random-jiangsu2017-s3-n50'
+    >>> default_out(cfg | {"max_deals": 3, "a_fail_limit": 2}).as_posix()
+    'runs/greedy-vs-random-jiangsu2017-s3-n50-d3-a2'
     """
     s = config["strategies"]
     if len(set(s)) == 1:
@@ -244,7 +253,18 @@ def default_out(config: dict) -> Path:
     else:
         who = "_".join(s)
     who = re.sub(r"[^A-Za-z0-9_.-]+", "_", who).strip("_.") or "run"
-    return Path("runs") / f"{who}-{config['ruleset']}-s{config['seed']}-n{config['matches']}"
+    name = f"{who}-{config['ruleset']}-s{config['seed']}-n{config['matches']}"
+    if config.get("max_deals") is not None and config.get("setups") is None:  # setups: always 1
+        name += f"-d{config['max_deals']}"
+    if config.get("a_fail_limit") is not None:
+        name += f"-a{config['a_fail_limit']}"
+    if config.get("setups") is not None:
+        source = str(config["setups"])
+        source = source if source in ("fresh", "random") else Path(source).name
+        name += "-setups_" + (re.sub(r"[^A-Za-z0-9_.-]+", "_", source).strip("_.") or "run")
+    if config.get("tribute") not in (None, "on"):
+        name += f"-tribute_{config['tribute']}"
+    return Path("runs") / name
 
 
 def canonical_command(config: dict) -> str:
@@ -263,6 +283,32 @@ def canonical_command(config: dict) -> str:
     if config["part_size"] != DEFAULTS["part_size"]:
         args += ["--part-size", str(config["part_size"])]
     return shlex.join(args)
+
+
+def complete_command(command: str, config: dict) -> str:
+    """``command`` (a ``guandan simulate …`` line) with the options that decide the run and
+    that it does not give appended from ``config``, so that it reproduces the run even when
+    some values came from the stored run (a rerun or ``--resume``) or are defaults.
+
+    >>> cfg = {"matches": 50, "seed": 5, "strategies": ("greedy",) * 4, "ruleset": "cgr2022",
+    ...        "max_deals": 3, "a_fail_limit": None, "compression": "none", "part_size": 1000}
+    >>> complete_command("guandan simulate --out r --resume", cfg)
+    'guandan simulate --out r --resume --matches 50 --seed 5 --strategies greedy,greedy,greedy,greedy --ruleset cgr2022 --max-deals 3'
+    >>> complete_command("guandan simulate -n 50 --seed 5 --max-deals 3", cfg).count("--max-deals")
+    1
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:  # not a command line: record it as given, then the canonical one
+        words = [command]
+    short = {"-n": "--matches", "-s": "--strategies"}
+    given = {short.get(w, w.partition("=")[0]) for w in words if w.startswith("-")}
+    canonical = shlex.split(canonical_command(config))[2:]  # after "guandan simulate"
+    extra = []
+    for i, word in enumerate(canonical):
+        if word.startswith("--") and word not in given:
+            extra += [word, canonical[i + 1]]
+    return shlex.join([*words, *extra]) if extra else command
 
 
 # ------------------------------------------------------------------ progress
@@ -561,14 +607,20 @@ def simulate(
     if isinstance(out, str) and not out:
         raise SimulationInputError("out: an empty path (give a folder name, or None for the default)")
     # the directory decides whether stored values fill the gaps
+    required = explicit
     if out is None:
         probe = dict(DEFAULTS) | explicit
         probe["strategies"] = parse_strategies(probe["strategies"])
         out = default_out(probe)
+        # Under a default name, an option left out means its default, not the stored run's
+        # value: a run found there with another one is another configuration.
+        required = explicit | {k: probe[k] for k in NAMED_WHEN_SET if k not in explicit}
+        if probe["setups"] is not None:  # a setups run stores max_deals 1
+            required.pop("max_deals", None)
     out = Path(out)
     created = not out.exists()
     try:
-        existing, wipe = _prepare_dir(out, explicit, resume, force)
+        existing, wipe = _prepare_dir(out, required, resume, force)
         classes = by_value_classes(strategies)
         if existing is not None:
             stored_strategies = explicit.get("strategies") or existing["config"]["strategies"]
@@ -878,7 +930,7 @@ def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> 
         "schema_version": SCHEMA_VERSION,
         "package_version": __version__,
         "run_id": run_id,
-        "command": command or canonical_command(config),
+        "command": complete_command(command, config) if command else canonical_command(config),
         # the folder relative paths (file.py:Class strategies) were read from
         "started_in": (existing or {}).get("started_in") or os.getcwd(),
         "config": {k: config[k] for k in IDENTITY_KEYS},
