@@ -38,7 +38,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{run}/matches-00000.jsonl"], 2),  # a lone matches part: no deal lines to report on
         ([], 2),  # missing argument
     ],
-    "bench": [(["--matches", "0"], 2), (["--positions", "x"], 2)],
+    "bench": [(["--matches", "0"], 2), (["--positions", "x"], 2), (["-w", "0"], 2)],
     "compare": [
         (["random", "greedy", "-n", "1", "--out", ""], 2),
         (["random", "no-such-bot", "-n", "1", "--out", "{tmp}/c"], 2),
@@ -51,6 +51,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["random", "greedy", "-n", "1", "--out", "{tmp}/t", "--plot", "{run}/deals-00000.jsonl/x.png"], 2),
     ],
     "plays": [
+        (["S3", "--top", ""], 2),  # an empty play to beat is not "leading"
         (["S3 S3 S3"], 2),
         (["SB SB SB"], 2),
         (["S3 D3", "--top", "pair:3 S3"], 2),
@@ -65,6 +66,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{run}", "--deal", "x"], 2),
     ],
     "simulate": [
+        (["-n", "1", "--ray-address", "ray://x:1", "-o", "{tmp}/s"], 2),  # local backend
         (["-n", "1", "-o", ""], 2),
         (["-n", "1", "--out="], 2),
         (["-n", "1", "-s", "no-such-bot", "-o", "{tmp}/s", "-q"], 2),

@@ -18,10 +18,12 @@ def bench(
     deals: Annotated[
         bool, typer.Option(help="Time deals/s of self-play (random, and heuristic or greedy).")
     ] = True,
-    matches: Annotated[int, typer.Option(help="Matches per deals/s figure.")] = 40,
+    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches per deals/s figure.")] = 40,
     workers: Annotated[
         int | None,
-        typer.Option(help="Workers of the parallel figure (default: all cores).", show_default=False),
+        typer.Option(
+            "--workers", "-w", help="Workers of the parallel figure (default: all cores).", show_default=False
+        ),
     ] = None,
     startup: Annotated[bool, typer.Option(help="Time the start-up of guandan --help and plays.")] = True,
     parallel_matches: Annotated[

@@ -37,7 +37,7 @@ def plays_lines(
     if not cards:
         raise PlaysInputError(f"HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'")
     try:
-        top_combo = check_declared(Combo.from_text(top), level) if top else None
+        top_combo = check_declared(Combo.from_text(top), level) if top is not None else None
     except ValueError as exc:
         raise PlaysInputError(f"--top: {exc}") from None
     found = list(all_plays(cards, level, top_combo)) if every else legal_plays(cards, level, top_combo)

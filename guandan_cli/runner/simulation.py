@@ -596,6 +596,8 @@ def simulate(
         raise SimulationInputError(f"unknown backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     if resume and force:
         raise SimulationInputError("--resume and --force exclude each other")
+    if ray_address is not None and backend != "ray":
+        raise SimulationInputError(f"--ray-address {ray_address} goes with --backend ray, not {backend}")
     if backend == "ray":
         try:
             import ray.util.multiprocessing  # noqa: F401
