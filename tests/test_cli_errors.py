@@ -177,3 +177,11 @@ def test_good_input_still_works(small_run):  # noqa: F811
     assert res.exit_code == 0 and "pair:3 S3 S3" in res.stdout
     assert runner.invoke(app, ["--version"]).exit_code == 0
     assert runner.invoke(app, ["analyze", "--help"]).exit_code == 0
+
+
+def test_an_unknown_option_suggests_only_close_names():
+    res = runner.invoke(app, ["simulate", "--bogus"])
+    assert res.exit_code == 2
+    assert res.stderr == "guandan: error: No such option: --bogus (see 'guandan simulate --help')\n"
+    res = runner.invoke(app, ["analyze", "x", "--reprot", "bombs"])
+    assert res.exit_code == 2 and "--report" in res.stderr and "--plots" not in res.stderr

@@ -77,8 +77,26 @@ def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Non
         fail(f"{option} {path}: cannot write into {path.parent} ({exc.strerror or exc})")
 
 
+def _close_options(name: str, possibilities) -> list[str]:
+    """The options close to an unknown ``name``, compared without their dashes.
+
+    Click compares ``--bogus`` with ``--out`` dashes included and finds them close.
+
+    >>> _close_options("--reprot", ["--report", "--plots", "--by"])
+    ['--report']
+    >>> _close_options("--bogus", ["--out"])
+    []
+    """
+    import difflib
+
+    bare = {p.lstrip("-"): p for p in possibilities}
+    return [bare[m] for m in difflib.get_close_matches(name.lstrip("-"), list(bare), n=3, cutoff=0.6)]
+
+
 def _usage_line(exc: Any) -> str:
     """One line for a Click usage error: the message, and where to find help."""
+    if getattr(exc, "option_name", None) and getattr(exc, "possibilities", None) is not None:
+        exc.possibilities = _close_options(exc.option_name, exc.possibilities)
     message = exc.format_message()
     ctx = getattr(exc, "ctx", None)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
