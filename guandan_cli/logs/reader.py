@@ -699,6 +699,33 @@ def _blocks(parts: list[Source], chunk_bytes: int, trust: bool):
                         handle.close()
 
 
+def _unparsed_line(path: Source, first: int, data: bytes, kind: str) -> LogLineError:
+    """The first line of a block Polars could not decode, named ``path:line: reason``.
+
+    Each line is tried by :func:`check_line` (the shape of a record), then decoded alone
+    (values the shape allows but the schema does not, such as a number out of range).
+    """
+    import polars as pl
+
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces = [p + b"\n" for p in pieces[:-1]]
+    else:  # the last line has no newline: check_line calls it truncated
+        pieces = [p + b"\n" for p in pieces[:-1]] + [pieces[-1]]
+    schema = pl.Struct(schema_of(kind))
+    for offset, raw in enumerate(pieces):
+        _rec, reason = check_line(raw, kind)
+        if reason is None:
+            try:
+                pl.Series([raw.decode("utf-8")]).str.json_decode(schema)
+            except Exception as exc:  # noqa: BLE001
+                text = str(exc).strip()
+                reason = f"not a {kind[:-1]} record ({text.splitlines()[0] if text else type(exc).__name__})"
+        if reason is not None:
+            return LogLineError(path, first + offset, reason)
+    return LogLineError(path, first, "lines Polars cannot read")
+
+
 def standalone_deals(manifest: dict | None) -> bool:
     """Whether a run's deals stand alone: played from deal setups (``config.setups``) or with
     the tribute rule changed (``config.tribute``), rather than as the deals of whole matches.
@@ -787,13 +814,16 @@ def checked_frames(
         index, first, data, error, written, _count = item
         if first is None or error is not None:
             return item, None
-        if not check:  # Polars' own errors only
-            text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
-            lines = text.select(
-                pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
-            )
-            decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
-            return item, decoded.select(output)
+        if not check:  # Polars' own errors only, named path:line
+            try:
+                text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
+                lines = text.select(
+                    pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
+                )
+                decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
+                return item, decoded.select(output)
+            except Exception:  # noqa: BLE001 - not UTF-8, not JSON, numbers out of range
+                raise _unparsed_line(parts[index], first, data, kind) from None
         frame, numbers, located = _parse_chunk(first, data, kind, schema, light, written)
         return item, (invariants.row_checks(frame, numbers, rules_of(parts[index])), located)
 
