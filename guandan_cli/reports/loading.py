@@ -234,6 +234,63 @@ def completeness_of(*runs: str | os.PathLike | Sequence[str | os.PathLike]) -> l
     return out
 
 
+def _holds_parts(d: Path) -> bool:
+    return (d / "manifest.json").is_file() or any(
+        q.is_file() and q.name.startswith(KINDS) and ".jsonl" in q.name for q in d.iterdir()
+    )
+
+
+def distinct_runs(runs: Sequence) -> tuple:
+    """``runs`` with each run and part once: what :func:`load` reads.
+
+    A run given twice (``R R``, ``R R/``, through a symlink), a part of a run also given
+    whole, a run also reached through the folder of runs holding it: each is read once
+    (a folder of runs stands for its runs). Two different folders holding the same run
+    (the same manifest ``run_id``: a copy) raise :class:`LogReadError`: pooling copies
+    would count every match twice and narrow the confidence intervals for nothing.
+    """
+    items: list = []
+    for run in runs:
+        if isinstance(run, str | os.PathLike) and Path(run).is_dir() and not _holds_parts(Path(run)):
+            subs = sorted(q for q in Path(run).iterdir() if q.is_dir() and _holds_parts(q))
+            items.extend(subs or [run])  # no run in it: kept, for the reader to say so
+        else:
+            items.append(run)
+    dirs = {Path(r).resolve() for r in items if isinstance(r, str | os.PathLike) and Path(r).is_dir()}
+    out: list = []
+    seen: set[Path] = set()
+    for run in items:
+        if not isinstance(run, str | os.PathLike):  # a list of part files
+            files = [f for f in run if Path(f).resolve() not in seen and Path(f).resolve().parent not in dirs]
+            seen.update(Path(f).resolve() for f in files)
+            if files:
+                out.append(files)
+            continue
+        key = Path(run).resolve()
+        if key in seen or (Path(run).is_file() and key.parent in dirs):
+            continue
+        seen.add(key)
+        out.append(run)
+    by_id: dict[str, Path] = {}
+    for run in out:
+        if not isinstance(run, str | os.PathLike) or not Path(run).is_dir():
+            continue
+        try:
+            manifest = read_manifest(run)
+        except ValueError:
+            continue  # said when the run is read
+        run_id = (manifest or {}).get("run_id")
+        if not isinstance(run_id, str):
+            continue
+        if run_id in by_id:
+            raise LogReadError(
+                f"{by_id[run_id]} and {run} hold the same run (run_id {run_id}): pooling copies "
+                "counts every match twice; give one of them"
+            )
+        by_id[run_id] = Path(run)
+    return tuple(out)
+
+
 @dataclass
 class RunData:
     """Checked logs of one or more runs, ready for reports.
@@ -329,6 +386,7 @@ def load(
     """
     if not runs:
         raise ValueError("no run given")
+    runs = distinct_runs(runs)
     completeness = completeness_of(*runs)
     for c in completeness:
         if not c.complete:
@@ -441,6 +499,7 @@ __all__ = [
     "ScanStats",
     "completeness_of",
     "convert_to_parquet",
+    "distinct_runs",
     "fresh_parquet",
     "load",
     "parquet_status",
