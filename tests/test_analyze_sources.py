@@ -164,3 +164,46 @@ def test_no_check_names_the_bad_line(run_copy, damage, line, reason):
     assert len(err.splitlines()) == 1 and "Traceback" not in res.output
     assert err.startswith(f"guandan: error: {part}:{line}: {reason}"), err
     assert "--no-check" in err and "verify" in err
+
+
+# ---------------------------------------------------------------- lines of another run or part
+
+
+def _lines_of_match(part: Path, match: int) -> bytes:
+    return b"".join(
+        x for x in part.read_bytes().splitlines(keepends=True) if f'"match":{match},'.encode() in x
+    )
+
+
+def test_a_line_of_another_run_is_named(run_copy, tmp_path):
+    other = simulate(tmp_path / "other", 2, 77)
+    part = run_copy / "deals-00002.jsonl"
+    lines = len(part.read_bytes().splitlines())
+    with open(part, "ab") as fh:
+        fh.write(_lines_of_match(other / "deals-00000.jsonl", 0).replace(b'"match":0,', b'"match":5,'))
+    with open(run_copy / "matches-00002.jsonl", "ab") as fh:
+        fh.write(_lines_of_match(other / "matches-00000.jsonl", 0).replace(b'"match":0,', b'"match":5,'))
+    res = invoke("analyze", run_copy, "-r", "match-length")
+    assert res.exit_code == 1, res.output
+    other_id = json.loads((other / "manifest.json").read_text())["run_id"]
+    run_id = json.loads((run_copy / "manifest.json").read_text())["run_id"]
+    assert res.stderr.strip() == (
+        f'guandan: error: {part}:{lines + 1}: run_id "{other_id}" is not this run\'s ("{run_id}", in its manifest)'
+    )
+
+
+@pytest.mark.parametrize("match", [1, 6, 123])  # another part's match; past config.matches
+def test_a_match_outside_its_part_is_named(run_copy, match):
+    part = run_copy / "deals-00002.jsonl"
+    lines = len(part.read_bytes().splitlines())
+    src = _lines_of_match(run_copy / "deals-00000.jsonl", 1)
+    with open(part, "ab") as fh:
+        fh.write(src.replace(b'"match":1,', f'"match":{match},'.encode()))
+    res = invoke("analyze", run_copy, "-r", "match-length")
+    assert res.exit_code == 1, res.output
+    assert res.stderr.strip() == (
+        f"guandan: error: {part}:{lines + 1}: match {match} is not in this part, which holds matches 4..5"
+    )
+    skipped = invoke("analyze", run_copy, "-r", "match-length", "--skip-bad", "-f", "json")
+    assert skipped.exit_code == 0 and _matches(skipped) == 6
+    assert f"skipped {len(src.splitlines())} bad line(s)" in skipped.stderr

@@ -726,6 +726,59 @@ def _unparsed_line(path: Source, first: int, data: bytes, kind: str) -> LogLineE
     return LogLineError(path, first, "lines Polars cannot read")
 
 
+def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
+    """``(first match, stop)`` of the part ``path`` in the run ``manifest`` plans, or None (no manifest).
+
+    >>> cfg = {"matches": 25, "part_size": 10, "compression": "none"}
+    >>> part_bounds(Path("r/deals-00002.jsonl"), {"config": cfg}), part_bounds(Path("r/deals-00007.jsonl"), {"config": cfg})
+    ((20, 25), (70, 70))
+    """
+    if isinstance(path, JournalSource):
+        return path.part.first_match, path.part.stop_match
+    try:
+        cfg = (manifest or {})["config"]
+        matches, size = int(cfg["matches"]), int(cfg["part_size"])
+        index = int(path.name.split("-", 1)[1].split(".", 1)[0])
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    first = index * size
+    return first, max(first, min(first + size, matches))
+
+
+def _with_part_checks(rules, path: Source, manifest: dict | None, columns: set[str]):
+    """``rules`` plus the checks that each line of ``path`` belongs to its run and part (see ``rules_of``)."""
+    import polars as pl
+
+    from .invariants import Check, Rules
+
+    if manifest is None:
+        return rules
+    extra = []
+    run_id = manifest.get("run_id")
+    if isinstance(run_id, str) and "run_id" in columns:
+        said = json.dumps(run_id).replace("{", "{{").replace("}", "}}")
+        extra.append(
+            Check(
+                pl.col("run_id") == run_id, f"run_id {{run_id}} is not this run's ({said}, in its manifest)"
+            )
+        )
+    bounds = part_bounds(path, manifest)
+    if bounds is not None and "match" in columns:
+        first, stop = bounds
+        held = (
+            f"matches {first}..{stop - 1}" if stop > first else "no match (the manifest plans no such part)"
+        )
+        extra.append(
+            Check(
+                pl.col("match").is_between(first, stop, closed="left"),
+                f"match {{match}} is not in this part, which holds {held}",
+            )
+        )
+    if not extra:
+        return rules
+    return Rules(rules.helpers, [*rules.rows, *extra], rules.computed, rules.sequence, rules.carry)
+
+
 def standalone_deals(manifest: dict | None) -> bool:
     """Whether a run's deals stand alone: played from deal setups (``config.setups``) or with
     the tribute rule changed (``config.tribute``), rather than as the deals of whole matches.
@@ -795,17 +848,27 @@ def checked_frames(
     by_mode = {mode: invariants.rules_for(kind, checked, mode) if check else None for mode in (False, True)}
     modes: dict[Path, bool] = {}
 
+    manifests: dict[Path, dict | None] = {}
+    part_rules: dict[str, object] = {}
+
     def rules_of(path: Source):
+        """The rules of ``path``'s lines: its kind's, plus (in a run with a manifest) that each
+        line is of this run (``run_id``) and of this part (its match index in the part's range)."""
+        key = str(path)
+        if key in part_rules:
+            return part_rules[key]
         folder = path.parent
         if folder not in modes:
-            if standalone is not None:
-                modes[folder] = standalone
-            else:
-                try:
-                    modes[folder] = standalone_deals(read_manifest(folder))
-                except ValueError:
-                    modes[folder] = False
-        return by_mode[modes[folder]]
+            try:
+                manifests[folder] = read_manifest(folder)
+            except ValueError:
+                manifests[folder] = None
+            modes[folder] = standalone if standalone is not None else standalone_deals(manifests[folder])
+        rules = by_mode[modes[folder]]
+        if rules is not None:
+            rules = _with_part_checks(rules, path, manifests[folder], set(checked))
+        part_rules[key] = rules
+        return rules
 
     sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
     threads = max(1, threads or PARSE_THREADS)
