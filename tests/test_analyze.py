@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 
 import polars as pl
@@ -174,8 +175,12 @@ def test_to_parquet_then_reports_read_it(run_copy):
     assert res.stdout == ""
     assert fresh_parquet(run_copy, "deals") == run_copy / "deals.parquet"
     assert fresh_parquet(run_copy, "matches") == run_copy / "matches.parquet"
-    # break the JSONL without touching its mtime order: Parquet is read, so no error
-    (run_copy / "deals-00000.jsonl").rename(run_copy / "deals-00000.jsonl.bak")
+    # break the JSONL keeping its size and mtime (what the copy's record looks at first):
+    # Parquet is read, so no error
+    part = run_copy / "deals-00000.jsonl"
+    st = part.stat()
+    part.write_bytes(b"x" * st.st_size)
+    os.utime(part, ns=(st.st_atime_ns, st.st_mtime_ns))
     after = invoke("analyze", run_copy, "-f", "json")
     assert after.exit_code == 0, after.output
     assert _rounded(json.loads(after.stdout)) == _rounded(json.loads(before))
@@ -184,7 +189,7 @@ def test_to_parquet_then_reports_read_it(run_copy):
 def test_stale_parquet_is_ignored(run_copy):
     convert_to_parquet(run_copy)
     part = run_copy / "deals-00000.jsonl"
-    part.write_text(part.read_text())  # newer than the Parquet copy
+    part.write_bytes(part.read_bytes()[:-2] + b" \n")  # other bytes, same size, newer than the copy
     import os
 
     st = (run_copy / "deals.parquet").stat()

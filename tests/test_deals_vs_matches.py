@@ -71,7 +71,9 @@ def test_verify_with_nothing_complete_says_so_instead_of_ok(tmp_path):
 
     run = simulate(3, seed=1, strategies="random", max_deals=2, workers=1, out=tmp_path / "r")
     for f in run.path.glob("*-00000.jsonl"):
-        f.unlink()  # as if the run had stopped before writing its only part
+        f.unlink()  # as if the run had stopped before writing its only part:
+    manifest = json.loads((run.path / "manifest.json").read_text())  # which it then does not list
+    (run.path / "manifest.json").write_text(json.dumps(manifest | {"state": "interrupted", "parts": []}))
     res = runner.invoke(app, ["verify", str(run.path), "-q"])
     lines = res.stderr.splitlines()
     assert res.exit_code == 1 and len(lines) == 1 and "nothing to verify" in lines[0], res.output

@@ -148,10 +148,14 @@ def test_incomplete_run_is_marked(run_dir, tmp_path):
 
 @pytest.mark.parametrize(
     ("target", "message"),
-    [("missing-dir/r.html", "does not exist"), (".", "is a directory")],
+    [
+        ("missing-dir/r.html", "does not exist"),
+        (".", "is a directory"),
+        ("/proc/r.html", "cannot write into /proc"),
+    ],
 )
 def test_bad_html_path_is_one_line(run_dir, tmp_path, target, message):
-    res = runner.invoke(app, ["analyze", str(run_dir), "--html", str(tmp_path / target)])
+    res = runner.invoke(app, ["analyze", str(run_dir), "--html", str(tmp_path / target)])  # /proc: absolute
     assert res.exit_code == 2
     err = res.stderr.strip()
     assert len(err.splitlines()) == 1 and err.startswith("guandan: error: --html") and message in err

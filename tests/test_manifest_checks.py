@@ -40,6 +40,28 @@ EDITS = {
     "unknown compression": (lambda d: d["config"].update(compression="lz"), "config.compression must be"),
     "bad state": (lambda d: d.update(state=5), "state must be one of"),
     "part moved": (lambda d: d["parts"][0].update(index=3), "part 3 holds matches 0..3"),
+    "seed not a number": (
+        lambda d: d["config"].update(seed="abc"),
+        "config.seed must be a whole number, got 'abc'",
+    ),
+    "seed a bool": (lambda d: d["config"].update(seed=True), "config.seed must be a whole number, got True"),
+    "seed a float": (lambda d: d["config"].update(seed=1.5), "config.seed must be a whole number, got 1.5"),
+    "max_deals zero": (
+        lambda d: d["config"].update(max_deals=0),
+        "config.max_deals must be null or a positive",
+    ),
+    "a_fail_limit text": (
+        lambda d: d["config"].update(a_fail_limit="3"),
+        "config.a_fail_limit must be null or a positive",
+    ),
+    "three strategies": (
+        lambda d: d["config"].update(strategies=["random"] * 3),
+        "config.strategies must be a list of 4 strategy names",
+    ),
+    "strategies text": (
+        lambda d: d["config"].update(strategies="random"),
+        "config.strategies must be a list of 4 strategy names",
+    ),
 }
 
 

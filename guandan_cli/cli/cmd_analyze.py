@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -101,6 +103,29 @@ def _render(
     return "\n".join(blocks)
 
 
+_NO_CHECK_HINT = " (read with --no-check: drop it to have every line checked, or run guandan verify)"
+
+
+def _hint(check: bool) -> str:
+    return "" if check else _NO_CHECK_HINT
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _read_failed(runs, exc: BaseException, check: bool, fresh_parquet) -> None:
+    """One line (exit 1) for a read error Polars raised that the reader did not name."""
+    copies = [str(p) for r in runs for k in ("deals", "matches") if (p := fresh_parquet(r, k)) is not None]
+    if copies:
+        them = "them" if len(copies) > 1 else "it"
+        where = f" (read from {', '.join(copies)}: delete {them} or run analyze --to-parquet again)"
+    else:
+        where = _hint(check)
+    fail(f"reading {', '.join(map(str, runs))} failed: {_first_line(exc)}{where}", FAILURE)
+
+
 @app.command()
 def analyze(
     runs: Annotated[
@@ -160,6 +185,8 @@ def analyze(
     """
     import warnings
 
+    import polars as pl
+
     from guandan_cli.reports import (
         REPORTS,
         IncompleteRunWarning,
@@ -168,6 +195,7 @@ def analyze(
         LogReadError,
         ScanStats,
         convert_to_parquet,
+        fresh_parquet,
         load,
         run_report,
     )
@@ -196,6 +224,13 @@ def analyze(
             fail(f"--html {html} is a directory; give the file to write, e.g. {html / 'report.html'}")
         if not html.parent.is_dir():
             fail(f"--html {html}: the directory {html.parent} does not exist")
+        if html.exists() and not os.access(html, os.W_OK):
+            fail(f"--html {html}: the file cannot be overwritten")
+        try:  # before any work, as --plots: a folder that cannot be written is refused now
+            with tempfile.NamedTemporaryFile(dir=html.parent, prefix=".guandan-probe-"):
+                pass
+        except OSError as exc:
+            fail(f"--html {html}: cannot write into {html.parent} ({exc.strerror or exc})")
     try:
         if to_parquet:
             stats = ScanStats()
@@ -213,14 +248,21 @@ def analyze(
         LogLineError,
         LogMismatchError,
     ) as exc:  # "path:line: reason", or deals vs matches: found while reading
-        fail(exc, FAILURE)
+        fail(f"{exc}{'' if check else _NO_CHECK_HINT}", FAILURE)
     except LogReadError as exc:  # no such run, no parts in it
         fail(exc)
+    except pl.exceptions.PolarsError as exc:  # a safety net: e.g. a Parquet copy damaged past its footer
+        _read_failed(runs, exc, check, fresh_parquet)
+    for line in data.notices:  # a Parquet copy passed over: its JSONL parts were read
+        typer.echo(line, err=True)
     if skip_bad and not to_parquet:
         typer.echo(f"skipped {data.skipped} bad line(s)", err=True)
         for bad in data.stats.bad[:10]:
             typer.echo(f"  {bad}", err=True)
-    results = {name: run_report(name, data.deals, data.matches, by=groups) for name in names}
+    try:
+        results = {name: run_report(name, data.deals, data.matches, by=groups) for name in names}
+    except pl.exceptions.PolarsError as exc:
+        _read_failed(runs, exc, check, fresh_parquet)
     titles = {n: REPORTS[n].title for n in names}
     for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
         typer.echo(line, err=True)

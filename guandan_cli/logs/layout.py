@@ -112,6 +112,9 @@ def manifest_problem(data: dict) -> str | None:
         v = cfg.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             return f"config.{key} must be a positive whole number, got {v!r}"
+    problem = _config_fields_problem(cfg)
+    if problem is not None:
+        return problem
     from .writer import COMPRESSIONS
 
     if cfg.get("compression") not in COMPRESSIONS:
@@ -141,6 +144,34 @@ def manifest_problem(data: dict) -> str | None:
                 f"part {index!r} holds matches {first}..{stop - 1 if isinstance(stop, int) else stop}, "
                 f"but config ({matches} matches, {size} per part) plans {where}"
             )
+    return None
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _config_fields_problem(cfg: dict) -> str | None:
+    """What is wrong with the seed, caps and seat strategies of a manifest's config (when present).
+
+    >>> _config_fields_problem({"seed": "abc"})
+    "config.seed must be a whole number, got 'abc'"
+    >>> _config_fields_problem({"seed": 3, "max_deals": 0})
+    'config.max_deals must be null or a positive whole number, got 0'
+    >>> _config_fields_problem({"strategies": ["greedy"] * 3})
+    "config.strategies must be a list of 4 strategy names, got ['greedy', 'greedy', 'greedy']"
+    >>> _config_fields_problem({"seed": -1, "max_deals": None, "a_fail_limit": 3, "strategies": ["a", "b", "a", "b"]})
+    """
+    if "seed" in cfg and not _whole(cfg["seed"]):
+        return f"config.seed must be a whole number, got {cfg['seed']!r}"
+    for key in ("max_deals", "a_fail_limit"):
+        v = cfg.get(key)
+        if v is not None and (not _whole(v) or v < 1):
+            return f"config.{key} must be null or a positive whole number, got {v!r}"
+    if "strategies" in cfg:
+        v = cfg["strategies"]
+        if not (isinstance(v, list) and len(v) == 4 and all(isinstance(x, str) and x for x in v)):
+            return f"config.strategies must be a list of 4 strategy names, got {v!r}"
     return None
 
 

@@ -699,6 +699,86 @@ def _blocks(parts: list[Source], chunk_bytes: int, trust: bool):
                         handle.close()
 
 
+def _unparsed_line(path: Source, first: int, data: bytes, kind: str) -> LogLineError:
+    """The first line of a block Polars could not decode, named ``path:line: reason``.
+
+    Each line is tried by :func:`check_line` (the shape of a record), then decoded alone
+    (values the shape allows but the schema does not, such as a number out of range).
+    """
+    import polars as pl
+
+    pieces = data.split(b"\n")
+    if pieces and pieces[-1] == b"":
+        pieces = [p + b"\n" for p in pieces[:-1]]
+    else:  # the last line has no newline: check_line calls it truncated
+        pieces = [p + b"\n" for p in pieces[:-1]] + [pieces[-1]]
+    schema = pl.Struct(schema_of(kind))
+    for offset, raw in enumerate(pieces):
+        _rec, reason = check_line(raw, kind)
+        if reason is None:
+            try:
+                pl.Series([raw.decode("utf-8")]).str.json_decode(schema)
+            except Exception as exc:  # noqa: BLE001
+                text = str(exc).strip()
+                reason = f"not a {kind[:-1]} record ({text.splitlines()[0] if text else type(exc).__name__})"
+        if reason is not None:
+            return LogLineError(path, first + offset, reason)
+    return LogLineError(path, first, "lines Polars cannot read")
+
+
+def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
+    """``(first match, stop)`` of the part ``path`` in the run ``manifest`` plans, or None (no manifest).
+
+    >>> cfg = {"matches": 25, "part_size": 10, "compression": "none"}
+    >>> part_bounds(Path("r/deals-00002.jsonl"), {"config": cfg}), part_bounds(Path("r/deals-00007.jsonl"), {"config": cfg})
+    ((20, 25), (70, 70))
+    """
+    if isinstance(path, JournalSource):
+        return path.part.first_match, path.part.stop_match
+    try:
+        cfg = (manifest or {})["config"]
+        matches, size = int(cfg["matches"]), int(cfg["part_size"])
+        index = int(path.name.split("-", 1)[1].split(".", 1)[0])
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    first = index * size
+    return first, max(first, min(first + size, matches))
+
+
+def _with_part_checks(rules, path: Source, manifest: dict | None, columns: set[str]):
+    """``rules`` plus the checks that each line of ``path`` belongs to its run and part (see ``rules_of``)."""
+    import polars as pl
+
+    from .invariants import Check, Rules
+
+    if manifest is None:
+        return rules
+    extra = []
+    run_id = manifest.get("run_id")
+    if isinstance(run_id, str) and "run_id" in columns:
+        said = json.dumps(run_id).replace("{", "{{").replace("}", "}}")
+        extra.append(
+            Check(
+                pl.col("run_id") == run_id, f"run_id {{run_id}} is not this run's ({said}, in its manifest)"
+            )
+        )
+    bounds = part_bounds(path, manifest)
+    if bounds is not None and "match" in columns:
+        first, stop = bounds
+        held = (
+            f"matches {first}..{stop - 1}" if stop > first else "no match (the manifest plans no such part)"
+        )
+        extra.append(
+            Check(
+                pl.col("match").is_between(first, stop, closed="left"),
+                f"match {{match}} is not in this part, which holds {held}",
+            )
+        )
+    if not extra:
+        return rules
+    return Rules(rules.helpers, [*rules.rows, *extra], rules.computed, rules.sequence, rules.carry)
+
+
 def standalone_deals(manifest: dict | None) -> bool:
     """Whether a run's deals stand alone: played from deal setups (``config.setups``) or with
     the tribute rule changed (``config.tribute``), rather than as the deals of whole matches.
@@ -768,17 +848,27 @@ def checked_frames(
     by_mode = {mode: invariants.rules_for(kind, checked, mode) if check else None for mode in (False, True)}
     modes: dict[Path, bool] = {}
 
+    manifests: dict[Path, dict | None] = {}
+    part_rules: dict[str, object] = {}
+
     def rules_of(path: Source):
+        """The rules of ``path``'s lines: its kind's, plus (in a run with a manifest) that each
+        line is of this run (``run_id``) and of this part (its match index in the part's range)."""
+        key = str(path)
+        if key in part_rules:
+            return part_rules[key]
         folder = path.parent
         if folder not in modes:
-            if standalone is not None:
-                modes[folder] = standalone
-            else:
-                try:
-                    modes[folder] = standalone_deals(read_manifest(folder))
-                except ValueError:
-                    modes[folder] = False
-        return by_mode[modes[folder]]
+            try:
+                manifests[folder] = read_manifest(folder)
+            except ValueError:
+                manifests[folder] = None
+            modes[folder] = standalone if standalone is not None else standalone_deals(manifests[folder])
+        rules = by_mode[modes[folder]]
+        if rules is not None:
+            rules = _with_part_checks(rules, path, manifests[folder], set(checked))
+        part_rules[key] = rules
+        return rules
 
     sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
     threads = max(1, threads or PARSE_THREADS)
@@ -787,13 +877,16 @@ def checked_frames(
         index, first, data, error, written, _count = item
         if first is None or error is not None:
             return item, None
-        if not check:  # Polars' own errors only
-            text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
-            lines = text.select(
-                pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
-            )
-            decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
-            return item, decoded.select(output)
+        if not check:  # Polars' own errors only, named path:line
+            try:
+                text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
+                lines = text.select(
+                    pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
+                )
+                decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
+                return item, decoded.select(output)
+            except Exception:  # noqa: BLE001 - not UTF-8, not JSON, numbers out of range
+                raise _unparsed_line(parts[index], first, data, kind) from None
         frame, numbers, located = _parse_chunk(first, data, kind, schema, light, written)
         return item, (invariants.row_checks(frame, numbers, rules_of(parts[index])), located)
 

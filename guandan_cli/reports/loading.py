@@ -5,8 +5,10 @@ truncated or impossible line is a :class:`LogLineError` naming file and line; wi
 ``skip_bad=True`` such lines are left out and counted). This module adds:
 
 - Parquet: :func:`convert_to_parquet` writes ``deals.parquet`` and ``matches.parquet``
-  into a run directory once; every reader here then uses them instead of the JSONL
-  parts while no part is newer (:func:`fresh_parquet`).
+  into a run directory once, with a record of the parts they were made from; every reader
+  here then uses them instead of the JSONL parts while the run still holds exactly those
+  parts (:func:`fresh_parquet`; an out-of-date or unreadable copy is passed over, and
+  :func:`load` says so in ``RunData.notices``).
 - :func:`scan_deals` / :func:`scan_matches`: lazy frames over one or more runs.
 - :func:`load`: parses every line with Polars, checks it (vectorised invariants: an
   impossible record is an error naming file and line, or is skipped and counted), and
@@ -17,6 +19,7 @@ truncated or impossible line is a :class:`LogLineError` naming file and line; wi
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import warnings
@@ -52,19 +55,114 @@ def parquet_path(run: str | os.PathLike, kind: str) -> Path:
     return Path(run) / f"{kind}.parquet"
 
 
-def fresh_parquet(run: str | os.PathLike, kind: str) -> Path | None:
-    """``run``'s Parquet copy of ``kind`` if it exists and no JSONL part is newer, else None."""
-    pq = parquet_path(run, kind)
-    if not pq.is_file():
-        return None
+#: the Parquet key-value metadata entry that records what a copy was made from
+SOURCE_KEY = "guandan_source"
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def source_record(run: str | os.PathLike, kind: str, *, digests: bool = True) -> dict | None:
+    """What ``run``'s ``kind`` Parquet copy is made from: the record :func:`convert_to_parquet` keeps in it.
+
+    The manifest's ``run_id`` and, for each part read (``reader.sources``), its name, size,
+    mtime and sha256 (``None`` without ``digests``). ``None`` when the run cannot be summed
+    up so (a journaled part: its matches are still coming).
+    """
+    run = Path(run)
     try:
+        manifest = read_manifest(run)
         files = reader.sources(run, kind)
-    except LogReadError:
-        files = []
+    except (LogReadError, ValueError):
+        return None
     if any(not isinstance(p, Path) for p in files):  # journaled matches: read them as they are now
         return None
-    newest = max((p.stat().st_mtime_ns for p in files), default=0)
-    return pq if pq.stat().st_mtime_ns >= newest else None
+    parts = []
+    for f in files:
+        try:
+            st = f.stat()
+            parts.append([f.name, st.st_size, st.st_mtime_ns, _sha256(f) if digests else None])
+        except OSError:
+            return None
+    run_id = manifest.get("run_id") if manifest else None
+    return {"kind": kind, "run_id": run_id, "parts": parts}
+
+
+def _same_sources(recorded: dict, run: Path, kind: str) -> bool:
+    """Whether ``run`` holds now the parts ``recorded`` (same run_id, names, sizes and bytes).
+
+    A part whose size and mtime are those recorded is taken as unchanged; one with another
+    mtime (a copy of the run, a part rewritten) is hashed and compared with the recorded sha256.
+    """
+    now = source_record(run, kind, digests=False)
+    if now is None or not isinstance(recorded, dict):
+        return False
+    old_parts = recorded.get("parts")
+    if (
+        recorded.get("kind") != kind
+        or recorded.get("run_id") != now["run_id"]
+        or not isinstance(old_parts, list)
+    ):
+        return False
+    if len(old_parts) != len(now["parts"]):
+        return False
+    for old, (name, size, mtime, _none) in zip(old_parts, now["parts"]):
+        if not isinstance(old, list) or len(old) != 4 or old[0] != name or old[1] != size:
+            return False
+        if old[2] != mtime:
+            try:
+                if _sha256(run / name) != old[3]:
+                    return False
+            except OSError:
+                return False
+    return True
+
+
+def parquet_status(run: str | os.PathLike, kind: str) -> tuple[Path | None, str | None]:
+    """``(the fresh copy, None)``, or ``(None, why it is not used)``; ``(None, None)`` when there is none.
+
+    A copy is used only if the record of its sources (written into it by
+    :func:`convert_to_parquet`, see :func:`source_record`) matches the run now: the same
+    ``run_id``, the same parts, each with the same size and bytes (sha256, computed
+    again only for a part whose mtime changed). A copy of an earlier run in the same
+    folder (``simulate --force``), of a run since resumed or edited, one without that
+    record, or one whose footer cannot be read is not used.
+    """
+    pq = parquet_path(run, kind)
+    if not pq.is_file():
+        return None, None
+    try:
+        meta = pl.read_parquet_metadata(pq)
+    except Exception as exc:  # noqa: BLE001 - garbage, truncated: Polars' and the OS's errors
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, (
+            f"{pq}: not a readable Parquet file ({first}); reading the JSONL parts instead "
+            "(analyze --to-parquet writes it again)"
+        )
+    try:
+        recorded = json.loads(meta.get(SOURCE_KEY, "null"))
+    except ValueError:
+        recorded = None
+    if recorded is None:
+        return None, (
+            f"{pq}: no record of the parts it was made from (an older guandan, or a run still "
+            "being written); reading the JSONL parts instead (analyze --to-parquet writes it again)"
+        )
+    if not _same_sources(recorded, Path(run), kind):
+        return None, (
+            f"{pq}: out of date (made from other parts than the run now holds); "
+            "reading the JSONL parts instead (analyze --to-parquet writes it again)"
+        )
+    return pq, None
+
+
+def fresh_parquet(run: str | os.PathLike, kind: str) -> Path | None:
+    """``run``'s Parquet copy of ``kind`` if it was made from the run as it is now (:func:`parquet_status`), else None."""
+    return parquet_status(run, kind)[0]
 
 
 def _scan(runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats | None) -> pl.LazyFrame:
@@ -136,6 +234,63 @@ def completeness_of(*runs: str | os.PathLike | Sequence[str | os.PathLike]) -> l
     return out
 
 
+def _holds_parts(d: Path) -> bool:
+    return (d / "manifest.json").is_file() or any(
+        q.is_file() and q.name.startswith(KINDS) and ".jsonl" in q.name for q in d.iterdir()
+    )
+
+
+def distinct_runs(runs: Sequence) -> tuple:
+    """``runs`` with each run and part once: what :func:`load` reads.
+
+    A run given twice (``R R``, ``R R/``, through a symlink), a part of a run also given
+    whole, a run also reached through the folder of runs holding it: each is read once
+    (a folder of runs stands for its runs). Two different folders holding the same run
+    (the same manifest ``run_id``: a copy) raise :class:`LogReadError`: pooling copies
+    would count every match twice and narrow the confidence intervals for nothing.
+    """
+    items: list = []
+    for run in runs:
+        if isinstance(run, str | os.PathLike) and Path(run).is_dir() and not _holds_parts(Path(run)):
+            subs = sorted(q for q in Path(run).iterdir() if q.is_dir() and _holds_parts(q))
+            items.extend(subs or [run])  # no run in it: kept, for the reader to say so
+        else:
+            items.append(run)
+    dirs = {Path(r).resolve() for r in items if isinstance(r, str | os.PathLike) and Path(r).is_dir()}
+    out: list = []
+    seen: set[Path] = set()
+    for run in items:
+        if not isinstance(run, str | os.PathLike):  # a list of part files
+            files = [f for f in run if Path(f).resolve() not in seen and Path(f).resolve().parent not in dirs]
+            seen.update(Path(f).resolve() for f in files)
+            if files:
+                out.append(files)
+            continue
+        key = Path(run).resolve()
+        if key in seen or (Path(run).is_file() and key.parent in dirs):
+            continue
+        seen.add(key)
+        out.append(run)
+    by_id: dict[str, Path] = {}
+    for run in out:
+        if not isinstance(run, str | os.PathLike) or not Path(run).is_dir():
+            continue
+        try:
+            manifest = read_manifest(run)
+        except ValueError:
+            continue  # said when the run is read
+        run_id = (manifest or {}).get("run_id")
+        if not isinstance(run_id, str):
+            continue
+        if run_id in by_id:
+            raise LogReadError(
+                f"{by_id[run_id]} and {run} hold the same run (run_id {run_id}): pooling copies "
+                "counts every match twice; give one of them"
+            )
+        by_id[run_id] = Path(run)
+    return tuple(out)
+
+
 @dataclass
 class RunData:
     """Checked logs of one or more runs, ready for reports.
@@ -151,6 +306,8 @@ class RunData:
     stats: ScanStats = field(default_factory=ScanStats)
     #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
     completeness: list[Completeness] = field(default_factory=list)
+    #: one line for each Parquet copy passed over (out of date, unreadable): its JSONL parts were read
+    notices: list[str] = field(default_factory=list)
 
     @property
     def incomplete(self) -> list[str]:
@@ -174,7 +331,13 @@ def _frames(files, kind: str, check: bool, skip_bad: bool, stats: ScanStats, wit
 
 
 def _collect(
-    runs, kind: str, check: bool, skip_bad: bool, stats: ScanStats, completeness: Sequence[Completeness] = ()
+    runs,
+    kind: str,
+    check: bool,
+    skip_bad: bool,
+    stats: ScanStats,
+    completeness: Sequence[Completeness] = (),
+    notices: list[str] | None = None,
 ) -> pl.LazyFrame:
     # every field is checked; the heavy ones are left out (hands and actions checked from their text)
     heavy = [c for c in HEAVY_DEAL_COLUMNS if kind == "deals"]
@@ -184,11 +347,15 @@ def _collect(
             files = [Path(p) for p in run if reader.kind_of(p) == kind]
         elif Path(run).is_file() and reader.kind_of(run) != kind:
             continue  # a part file of the other kind: it is read in the other pass
-        elif Path(run).is_dir() and fresh_parquet(run, kind) is not None:
-            scan = pl.scan_parquet(parquet_path(run, kind)).with_columns(RUN_ID_CATEGORICAL)
-            frames.append(slim_deals(scan) if kind == "deals" else scan)
-            continue
         else:
+            if Path(run).is_dir():
+                pq, notice = parquet_status(run, kind)
+                if notice is not None and notices is not None:
+                    notices.append(notice)
+                if pq is not None:
+                    scan = pl.scan_parquet(pq).with_columns(RUN_ID_CATEGORICAL)
+                    frames.append(slim_deals(scan) if kind == "deals" else scan)
+                    continue
             files = reader.sources(run, kind, completeness=completeness)
         for frame in _frames(files, kind, check, skip_bad, stats, heavy):
             frames.append(frame.with_columns(RUN_ID_CATEGORICAL))
@@ -219,16 +386,18 @@ def load(
     """
     if not runs:
         raise ValueError("no run given")
+    runs = distinct_runs(runs)
     completeness = completeness_of(*runs)
     for c in completeness:
         if not c.complete:
             warnings.warn(f"{c.path}: {c.describe()}", IncompleteRunWarning, stacklevel=2)
     stats = ScanStats()
-    deals = _collect(runs, "deals", check, skip_bad, stats, completeness)
-    matches = _collect(runs, "matches", check, skip_bad, stats, completeness)
+    notices: list[str] = []
+    deals = _collect(runs, "deals", check, skip_bad, stats, completeness, notices)
+    matches = _collect(runs, "matches", check, skip_bad, stats, completeness, notices)
     if check and not skip_bad:  # with skip_bad, a skipped deal line leaves its match short on purpose
         _deals_agree_with_matches(deals, matches, completeness, runs)
-    return RunData(deals, matches, stats, [c.without_data() for c in completeness])
+    return RunData(deals, matches, stats, [c.without_data() for c in completeness], notices)
 
 
 def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
@@ -300,6 +469,8 @@ def convert_to_parquet(
         files = reader.sources(run, kind)
         if not files:
             continue
+        record = source_record(run, kind)  # before reading: a part changed meanwhile makes it stale
+        metadata = {SOURCE_KEY: json.dumps(record)} if record is not None else None
         target = parquet_path(run, kind)
         tmp_target = target.with_name(target.name + ".tmp")
         with tempfile.TemporaryDirectory(prefix="guandan-convert-") as tmp:
@@ -310,9 +481,9 @@ def convert_to_parquet(
                 chunks.append(chunk)
             try:
                 if chunks:
-                    pl.scan_parquet(chunks).sink_parquet(tmp_target)
+                    pl.scan_parquet(chunks).sink_parquet(tmp_target, metadata=metadata)
                 else:
-                    pl.DataFrame(schema=_schema(kind)).write_parquet(tmp_target)
+                    pl.DataFrame(schema=_schema(kind)).write_parquet(tmp_target, metadata=metadata)
                 os.replace(tmp_target, target)
             finally:
                 tmp_target.unlink(missing_ok=True)
@@ -328,8 +499,11 @@ __all__ = [
     "ScanStats",
     "completeness_of",
     "convert_to_parquet",
+    "distinct_runs",
     "fresh_parquet",
     "load",
+    "parquet_status",
+    "source_record",
     "parquet_path",
     "scan_deals",
     "scan_matches",

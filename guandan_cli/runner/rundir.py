@@ -72,8 +72,12 @@ def part_complete(path: Path, index: int, compression: str) -> bool:
     return matches.is_file() and deals.is_file()
 
 
+#: the Parquet copies ``analyze --to-parquet`` writes into a run directory (a copy of the run's parts)
+PARQUET_COPIES = ("deals.parquet", "matches.parquet")
+
+
 def run_files(path: Path) -> list[Path]:
-    """Files of a run directory that this package wrote (parts, journals, temporaries, manifest)."""
+    """Files of a run directory that this package wrote (parts, journals, temporaries, manifest, Parquet copies)."""
     out = []
     for p in path.iterdir():
         n = p.name
@@ -83,6 +87,8 @@ def run_files(path: Path) -> list[Path]:
             n in (MANIFEST, MANIFEST + TMP_SUFFIX)
             or (n.startswith(("deals-", "matches-")) and ".jsonl" in n)
             or (n.startswith("part-") and n.endswith(JOURNAL_SUFFIX))
+            or n in PARQUET_COPIES
+            or (n.endswith(".parquet" + TMP_SUFFIX) and n.removesuffix(TMP_SUFFIX) in PARQUET_COPIES)
         ):
             out.append(p)
     return out

@@ -33,6 +33,7 @@ from guandan_cli.engine.cards import deal_hands, parse_cards
 from guandan_cli.engine.deal import OVER, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.layout import MANIFEST
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
@@ -366,29 +367,53 @@ def _group(paths) -> list[tuple[Path | None, list[Path], list[Path]]]:
     """(run directory or None, deal parts, match parts) per directory.
 
     A part file given alone brings the other part of the same index beside it, if any.
+    A part reached twice (the same run given twice, a run and one of its parts, a folder
+    of runs and one of its runs) is read once.
     """
+    return [(d, ds, ms) for d, ds, ms, _whole in _group_whole(paths)]
+
+
+def _group_whole(paths) -> list[tuple[Path | None, list[Path], list[Path], bool]]:
+    """:func:`_group`, with whether each directory was given whole (not only some of its parts)."""
     if isinstance(paths, str | os.PathLike):
         paths = [paths]
     deals: list[Path] = []
     matches: list[Path] = []
+    seen: set[Path] = set()
+    whole: set[Path] = set()
+
+    def add(into: list[Path], files: Iterable[Path]) -> None:
+        for f in files:
+            key = f.resolve()
+            if key not in seen:
+                seen.add(key)
+                into.append(f)
+
     for raw in paths:
         p = Path(raw)
         if not p.is_file():
-            deals += part_files(p, "deals")
-            matches += part_files(p, "matches")
+            found_deals, found_matches = part_files(p, "deals"), part_files(p, "matches")
+            add(deals, found_deals)
+            add(matches, found_matches)
+            if p.is_dir():
+                runs = [p] if (p / MANIFEST).is_file() else [q for q in p.iterdir() if q.is_dir()]
+                whole.update(q.resolve() for q in runs)
             continue
         kind = kind_of(p)
         other_kind = "matches" if kind == "deals" else "deals"
         other = p.with_name(other_kind + p.name[len(kind) :])
         pair = {kind: [p], other_kind: [other] if other.is_file() else []}
-        deals += [f for f in pair["deals"] if f not in deals]
-        matches += [f for f in pair["matches"] if f not in matches]
+        add(deals, pair["deals"])
+        add(matches, pair["matches"])
     dirs: dict[Path, tuple[list, list]] = {}
     for p in deals:
-        dirs.setdefault(p.parent, ([], []))[0].append(p)
+        dirs.setdefault(p.parent.resolve(), (p.parent, [], []))[1].append(p)
     for p in matches:
-        dirs.setdefault(p.parent, ([], []))[1].append(p)
-    return [(d, ds, ms) for d, (ds, ms) in dirs.items()]
+        dirs.setdefault(p.parent.resolve(), (p.parent, [], []))[2].append(p)
+    for d in whole:  # a run given whole whose parts are all gone is still checked against its manifest
+        if (d / MANIFEST).is_file():
+            dirs.setdefault(d, (d, [], []))
+    return [(shown, ds, ms, key in whole) for key, (shown, ds, ms) in dirs.items()]
 
 
 #: deal lines per worker task (a task never splits a match's run of lines)
@@ -458,7 +483,7 @@ def verify(
     window: deque = deque()
     limit = 4 * max(1, workers)
     try:
-        for task, then in _steps(_group(paths), report, progress):
+        for task, then in _steps(_group_whole(paths), report, progress):
             window.append((pool.submit(verify_chunk, task) if task is not None else None, then))
             while len(window) > limit or (window and window[0][0] is None):
                 handle, then_ = window.popleft()
@@ -475,14 +500,18 @@ def verify(
 
 def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | None, Callable]]:
     """``(chunk task or None, what to do with its result)`` in the order results must be used."""
-    for run_dir, deal_files, match_files in groups:
+    for run_dir, deal_files, match_files, whole in groups:
         try:
             manifest, unreadable_manifest = read_manifest(run_dir), None
         except ValueError as exc:
             manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
         facts = _facts(manifest)
         v = _RunVerifier(facts, report)
-        yield None, partial(_start_run, report, unreadable_manifest, manifest, [*deal_files, *match_files])
+        files = [*deal_files, *match_files]
+        yield (
+            None,
+            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir if whole else None),
+        )
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
             unreadable: list[Problem] = []
@@ -494,11 +523,33 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_end_matches, v, mf, report)
 
 
-def _start_run(report: VerifyReport, problem, manifest, files, _result=None) -> None:
+def _start_run(report: VerifyReport, problem, manifest, files, whole: Path | None, _result=None) -> None:
     if problem is not None:
         report.problems.append(problem)
     if manifest is not None:
         _check_hashes(manifest, files, report)
+        if whole is not None:
+            _check_listed(manifest, whole, files, report)
+
+
+def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
+    """Each part the manifest lists as written is read: a listed part file gone (or not a file) is a problem."""
+    read = {f.name for f in files}
+    for part in manifest.get("parts", []):
+        for key in ("deals_file", "matches_file"):
+            facts = part.get(key)
+            name = facts.get("file") if isinstance(facts, dict) else None
+            if not isinstance(name, str) or name in read:
+                continue
+            path = run_dir / name
+            if path.is_file():
+                continue  # present, but its part's other file is not: that one is reported
+            what = "missing" if not path.exists() else "not a file"
+            report.problems.append(
+                Problem(
+                    str(run_dir), None, f"part {part.get('index')} listed in the manifest is {what}: {name}"
+                )
+            )
 
 
 def _merge_chunk(v: _RunVerifier, report: VerifyReport, progress, result) -> None:

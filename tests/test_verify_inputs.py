@@ -1,0 +1,103 @@
+"""`verify` and `analyze` read every listed part once: a part gone is a problem, a run given twice counts once."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from guandan_cli.cli.app import app
+from guandan_cli.reports import load
+from guandan_cli.runner.verify import verify
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def run6(tmp_path_factory) -> Path:
+    """A simulated run of 6 matches in 3 parts (do not modify)."""
+    out = tmp_path_factory.mktemp("src") / "run"
+    res = invoke(
+        "simulate", "-n", 6, "--seed", 5, "-s", "random", "--max-deals", 3, "-w", 1, "--part-size", 2, "-q",
+        "-o", out,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.fixture
+def run_copy(run6, tmp_path) -> Path:
+    return Path(shutil.copytree(run6, tmp_path / "run"))
+
+
+def _manifest(run: Path) -> dict:
+    return json.loads((run / "manifest.json").read_text())
+
+
+def test_a_listed_part_gone_is_a_problem(run_copy):
+    (run_copy / "deals-00001.jsonl").unlink()
+    report = verify(run_copy)
+    assert [str(p) for p in report.problems] == [
+        f"{run_copy}: part 1 listed in the manifest is missing: deals-00001.jsonl"
+    ]
+    res = invoke("verify", run_copy, "-w", 1)
+    assert res.exit_code == 1 and "part 1 listed in the manifest is missing: deals-00001.jsonl" in res.output
+
+
+def test_a_folder_in_a_listed_part_s_place_is_a_problem(run_copy):
+    (run_copy / "matches-00002.jsonl").unlink()
+    (run_copy / "matches-00002.jsonl").mkdir()
+    problems = [str(p) for p in verify(run_copy).problems]
+    assert problems == [f"{run_copy}: part 2 listed in the manifest is not a file: matches-00002.jsonl"]
+
+
+def test_every_part_gone_is_a_problem_each(run_copy):
+    for f in run_copy.glob("*.jsonl"):
+        f.unlink()
+    problems = verify(run_copy).problems
+    assert len(problems) == 6 and all("listed in the manifest is missing" in p.reason for p in problems)
+
+
+def test_a_part_given_alone_does_not_ask_for_the_others(run_copy):
+    report = verify(run_copy / "deals-00001.jsonl")
+    assert report.ok and report.matches == 2
+
+
+def test_a_run_given_twice_is_verified_once(run6):
+    once = verify(run6)
+    for paths in ([run6, run6], [run6, f"{run6}/"], [run6, run6 / "deals-00001.jsonl"], [run6.parent, run6]):
+        twice = verify(paths)
+        assert twice.ok, paths
+        assert (twice.matches, twice.deals, twice.files) == (once.matches, once.deals, once.files), paths
+
+
+def _matches(res) -> int:
+    return json.loads(res.stdout)["match-length"][0]["matches"]
+
+
+def test_analyze_reads_a_run_given_twice_once(run6):
+    one = invoke("analyze", run6, "-r", "match-length", "-f", "json")
+    assert _matches(one) == 6
+    for args in ([run6, run6], [run6, f"{run6}/"], [run6, run6 / "deals-00001.jsonl"], [run6.parent, run6]):
+        res = invoke("analyze", *args, "-r", "match-length", "-f", "json")
+        assert res.exit_code == 0, res.output
+        assert _matches(res) == 6, args
+    assert load(run6, run6).deals.collect().height == load(run6).deals.collect().height
+
+
+def test_analyze_refuses_two_copies_of_one_run(run6, tmp_path):
+    copy = shutil.copytree(run6, tmp_path / "copy")
+    res = invoke("analyze", run6, copy, "-r", "match-length")
+    assert res.exit_code == 2
+    err = res.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(
+        f"guandan: error: {run6} and {copy} hold the same run (run_id {_manifest(run6)['run_id']})"
+    )
