@@ -125,6 +125,27 @@ def test_play_bad_input_is_one_line(tmp_path):
     assert "ruleset" in one_line_error(runner.invoke(app, ["play", "--ruleset", "nope", "--out", out]))
 
 
+@pytest.mark.parametrize("delay", ["inf", "-inf", "nan", "1e300", "3601", "-1"])
+def test_a_delay_that_is_no_finite_pause_is_refused_up_front(tmp_path, delay):
+    """``time.sleep`` cannot wait that long (an OverflowError traceback in watch; in play, a
+    failure blamed on the human strategy), nor a negative or undefined time: one line naming
+    --delay and the rule, exit 2, nothing written."""
+    out = tmp_path / "g"
+    for argv in (
+        ["watch", "--seed", "1", "--max-deals", "1", "--plain", f"--delay={delay}"],
+        ["play", "--seed", "1", "--max-deals", "1", "--plain", f"--delay={delay}", "--out", str(out)],
+    ):
+        line = one_line_error(runner.invoke(app, argv, input="q\n"))
+        assert line.startswith(
+            "guandan: error: --delay must be a finite number of seconds from 0 to 3600, got "
+        )
+    assert not out.exists()
+    res = runner.invoke(
+        app, ["watch", "--seed", "1", "--max-deals", "1", "--plain", "--delay=3600", "--step"], input="q\n"
+    )
+    assert res.exit_code == 0 and "(quit)" in res.output, res.output  # the longest pause is accepted
+
+
 def test_simulate_with_a_human_seat_and_no_person_fails_in_one_line(tmp_path):
     """Refused as bad input before any work (exit 2), in simulate and compare alike."""
     for argv in (

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_delay, fail, interrupted
 from guandan_cli.cli.typer_app import app
 
 
@@ -53,8 +53,7 @@ def play(
     from guandan_cli.interactive.terminal import Screen, is_tty
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
-    if delay < 0:
-        fail(f"--delay must be 0 or more seconds, got {delay}")
+    check_delay(delay)
     try:
         if resume:
             if out is None:
