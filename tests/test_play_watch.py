@@ -434,3 +434,45 @@ def test_resume_refused_for_changed_code_names_no_option_play_lacks(tmp_path):
     assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.output
     assert res.stderr.startswith("guandan: error: strategy 'heuristic' changed since")
     assert "another --out" in res.stderr and "--force" not in res.stderr
+
+
+def test_resume_refuses_options_that_differ_from_the_saved_game(tmp_path):
+    """``play --resume`` continued the saved game whatever --seed or --seat said; an option given
+    with another value than the game's is refused, naming the option, the saved value and the
+    given one; the same values are accepted."""
+    game = tmp_path / "g"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(3)))
+    assert res.exit_code == 130, res.output
+    saved = {p.name: p.read_bytes() for p in game.iterdir()}
+    resume = ["play", "--resume", "--out", str(game), "--delay", "0", "--plain"]
+    cases = {
+        ("--seed", "8"): "with --seed 5 (given 8); resume without it,",
+        ("--seat", "2"): "with --seat 0 (given 2); resume without it,",
+        ("-s", "greedy"): "with --strategies heuristic (given greedy); resume without it,",
+        ("--max-deals", "3"): "with --max-deals 2 (given 3); resume without it,",
+        ("--a-fail-limit", "3"): "without --a-fail-limit (given 3); resume without it,",
+        ("--seat", "1", "--seed", "5", "--ruleset", "jiangsu2017"): (
+            "with --seat 0 (given 1), with --ruleset cgr2022 (given jiangsu2017); resume without those options,"
+        ),
+    }
+    for options, why in cases.items():
+        line = one_line_error(runner.invoke(app, [*resume, *options], input="q\n"))
+        assert (
+            line
+            == f"guandan: error: the game in {game} was saved {why} or choose another --out for a new game"
+        )
+    assert {p.name: p.read_bytes() for p in game.iterdir()} == saved
+    same = [
+        "--seed",
+        "5",
+        "--seat",
+        "0",
+        "-s",
+        "heuristic,heuristic",
+        "--max-deals",
+        "2",
+        "--ruleset",
+        "cgr2022",
+    ]
+    res = runner.invoke(app, [*resume, *same], input="q\n")
+    assert res.exit_code == 130 and "every answer is saved" in res.stderr, res.output
