@@ -83,7 +83,11 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{run}", "--max-problems", "x"], 2),
         (["{run}", "-w", "99999999999999999999"], 2),  # once spawned processes until memory ran out
     ],
-    "connect": [(["http://127.0.0.1:1/game/x"], 2), (["ws://127.0.0.1:1/game/x", "-s", "no-such-bot"], 2)],
+    "connect": [
+        (["http://127.0.0.1:1/game/x"], 2),
+        (["ws://127.0.0.1:1/game/x", "-s", "no-such-bot"], 2),
+        (["ws://127.0.0.1:1/notgame"], 2),
+    ],
     "serve": [(["--strategies", "no-such-bot,remote", "-n", "1", "--out", "{tmp}/sv"], 2)],
     "experiment": [
         (["tribute", "--out", ""], 2),
@@ -93,6 +97,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     ],
     "play": [
         (["--seat", "7", "--out", "{tmp}/p"], 2),
+        (["--delay", "inf", "--out", "{tmp}/p"], 2),
         (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
     ],
     "watch": [
@@ -100,6 +105,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{tmp}/no-such-run"], 2),
         (["--seed", "1", "-s", "no-such-bot"], 2),
         (["{run}", "--match", "99"], 2),
+        (["--delay", "nan"], 2),
     ],
 }
 

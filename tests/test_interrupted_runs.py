@@ -357,6 +357,80 @@ def test_ctrl_c_while_the_workers_start_prints_one_line(tmp_path):
             )
 
 
+def test_ctrl_c_while_the_pool_starts_is_not_lost_to_another_thread():
+    """A Ctrl-C while the pool starts, handed by the kernel to another thread (the part writer's,
+    a pool thread: any one not blocking SIGINT), still stops the run once the pool has started.
+    It was lost there, ignored while the workers were spawned, and the run went on to exit 0."""
+    import os
+    import select
+    import signal
+    import threading
+
+    from guandan_cli.runner import backends
+
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    previous_fd = signal.set_wakeup_fd(write)  # the C-level handler writes here, in any thread
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    done = []
+
+    def start():
+        os.kill(os.getpid(), signal.SIGINT)  # process-directed, as from a terminal
+        received, _, _ = select.select([read], [], [], 10)
+        done.append(bool(received))  # start runs to its end: no KeyboardInterrupt halfway
+        return "started"
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            backends._started_ignoring_sigint(start)
+    finally:
+        stop.set()
+        other.join()
+        signal.set_wakeup_fd(previous_fd)
+        os.close(read)
+        os.close(write)
+    assert done == [True]
+
+
+def test_workers_begin_with_ctrl_c_blocked_or_ignored(tmp_path):
+    """Every process the pool spawns (the resource tracker, each worker) holds or ignores SIGINT
+    from its first instruction, so a Ctrl-C while it imports prints no traceback. Checked in a
+    fresh interpreter (no resource tracker yet: the first start of it unblocks SIGINT in the
+    thread that spawns it), through a spawn executable that logs its signal state and runs
+    Python."""
+    import subprocess
+
+    status = Path("/proc/self/status")
+    if not status.is_file():
+        pytest.skip("needs /proc")
+    log = tmp_path / "spawned.txt"
+    wrapper = tmp_path / "python-logging-signals"
+    wrapper.write_text(
+        f"#!{sys.executable}\nimport os, sys\n"
+        "lines = [x for x in open('/proc/self/status') if x.startswith(('SigBlk:', 'SigIgn:'))]\n"
+        f"with open({str(log)!r}, 'a') as fh:\n"
+        "    fh.write(' '.join(x.split()[1] for x in sorted(lines)) + '\\n')\n"
+        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])\n"
+    )
+    wrapper.chmod(0o755)
+    script = (
+        "import multiprocess\n"
+        "from guandan_cli.runner import backends\n"
+        f"multiprocess.get_context('spawn').set_executable({str(wrapper)!r})\n"
+        "pool = backends.LocalPool(2)\n"
+        "print(sorted(pool.imap(abs, [-1, -2, -3])))\n"
+        "pool.close()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.split("\n")[0] == "[1, 2, 3]", done.stderr[-3000:]
+    sigint = 1 << (2 - 1)
+    states = [tuple(int(x, 16) for x in line.split()) for line in log.read_text().splitlines()]
+    assert len(states) >= 3  # the resource tracker and two workers
+    assert all((blocked | ignored) & sigint for blocked, ignored in states), states
+
+
 def test_stopping_the_pool_cannot_hang_on_a_big_result(tmp_path, monkeypatch):
     """``Pool.terminate`` waits for the result queue's lock, which a worker holds while blocked
     sending a result larger than a pipe buffer once the pool's result thread has stopped (a

@@ -125,6 +125,30 @@ def test_play_bad_input_is_one_line(tmp_path):
     assert "ruleset" in one_line_error(runner.invoke(app, ["play", "--ruleset", "nope", "--out", out]))
 
 
+@pytest.mark.parametrize("delay", ["inf", "-inf", "nan", "1e300", "3601", "-1"])
+def test_a_delay_that_is_no_finite_pause_is_refused_up_front(tmp_path, delay):
+    """``time.sleep`` cannot wait that long (an OverflowError traceback in watch; in play, a
+    failure blamed on the human strategy), nor a negative or undefined time: one line naming
+    --delay and the rule, exit 2, nothing written. (watch with --step, and play only with a
+    delay it cannot sleep: if the check were missing they would stop at once, not sleep.)"""
+    out = tmp_path / "g"
+    runs = [["watch", "--seed", "1", "--max-deals", "1", "--plain", "--step", f"--delay={delay}"]]
+    if delay != "3601":
+        runs.append(
+            ["play", "--seed", "1", "--max-deals", "1", "--plain", f"--delay={delay}", "--out", str(out)]
+        )
+    for argv in runs:
+        line = one_line_error(runner.invoke(app, argv, input="q\n"))
+        assert line.startswith(
+            "guandan: error: --delay must be a finite number of seconds from 0 to 3600, got "
+        )
+    assert not out.exists()
+    res = runner.invoke(
+        app, ["watch", "--seed", "1", "--max-deals", "1", "--plain", "--delay=3600", "--step"], input="q\n"
+    )
+    assert res.exit_code == 0 and "(quit)" in res.output, res.output  # the longest pause is accepted
+
+
 def test_simulate_with_a_human_seat_and_no_person_fails_in_one_line(tmp_path):
     """Refused as bad input before any work (exit 2), in simulate and compare alike."""
     for argv in (
@@ -515,3 +539,45 @@ def test_replay_and_watch_refuse_a_folder_of_several_runs(tmp_path):
         assert res.exit_code == 2, res.output
         assert res.stderr == f"guandan: error: {tmp_path / 'two'} holds 2 runs (a, b): name one of them\n"
     assert runner.invoke(app, ["replay", str(tmp_path / "two" / "b")]).exit_code == 0
+
+
+def test_resume_refuses_options_that_differ_from_the_saved_game(tmp_path):
+    """``play --resume`` continued the saved game whatever --seed or --seat said; an option given
+    with another value than the game's is refused, naming the option, the saved value and the
+    given one; the same values are accepted."""
+    game = tmp_path / "g"
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(3)))
+    assert res.exit_code == 130, res.output
+    saved = {p.name: p.read_bytes() for p in game.iterdir()}
+    resume = ["play", "--resume", "--out", str(game), "--delay", "0", "--plain"]
+    cases = {
+        ("--seed", "8"): "with --seed 5 (given 8); resume without it,",
+        ("--seat", "2"): "with --seat 0 (given 2); resume without it,",
+        ("-s", "greedy"): "with --strategies heuristic (given greedy); resume without it,",
+        ("--max-deals", "3"): "with --max-deals 2 (given 3); resume without it,",
+        ("--a-fail-limit", "3"): "without --a-fail-limit (given 3); resume without it,",
+        ("--seat", "1", "--seed", "5", "--ruleset", "jiangsu2017"): (
+            "with --seat 0 (given 1), with --ruleset cgr2022 (given jiangsu2017); resume without those options,"
+        ),
+    }
+    for options, why in cases.items():
+        line = one_line_error(runner.invoke(app, [*resume, *options], input="q\n"))
+        assert (
+            line
+            == f"guandan: error: the game in {game} was saved {why} or choose another --out for a new game"
+        )
+    assert {p.name: p.read_bytes() for p in game.iterdir()} == saved
+    same = [
+        "--seed",
+        "5",
+        "--seat",
+        "0",
+        "-s",
+        "heuristic,heuristic",
+        "--max-deals",
+        "2",
+        "--ruleset",
+        "cgr2022",
+    ]
+    res = runner.invoke(app, [*resume, *same], input="q\n")
+    assert res.exit_code == 130 and "every answer is saved" in res.stderr, res.output

@@ -310,6 +310,11 @@ def test_a_play_the_server_does_not_list_maps_to_the_same_cards():
         (["serve", "--matches", "0"], "--matches must be positive"),
         (["serve", "--listing", "x"], "unknown --listing"),
         (["connect", "http://example"], "bad server address"),
+        # refused up front (it was taken, then reported as an unreachable server)
+        (["connect", "ws://127.0.0.1:1/notgame"], "bad server address 'ws://127.0.0.1:1/notgame': the path"),
+        (["connect", "ws://127.0.0.1:1/game/"], "the path must be /game/NAME (not '/game/')"),
+        (["connect", "ws://127.0.0.1:1/game/a/b"], "the path must be /game/NAME (not '/game/a/b')"),
+        (["connect", "ws://127.0.0.1:1"], "the path must be /game/NAME (none given)"),
         (["connect", "ws://127.0.0.1:1/game/x", "-s", "nope"], "unknown strategy 'nope'"),
     ],
 )

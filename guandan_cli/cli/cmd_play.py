@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_delay, fail, interrupted
 from guandan_cli.cli.typer_app import app
 
 
 @app.command()
 def play(
+    ctx: typer.Context,
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
     strategies: Annotated[
         str, typer.Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
@@ -45,6 +46,7 @@ def play(
         GameSpec,
         PlayInputError,
         check_new_game,
+        check_resume_options,
         play_game,
         seat_strategies,
         stored_game,
@@ -53,13 +55,15 @@ def play(
     from guandan_cli.interactive.terminal import Screen, is_tty
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
-    if delay < 0:
-        fail(f"--delay must be 0 or more seconds, got {delay}")
+    check_delay(delay)
     try:
         if resume:
             if out is None:
                 fail("--resume needs --out, the directory of the game to continue")
             game = stored_game(out)
+            check_resume_options(
+                game, _given(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit"))
+            )
         else:
             four = seat_strategies(seat, strategies)
             check_strategies([s for s in four if s != "human"])
@@ -90,6 +94,16 @@ def play(
         why = "input ended" if isinstance(exc, InputEnded) and str(exc) == "end of input" else "stopped"
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
     _summary(run.path if hasattr(run, "path") else game.out, screen, style)
+
+
+def _given(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
+    """The options among ``names`` given on the command line: ``{"--max-deals": 3}``."""
+    given = {}
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name)
+        if param.name in names and source is not None and source.name == "COMMANDLINE":
+            given[max(param.opts, key=len)] = ctx.params[param.name]
+    return given
 
 
 def _summary(out: Path, screen, style) -> None:

@@ -128,6 +128,7 @@ def connect(
     """Play one seat on a competition server (NJUPT platform protocol) with one of our strategies."""
     if not url.startswith(("ws://", "wss://")):
         fail(f"bad server address {url!r}: expected ws://HOST:PORT/game/NAME")
+    import re
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -137,6 +138,13 @@ def connect(
         fail(f"bad server address {url!r}: {exc}; expected ws://HOST:PORT/game/NAME")
     if not parts.hostname:
         fail(f"bad server address {url!r}: no host; expected ws://HOST:PORT/game/NAME")
+    # the game's path: a server (ours, the competition platform's) seats only /game/NAME; any
+    # other is refused there, and would be reported as a server that is unreachable
+    if not re.fullmatch(r"/game/[^/]+", parts.path):
+        what = f"not {parts.path!r}" if parts.path else "none given"
+        fail(
+            f"bad server address {url!r}: the path must be /game/NAME ({what}); expected ws://HOST:PORT/game/NAME"
+        )
     if retry_for < 0:
         fail(f"--retry-for must be 0 or more, got {retry_for}")
     _need_websockets()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_delay, fail, interrupted
 from guandan_cli.cli.typer_app import app
 
 
@@ -51,8 +51,7 @@ def watch(
 
     if not 0 <= seat <= 3:
         fail(f"--seat must be 0, 1, 2 or 3, got {seat}")
-    if delay < 0:
-        fail(f"--delay must be 0 or more seconds, got {delay}")
+    check_delay(delay)
     if match < 0:
         fail(f"--match must be 0 or more, got {match}")
     if max_deals is not None and max_deals < 1:

@@ -43,6 +43,19 @@ def interrupted(hint: str = "") -> NoReturn:
     raise typer.Exit(INTERRUPTED)
 
 
+#: the longest ``--delay`` a command accepts, in seconds (an hour: more is a mistake, and
+#: ``time.sleep`` refuses what does not fit its clock)
+MAX_DELAY = 3600.0
+
+
+def check_delay(delay: float, option: str = "--delay") -> None:
+    """Refuse (exit 2) a pause that is not a finite number of seconds from 0 to ``MAX_DELAY``."""
+    import math
+
+    if not (math.isfinite(delay) and 0 <= delay <= MAX_DELAY):
+        fail(f"{option} must be a finite number of seconds from 0 to {MAX_DELAY:g}, got {delay:g}")
+
+
 def _probe_write(directory: Path) -> None:
     """Create ``directory`` if needed and write (then delete) a file in it; OSError if impossible."""
     directory.mkdir(parents=True, exist_ok=True)

@@ -91,6 +91,49 @@ def stored_game(out: Path) -> GameSpec:
     )
 
 
+def _bots(strategies: Sequence[str], seat: int) -> str:
+    """``--strategies`` for the bots around ``seat``: one name, or ``partner,opponents``."""
+    partner, opponent = strategies[seat ^ 2], strategies[(seat + 1) % 4]
+    return partner if partner == opponent else f"{partner},{opponent}"
+
+
+def check_resume_options(game: GameSpec, given: dict[str, object]) -> None:
+    """Refuse options given with ``--resume`` that differ from the stored ``game``.
+
+    ``given`` maps the options given explicitly (``--seed``, ``--seat``, ``--strategies``,
+    ``--ruleset``, ``--max-deals``, ``--a-fail-limit``) to their values. The stored game is
+    what a resume continues; a value other than its own would be silently ignored.
+    """
+    saved: dict[str, object] = {
+        "--seat": game.seat,
+        "--seed": game.seed,
+        "--strategies": _bots(game.strategies, game.seat),
+        "--ruleset": game.ruleset,
+        "--max-deals": game.max_deals,
+        "--a-fail-limit": game.a_fail_limit,
+    }
+    differ = []
+    for option, value in given.items():
+        was = saved[option]
+        if option == "--strategies" and isinstance(value, str):
+            names = [s.strip() for s in value.split(",")]
+            same = len(names) in (1, 2) and (names[0], names[-1]) == (
+                game.strategies[game.seat ^ 2],
+                game.strategies[(game.seat + 1) % 4],
+            )
+        else:
+            same = value == was
+        if not same:
+            differ.append(f"without {option}" if was is None else f"with {option} {was}")
+            differ[-1] += f" (given {value})"
+    if differ:
+        them = "those options" if len(differ) > 1 else "it"
+        raise PlayInputError(
+            f"the game in {game.out} was saved {', '.join(differ)}; "
+            f"resume without {them}, or choose another --out for a new game"
+        )
+
+
 def check_new_game(out: Path) -> None:
     """A new game needs an empty or new ``out``."""
     try:

@@ -3,8 +3,8 @@
 - ``local``: one worker runs the tasks in this process; more use a ``multiprocess`` pool
   with an explicit ``spawn`` context (safe in Jupyter and with threads; the task
   function is importable, so nothing is pickled by value). Workers ignore SIGINT from
-  their start (spawned while the parent ignores it): on Ctrl-C the parent alone stops and
-  terminates them.
+  their start (spawned with it blocked, until their initializer ignores it): on Ctrl-C the
+  parent alone stops and terminates them.
 - ``ray``: ``ray.util.multiprocessing.Pool`` connected to ``ray_address`` (or the
   ``RAY_ADDRESS`` environment variable; a local instance when neither is set). Needs
   the optional extra: ``pip install 'guandan[ray]'``.
@@ -142,32 +142,64 @@ class InProcess(Backend):
 
 
 def ignore_sigint() -> None:
-    """Pool initializer: Ctrl-C reaches the whole process group; only the parent handles it."""
+    """Pool initializer: Ctrl-C reaches the whole process group; only the parent handles it.
+
+    The worker starts with SIGINT blocked (see ``_started_ignoring_sigint``): ignoring it
+    discards one already pending, and only then is it unblocked."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _block_sigint() -> None:
+    """Block SIGINT in the calling thread: the processes it spawns, and the threads it starts,
+    begin with SIGINT blocked (a signal mask is inherited across fork and kept across exec)."""
+    import signal
+
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
 
 def _started_ignoring_sigint(start):
-    """``start()`` with SIGINT ignored, so the processes it spawns ignore it from their first
-    instruction (an ignored signal stays ignored across exec; the initializer alone leaves
-    a window, while a worker imports, where Ctrl-C prints its traceback). A Ctrl-C meanwhile
-    is held (blocked, so not discarded) and delivered to this process once ``start`` returns."""
+    """``start()`` with SIGINT blocked in this thread, so the processes it spawns begin with it
+    blocked and hold a Ctrl-C until their initializer ignores it (``ignore_sigint``; unblocked
+    from their first instruction, a worker would print a ``KeyboardInterrupt`` traceback as
+    it imports). A Ctrl-C meanwhile only sets a flag (no ``KeyboardInterrupt`` halfway through
+    ``start``) and is delivered to this process's previous handler once ``start`` returns.
+
+    The parent never ignores SIGINT: with SIG_IGN set, a Ctrl-C that the kernel hands to
+    another thread (the part writer, a pool thread: any thread not blocking it) would be
+    discarded there, and the run would go on as if it never came."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return start()
-    can_block = hasattr(signal, "pthread_sigmask")
-    if can_block:
+    # only the main thread may set a handler (elsewhere a Ctrl-C interrupts the main thread), and
+    # only one set from Python can be restored
+    in_main = (
+        threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not None
+    )
+    caught: list[int] = []
+    if in_main:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    mask = (
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask")
+        else None
+    )
     try:
         return start()
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if can_block:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # runs the flag handler for a held Ctrl-C
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+            if caught:
+                if callable(previous):
+                    previous(signal.SIGINT, None)  # Python's default handler raises KeyboardInterrupt
+                elif previous == signal.SIG_DFL:
+                    signal.raise_signal(signal.SIGINT)
 
 
 #: seconds ``LocalPool.terminate`` waits for the pool to stop before it kills the workers
@@ -188,7 +220,12 @@ class LocalPool(Backend):
             # imported here, inside the window: a Ctrl-C during `import multiprocess` lands in
             # its bare `except:` and surfaces as a ModuleNotFoundError traceback
             import multiprocess
+            from multiprocess import resource_tracker
 
+            # the resource tracker, the first time it starts, unblocks SIGINT in this thread
+            # after spawning itself: start it now, then block SIGINT again for the workers
+            resource_tracker.ensure_running()
+            _block_sigint()
             before = set(multiprocess.active_children())
             self._pool = multiprocess.get_context("spawn").Pool(workers, initializer=ignore_sigint)
             self._workers = [p for p in multiprocess.active_children() if p not in before]
