@@ -449,6 +449,34 @@ class _Search:
         self.bombs = l4.bit_count()
         self._node3(idx, seq_cost, l2 | by_count[1], l2, l3)
 
+    def _leaf_cost(
+        self, lv: int, sm: int, pairs, triples, w: int, wild_single: int, bombs: int, seq_cost: float
+    ) -> float:
+        """The cost of a node's plan: singles, pairs beyond the full houses, triples, bombs,
+        sequences, summed in one fixed order (ties between plans depend on the floats)."""
+        cost = _SINGLES_SUM[lv].get(sm)
+        if cost is None:
+            cost = _singles_sum(lv, sm)
+        if self.jsingles:
+            sc = _SINGLE_COST[lv]
+            for r in self.jsingles:
+                cost += sc[r]
+        if w:
+            cost += wild_single * _WILD_SINGLE_COST
+        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
+        if nfh < len(pairs):
+            pc = _PAIR_COST[lv]
+            for r in pairs[nfh:]:
+                cost += pc[r]
+        for x in self.jpairs:
+            cost += x
+        if triples:
+            tc = _TRIPLE_COST[lv]
+            for r in triples:
+                cost += tc[r]
+        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
+        return cost + seq_cost
+
     def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int) -> None:
         """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty):
         the same nodes in the same order, the same costs."""
@@ -486,28 +514,7 @@ class _Search:
         triples = in_power.get(tm)
         if triples is None:
             triples = in_power[tm] = _power_ranks(lv, tm)
-        cost = _SINGLES_SUM[lv].get(sm)
-        if cost is None:
-            cost = _singles_sum(lv, sm)
-        if self.jsingles:
-            sc = _SINGLE_COST[lv]
-            for r in self.jsingles:
-                cost += sc[r]
-        if w:
-            cost += wild_single * _WILD_SINGLE_COST
-        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        if nfh < len(pairs):
-            pc = _PAIR_COST[lv]
-            for r in pairs[nfh:]:
-                cost += pc[r]
-        for x in self.jpairs:
-            cost += x
-        if triples:
-            tc = _TRIPLE_COST[lv]
-            for r in triples:
-                cost += tc[r]
-        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
-        cost += seq_cost
+        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
@@ -644,29 +651,7 @@ class _Search:
             triples = _natural_ranks(tm & ~lvbit)
         if tm & lvbit:
             triples = triples + (lv,)
-        cost = _SINGLES_SUM[lv].get(sm)
-        if cost is None:
-            cost = _singles_sum(lv, sm)
-        if self.jsingles:
-            sc = _SINGLE_COST[lv]
-            for r in self.jsingles:
-                cost += sc[r]
-        if w:
-            cost += wild_single * _WILD_SINGLE_COST
-        # the same sums in the same order as ``_leaf`` (ties between plans depend on the floats)
-        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        if nfh < len(pairs):
-            pc = _PAIR_COST[lv]
-            for r in pairs[nfh:]:
-                cost += pc[r]
-        for x in self.jpairs:
-            cost += x
-        if triples:
-            tc = _TRIPLE_COST[lv]
-            for r in triples:
-                cost += tc[r]
-        cost -= BOMB_BONUS * (bombs + self.joker_bomb)
-        cost += seq_cost
+        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
