@@ -22,6 +22,7 @@ runner = CliRunner()
 #: "{tmp}" a scratch folder) and the exit code each must give
 CASES: dict[str, list[tuple[list[str], int]]] = {
     "analyze": [
+        (["{run}/deals-00000.jsonl", "--report", "match-length"], 2),  # no match records
         (["{run}", "--report", "bombs", "--by", "seat"], 2),  # bombs takes no grouping
         (["{run}", "--report", "bombs", "--plot-format", "svg"], 2),  # no --plots
         (["{run}", "--report", "bombs", "--format", "csv", "--wide"], 2),
@@ -101,6 +102,9 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
     ],
     "watch": [
+        (["{run}", "--seed", "3"], 2),  # a logged match: the seed is the log's
+        (["{run}", "-s", "greedy"], 2),
+        (["--match", "2"], 2),  # a match played now is match 0
         ([""], 2),
         (["{tmp}/no-such-run"], 2),
         (["--seed", "1", "-s", "no-such-bot"], 2),
@@ -191,3 +195,10 @@ def test_an_unknown_option_suggests_only_close_names():
     assert res.stderr == "guandan: error: No such option: --bogus (see 'guandan simulate --help')\n"
     res = runner.invoke(app, ["analyze", "x", "--reprot", "bombs"])
     assert res.exit_code == 2 and "--report" in res.stderr and "--plots" not in res.stderr
+
+
+def test_deals_parts_alone_leave_the_match_reports_out_of_all(small_run):  # noqa: F811
+    res = runner.invoke(app, ["analyze", str(small_run / "deals-00000.jsonl")])
+    assert res.exit_code == 0, res.output
+    assert "note: match-length, strategy-matches left out" in res.stderr
+    assert "match-length:" not in res.stdout and "bombs:" in res.stdout

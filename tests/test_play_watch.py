@@ -581,3 +581,20 @@ def test_resume_refuses_options_that_differ_from_the_saved_game(tmp_path):
     ]
     res = runner.invoke(app, [*resume, *same], input="q\n")
     assert res.exit_code == 130 and "every answer is saved" in res.stderr, res.output
+
+
+def test_watch_refuses_live_options_with_a_run(tmp_path):
+    run = tmp_path / "r"
+    res = runner.invoke(
+        app, ["simulate", "-n", "1", "-s", "random", "--max-deals", "1", "-w", "1", "-q", "-o", str(run)]
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["watch", str(run), "-s", "greedy", "--max-deals", "2"])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"guandan: error: --strategies, --max-deals are for a match played now; watching {run} replays "
+        "its log as it was played\n"
+    )
+    # the defaults typed out are options given too: refused the same way
+    assert runner.invoke(app, ["watch", str(run), "--seed", "0"]).exit_code == 2
+    assert runner.invoke(app, ["watch", str(run), "--delay", "0", "--plain"]).exit_code == 0

@@ -156,7 +156,7 @@ def test_a_capped_run_under_an_older_default_name_is_another_configuration(tmp_p
     assert res.exit_code == 2, res.output
     assert res.stderr.splitlines() == [
         "guandan: error: output runs/random-cgr2022-s5-n6 holds a run with another configuration: "
-        "max_deals 3 (now None); use --force to start over or another --out"
+        "max_deals 3 (now not set); use --force to start over or another --out"
     ]
 
 
@@ -253,3 +253,12 @@ def test_verify_cli_shows_a_bar_and_its_throughput(tmp_path):
     assert alone.exit_code == 0 and "verified 4 deals and 4 matches in 2 files: ok" in alone.stdout
     bad = runner.invoke(app, ["verify", str(out), "-w", "0"])
     assert bad.exit_code == 2 and "--workers must be a positive whole number" in bad.stderr
+
+
+def test_a_changed_strategy_is_shown_as_typed(tmp_path):
+    from guandan_cli.runner.simulation import SimulationInputError, simulate
+
+    simulate(2, strategies="random", max_deals=1, out=tmp_path / "r", workers=1)
+    with pytest.raises(SimulationInputError) as caught:
+        simulate(2, strategies="greedy,random", max_deals=1, out=tmp_path / "r", workers=1, resume=True)
+    assert "strategies random,random,random,random (now greedy,random,greedy,random);" in str(caught.value)

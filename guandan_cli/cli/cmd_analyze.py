@@ -62,6 +62,29 @@ def _by(spec: str | None) -> list[str] | None:
     return items
 
 
+def _without_match_reports(runs: list[Path], names: list[str], spec: str | None) -> list[str]:
+    """Deals parts alone hold no match records: the reports that read them are refused when
+    asked by name, left out with a notice when asked as ``all``."""
+    from guandan_cli.reports import REPORTS
+
+    if not runs or not all(r.is_file() and r.name.startswith("deals-") for r in runs):
+        return names
+    needing = [n for n in names if REPORTS[n].source == "matches"]
+    if not needing:
+        return names
+    parts = ", ".join(r.name.replace("deals-", "matches-", 1) for r in runs[:2])
+    asked_all = spec is None or "all" in [x.strip() for x in spec.split(",")]
+    if not asked_all:
+        fail(
+            f"--report {', '.join(needing)} reads match records, which deals parts do not hold: "
+            f"give the matches parts too ({parts}) or the run directory"
+        )
+    typer.echo(
+        f"note: {', '.join(needing)} left out: they read the matches parts ({parts}), not given", err=True
+    )
+    return [n for n in names if n not in needing]
+
+
 def _markdown(df) -> str:
     """A Markdown table of the readable columns (intervals merged, every column)."""
     import polars as pl
@@ -202,6 +225,7 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    names = _without_match_reports(runs, names, report)
     if groups is not None and not any(REPORTS[n].groupable for n in names):
         takes = ", ".join(n for n, r in REPORTS.items() if r.groupable)
         fail(f"--by {by}: none of the reports asked takes a grouping (those that do: {takes})")

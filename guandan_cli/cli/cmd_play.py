@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, check_delay, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
 from guandan_cli.cli.typer_app import app
 
 
@@ -62,7 +62,8 @@ def play(
                 fail("--resume needs --out, the directory of the game to continue")
             game = stored_game(out)
             check_resume_options(
-                game, _given(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit"))
+                game,
+                given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit")),
             )
         else:
             four = seat_strategies(seat, strategies)
@@ -94,16 +95,6 @@ def play(
         why = "input ended" if isinstance(exc, InputEnded) and str(exc) == "end of input" else "stopped"
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
     _summary(run.path if hasattr(run, "path") else game.out, screen, style)
-
-
-def _given(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
-    """The options among ``names`` given on the command line: ``{"--max-deals": 3}``."""
-    given = {}
-    for param in ctx.command.params:
-        source = ctx.get_parameter_source(param.name)
-        if param.name in names and source is not None and source.name == "COMMANDLINE":
-            given[max(param.opts, key=len)] = ctx.params[param.name]
-    return given
 
 
 def _summary(out: Path, screen, style) -> None:

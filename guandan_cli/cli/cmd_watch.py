@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, check_delay, fail, interrupted
+from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
 from guandan_cli.cli.typer_app import app
 
 
 @app.command()
 def watch(
+    ctx: typer.Context,
     run: Annotated[
         Path | None, typer.Argument(help="A run directory to watch a logged match from (else bots play now).")
     ] = None,
@@ -54,6 +55,14 @@ def watch(
     check_delay(delay)
     if match < 0:
         fail(f"--match must be 0 or more, got {match}")
+    live_only = given_options(ctx, ("seed", "strategies", "ruleset", "max_deals"))
+    if run is not None and live_only:
+        fail(
+            f"{', '.join(live_only)} {'is' if len(live_only) == 1 else 'are'} for a match played now; "
+            f"watching {run} replays its log as it was played"
+        )
+    if run is None and match != 0:
+        fail("--match picks a match of RUN; a match played now is match 0 of --seed")
     if max_deals is not None and max_deals < 1:
         fail(f"--max-deals must be a positive whole number, got {max_deals}")
     try:

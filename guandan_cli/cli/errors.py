@@ -169,3 +169,13 @@ class OneLineErrors(TyperGroup):
                 pass
             raise SystemExit(FAILURE) from None
         raise SystemExit(result if isinstance(result, int) else 0)
+
+
+def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
+    """The options among ``names`` typed on the command line: ``{"--max-deals": 3}``."""
+    given = {}
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name)
+        if param.name in names and source is not None and source.name == "COMMANDLINE":
+            given[max(param.opts, key=len)] = ctx.params[param.name]
+    return given

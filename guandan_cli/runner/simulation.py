@@ -406,7 +406,9 @@ def _prepare_dir(out: Path, explicit: dict, resume: bool, force: bool) -> tuple[
     if stored.get("schema_version") != SCHEMA_VERSION:
         differ.append("schema_version")
     if differ:
-        shown = ", ".join(f"{k} {stored.get(k)!r} (now {explicit.get(k, SCHEMA_VERSION)!r})" for k in differ)
+        shown = ", ".join(
+            f"{k} {_shown(stored.get(k))} (now {_shown(explicit.get(k, SCHEMA_VERSION))})" for k in differ
+        )
         raise SimulationInputError(
             f"output {out} holds a run with another configuration: {shown}; use --force to start over or another --out"
         )
@@ -432,6 +434,19 @@ def _lock(out: Path):
             f"another simulate is writing to {out}; wait for it or choose another --out"
         ) from None
     return fh
+
+
+def _shown(v) -> str:
+    """A configuration value as a refusal shows it: ``not set``, ``a,b,c,d`` for strategies.
+
+    >>> _shown(None), _shown(("greedy", "random", "greedy", "random")), _shown(3)
+    ('not set', 'greedy,random,greedy,random', '3')
+    """
+    if v is None:
+        return "not set"
+    if isinstance(v, tuple | list):
+        return ",".join(map(str, v))
+    return str(v) if isinstance(v, int) else repr(v)
 
 
 def _norm(v):
