@@ -152,7 +152,8 @@ def _read_failed(runs, exc: BaseException, check: bool, fresh_parquet) -> None:
 @app.command()
 def analyze(
     runs: Annotated[
-        list[Path], typer.Argument(help="Run directories (or log part files).", show_default=False)
+        list[Path],
+        typer.Argument(help="Run directories (or log part files).", show_default=False, metavar="RUNS"),
     ],
     report: Annotated[
         str | None,

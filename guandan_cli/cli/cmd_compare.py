@@ -65,8 +65,8 @@ def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> N
 
 @app.command()
 def compare(
-    a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.")],
-    b: Annotated[str, typer.Argument(help="Strategy B.")],
+    a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")],
+    b: Annotated[str, typer.Argument(help="Strategy B.", metavar="B")],
     matches: Annotated[
         int, typer.Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
     ] = 100,
@@ -137,7 +137,7 @@ def compare(
 
 @app.command()
 def tournament(
-    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies.")],
+    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies.", metavar="STRATEGIES")],
     matches: Annotated[int, typer.Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
     seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
     workers: Annotated[

@@ -13,7 +13,7 @@ from guandan_cli.cli.typer_app import app
 
 @app.command()
 def replay(
-    run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).")],
+    run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
     deal: Annotated[
         int | None,

@@ -115,7 +115,7 @@ def serve(
 
 @app.command()
 def connect(
-    url: Annotated[str, typer.Argument(help="Server address, ws://HOST:PORT/game/NAME.")],
+    url: Annotated[str, typer.Argument(help="Server address, ws://HOST:PORT/game/NAME.", metavar="URL")],
     strategy: Annotated[
         str, typer.Option("--strategy", "-s", help="Built-in name, plugin, module:Class or file.py:Class.")
     ] = "heuristic",

@@ -52,7 +52,7 @@ class _Bar:
 
 @app.command()
 def verify(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.")],
+    runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.", metavar="RUNS")],
     max_problems: Annotated[
         int, typer.Option(help="Print at most this many problems (all are counted).")
     ] = 200,

@@ -15,7 +15,10 @@ from guandan_cli.cli.typer_app import app
 def watch(
     ctx: typer.Context,
     run: Annotated[
-        Path | None, typer.Argument(help="A run directory to watch a logged match from (else bots play now).")
+        Path | None,
+        typer.Argument(
+            help="A run directory to watch a logged match from (else bots play now).", metavar="RUN"
+        ),
     ] = None,
     match: Annotated[int, typer.Option("--match", "-m", help="Match index in RUN.")] = 0,
     seed: Annotated[

@@ -39,12 +39,12 @@ ROOT_HELP = (
 
 #: the exact stdout of ``guandan plays --help``
 PLAYS_HELP = (
-    "Usage: guandan plays [OPTIONS] {hand}\n"
+    "Usage: guandan plays [OPTIONS] {HAND}\n"
     "\n"
     "  List what HAND can play at LEVEL (leading, or beating --top).\n"
     "\n"
     "Arguments:\n"
-    "  hand <str>  Cards, e.g. 'S3 H4 D4 C5 S5 H2'.  [required]\n"
+    "  HAND <str>  Cards, e.g. 'S3 H4 D4 C5 S5 H2'.  [required]\n"
     "\n"
     "Options:\n"
     "  -l, --level <str>  The deal's level, 2..A.  [default: 2]\n"
