@@ -377,6 +377,38 @@ _RANGE13 = range(13)
 _RANK_BIT = tuple(1 << r for r in range(13))
 
 
+def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
+    """Bit i set for each sequence window i a hand with ``w`` wilds may fill: straights need
+    5 - w of their ranks present (bit-sliced counts of the window's five rank bits), tubes and
+    plates every rank present and enough of them paired (tripled). ``a1``/``a2``/``a3``: the
+    ranks holding at least 1/2/3 cards, A also below 2 (bit 0)."""
+    a2a2 = a2 & a2 >> 1
+    b1 = a1 >> 1
+    b2 = a1 >> 2
+    b3 = a1 >> 3
+    b4 = a1 >> 4
+    if w == 1:
+        p2 = a1 & b1
+        s3 = b3 & b4
+        straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
+        tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
+        cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
+    elif w == 2:
+        ge1 = a1 | b1
+        ge2 = a1 & b1
+        ge3 = ge2 & b2
+        ge2 |= ge1 & b2
+        ge1 |= b2
+        ge3 |= ge2 & b3
+        ge2 |= ge1 & b3
+        straights = ge3 | ge2 & b4
+        tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
+        cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
+    else:  # pragma: no cover - a hand holds at most two wilds
+        cand = (1 << N_SEQS) - 1
+    return cand
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -529,34 +561,7 @@ class _Search:
             ) << 10
             cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
         else:
-            a2a2 = a2 & a2 >> 1
-            b1 = a1 >> 1
-            b2 = a1 >> 2
-            b3 = a1 >> 3
-            b4 = a1 >> 4
-            if w == 1:
-                p2 = a1 & b1
-                s3 = b3 & b4
-                straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
-                tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
-                cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
-            elif w == 2:
-                ge1 = a1 | b1
-                ge2 = a1 & b1
-                ge3 = ge2 & b2
-                ge2 |= ge1 & b2
-                ge1 |= b2
-                ge3 |= ge2 & b3
-                ge2 |= ge1 & b3
-                straights = ge3 | ge2 & b4
-                tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
-                cand = (
-                    straights & 0x3FF
-                    | (tubes & 0xFFF) << 10
-                    | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
-                )
-            else:  # pragma: no cover - a hand holds at most two wilds
-                cand = (1 << N_SEQS) - 1
+            cand = _wild_windows(a1, a2, a3, w)
         cand = cand >> idx << idx
         if not cand:
             return
@@ -670,36 +675,9 @@ class _Search:
                 self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
             return
         # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
-        # also below 2 (bit 0) and a bit per window start. Without wilds every rank of a
-        # window must hold k cards (the branch above); with wilds tubes and plates still need
-        # every rank present and enough of them paired (tripled); straights need 5 - w of
-        # their ranks present (bit-sliced counts of the window's five rank bits).
-        a2a2 = a2 & a2 >> 1
-        b1 = a1 >> 1
-        b2 = a1 >> 2
-        b3 = a1 >> 3
-        b4 = a1 >> 4
-        if w == 1:
-            p2 = a1 & b1
-            s3 = b3 & b4
-            straights = p2 & b2 & (b3 | b4) | s3 & (p2 | b2 & (a1 | b1))
-            tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
-            cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
-        elif w == 2:
-            ge1 = a1 | b1
-            ge2 = a1 & b1
-            ge3 = ge2 & b2
-            ge2 |= ge1 & b2
-            ge1 |= b2
-            ge3 |= ge2 & b3
-            ge2 |= ge1 & b3
-            straights = ge3 | ge2 & b4
-            tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
-            cand = (
-                straights & 0x3FF | (tubes & 0xFFF) << 10 | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
-            )
-        else:  # pragma: no cover - a hand holds at most two wilds
-            cand = (1 << N_SEQS) - 1
+        # also below 2 (bit 0). Without wilds every rank of a window must hold k cards (the
+        # branch above); with wilds, see ``_wild_windows``
+        cand = _wild_windows(a1, a2, a3, w)
         cand = cand >> idx << idx
         if cand:
             self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
