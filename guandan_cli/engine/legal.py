@@ -870,21 +870,6 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
             alone = alone or not fulls and halves == 1
     # the cards of triple and pair, sorted: one before the other unless they interleave
     # (a wild between the ranks), then sorted
-    if not alone:
-        out += [
-            _new(
-                Combo,
-                (
-                    FULL_HOUSE,
-                    t,
-                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                ),
-            )
-            for t, trip, lo, hi, wt in triples
-            for p, pair, a, b, need in pairs2
-            if p != t and (wt or not need)
-        ]
-        return
     for t, trip, lo, hi, wt in triples:
         n0 = len(out)
         out += [
@@ -899,7 +884,7 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
             for p, pair, a, b, need in pairs2
             if p != t and (wt or not need)
         ]
-        if len(out) == n0 and wt >= 2:
+        if alone and len(out) == n0 and wt >= 2:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
 
