@@ -137,13 +137,38 @@ def _providers(top: str):
 _OWN_DISTRIBUTION = "guandan"
 
 
+#: this project's top-level packages (pyproject.toml's ``packages``): provided by ``guandan``
+_OWN_PACKAGES = ("guandan_cli", "strategies")
+
+
+def _own_distribution() -> str | None:
+    """``guandan version`` read from the first ``guandan-<version>.dist-info`` folder on
+    ``sys.path`` (where ``importlib.metadata.distribution("guandan")`` finds it too), without
+    importing ``importlib.metadata`` (~25 ms: it parses e-mail headers); None if there is none."""
+    prefix = _OWN_DISTRIBUTION + "-"
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith(prefix) and name.endswith(".dist-info"):
+                version = name[len(prefix) : -len(".dist-info")]
+                return f"{_OWN_DISTRIBUTION} {version}" if version and "-" not in version else None
+    return None
+
+
 @functools.cache
 def _distribution(module_name: str) -> str | None:
     """``name version`` of the installed distribution providing the top-level package, if any
     (the first one listed whose version can be read; the scan stops there)."""
+    top = module_name.partition(".")[0]
+    if top in _OWN_PACKAGES:
+        own = _own_distribution()
+        if own is not None:
+            return own
     from importlib.metadata import PackageNotFoundError, version
 
-    top = module_name.partition(".")[0]
     for dist in _providers(top):
         try:
             return f"{dist} {version(dist)}"
