@@ -50,8 +50,10 @@ METRICS = ("win", "upgrade", "first_out")
 METRIC_LABELS = {
     "win": "deal-win rate",
     "upgrade": "mean upgrade (levels)",
-    "first_out": "previous shangyou out first",
+    "first_out": "previous 上游 out first",
 }
+#: the same in a plot (matplotlib's default font has no CJK glyphs)
+PLOT_LABELS = METRIC_LABELS | {"first_out": "previous shangyou out first"}
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ class ExperimentResult:
         for row in self.effects.iter_rows(named=True):
             effect = _effect_text(row)
             lines.append(
-                f"{METRIC_LABELS[row['metric']]:<28}  {row['a']:>6.3f}  {row['b']:>6.3f}  {effect:<27}"
+                f"{_padded(METRIC_LABELS[row['metric']], 28)}  {row['a']:>6.3f}  {row['b']:>6.3f}  {effect:<27}"
                 f"  {row['differ']:>6}"
             )
         lines.append("(differ: setups whose value changed between the arms)")
@@ -196,6 +198,12 @@ def _arm_frame(run_dir: Path, receivers: pl.DataFrame) -> pl.DataFrame:
             kind="kind",
         )
     )
+
+
+def _padded(text: str, width: int) -> str:
+    """``text`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
+    wide = sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff")
+    return text + " " * max(0, width - len(text) - wide)
 
 
 def _effect_text(row: dict) -> str:
@@ -307,7 +315,7 @@ def effect_figure(effects: pl.DataFrame, title: str):
         ax.errorbar(eff, ys, xerr=[lo, hi], fmt="o", capsize=4)
         ax.axvline(0.0, color="grey", linestyle="--", linewidth=0.8)
         ax.set_yticks(ys)
-        ax.set_yticklabels([METRIC_LABELS[m] for m in df["metric"]])
+        ax.set_yticklabels([PLOT_LABELS[m] for m in df["metric"]])
         ax.set_ylim(-0.6, len(ys) - 0.4)
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", alpha=0.3)
