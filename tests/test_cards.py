@@ -30,3 +30,26 @@ def test_deal_gives_every_face_twice():
     hands = deal_hands(random.Random(7))
     assert [len(h) for h in hands] == [27] * 4
     assert sorted(f for h in hands for f in h) == full_deck()
+
+
+def test_deal_hands_deals_what_random_shuffle_deals():
+    """The written-out shuffle of a plain ``random.Random`` gives ``Random.shuffle``'s order
+    (the seeded deals of every log depend on it); another generator's own shuffle is used."""
+    import random
+
+    from guandan_cli.engine.cards import deal_hands, full_deck
+
+    def reference(rng):
+        deck = full_deck()
+        rng.shuffle(deck)
+        return tuple(tuple(sorted(deck[i * 27 : (i + 1) * 27])) for i in range(4))
+
+    for seed in range(3000):
+        assert deal_hands(random.Random(seed)) == reference(random.Random(seed)), seed
+
+    class Reversed(random.Random):
+        def shuffle(self, x):
+            x.reverse()
+
+    hands = deal_hands(Reversed(1))
+    assert hands[0] == tuple(sorted(full_deck()[-27:]))

@@ -15,6 +15,7 @@ multiset of faces (each face at most twice in a 108-card deal).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 
 RANKS = "23456789TJQKA"
@@ -188,8 +189,44 @@ def full_deck() -> list[int]:
     return sorted(list(range(N_FACES)) * 2)
 
 
+#: the two decks in order, and per swap of ``random.Random.shuffle`` over them (last card
+#: first): the position, the number of cards it draws among, and that number's bit length
+_DECK = tuple(full_deck())
+_SWAPS = tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, len(_DECK))))
+
+
+def _shuffle(rng: random.Random, deck: list[int]) -> None:
+    """``rng.shuffle(deck)`` written out for a plain ``random.Random``: the same draws
+    (``getrandbits`` of the bound's bit length, redrawn while out of range, as
+    ``Random._randbelow`` does) and the same swaps, without two method calls per card."""
+    getrandbits = rng.getrandbits
+    for i, n, k in _SWAPS:
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+
+
+def _same_as_shuffle() -> bool:
+    """Whether ``_shuffle`` gives this Python's ``Random.shuffle`` order (checked once, on a
+    few seeds: another Python could draw differently, and then ``rng.shuffle`` is used)."""
+    for seed in (0, 1, 2, 12345):
+        a, b = list(_DECK), list(_DECK)
+        random.Random(seed).shuffle(a)
+        _shuffle(random.Random(seed), b)
+        if a != b:
+            return False
+    return True
+
+
+_FAST_SHUFFLE = _same_as_shuffle()
+
+
 def deal_hands(rng) -> tuple[tuple[int, ...], ...]:
     """Shuffle two decks with ``rng`` (a ``random.Random``) into four sorted 27-card hands."""
-    deck = full_deck()
-    rng.shuffle(deck)
+    deck = list(_DECK)
+    if type(rng) is random.Random and _FAST_SHUFFLE:
+        _shuffle(rng, deck)
+    else:
+        rng.shuffle(deck)
     return tuple(tuple(sorted(deck[i * 27 : (i + 1) * 27])) for i in range(4))
