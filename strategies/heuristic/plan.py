@@ -341,8 +341,6 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
 #: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
 #: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
 _NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
-#: per level, the ranks of a rank mask in power order (``_power_ranks``, filled on use)
-_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
 #: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
 _SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
 
@@ -409,6 +407,40 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
     return cand
 
 
+#: per level: a pairs (triples) mask -> the costs of its ranks left as pairs (triples), in
+#: power order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; filled on use, at most 8,192)
+_PAIR_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
+_TRIPLE_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
+#: the jokers' (sb, hr) counts when they make a joker bomb
+_JOKER_BOMB_JK = (2, 2)
+#: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
+_FREE_WINDOWS: dict[int, int] = {}
+#: the stack entry of window i taken without wilds
+_NO_WILD = tuple((i, 0) for i in range(N_SEQS))
+
+
+def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
+    """``_PAIR_COSTS[lv][pm]`` (filled)."""
+    pc = _PAIR_COST[lv]
+    out = _PAIR_COSTS[lv][pm] = tuple([pc[r] for r in _power_ranks(lv, pm)])
+    return out
+
+
+def _triple_costs(lv: int, tm: int) -> tuple[float, ...]:
+    """``_TRIPLE_COSTS[lv][tm]`` (filled)."""
+    tc = _TRIPLE_COST[lv]
+    out = _TRIPLE_COSTS[lv][tm] = tuple([tc[r] for r in _power_ranks(lv, tm)])
+    return out
+
+
+def _free_windows(l4: int) -> int:
+    """The windows that take no card of the ranks of ``l4`` (cached)."""
+    free = _FREE_WINDOWS.get(l4)
+    if free is None:
+        free = _FREE_WINDOWS[l4] = sum(1 << i for i in range(N_SEQS) if not SEQ_MASK[i] & l4)
+    return free
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -418,18 +450,24 @@ class _Search:
     """
 
     __slots__ = (
-        "c",
-        "w",
         "lv",
         "best",
         "best_stack",
         "stack",
         "nodes",
+        "c",
+        "w",
+        "joker_bomb",
         "jsingles",
         "jpairs",
-        "joker_bomb",
+        "ss",
+        "pcs",
+        "tcs",
+        "lvbit",
         "l4",
         "bombs",
+        "bsub",
+        "free",
     )
     CAP = 300
 
@@ -443,23 +481,28 @@ class _Search:
         self.nodes = 0
         # the jokers never enter a window: their part of every leaf is fixed
         sb, hr = c[13], c[14]
-        self.joker_bomb = sb == 2 and hr == 2
-        jsingles: list[int] = []
+        self.joker_bomb = joker_bomb = sb == 2 and hr == 2
+        jsingles: list[float] = []  # the lone jokers' costs, then the joker pairs'
         jpairs: list[float] = []
-        if not self.joker_bomb:
+        if not joker_bomb:
             if sb == 2:
                 jpairs.append(_PAIR_COST[lv][13])
             elif sb == 1:
-                jsingles.append(13)
+                jsingles.append(_SINGLE_COST[lv][13])
             if hr == 2:
                 jpairs.append(_PAIR_COST[lv][14])
             elif hr == 1:
-                jsingles.append(14)
+                jsingles.append(_SINGLE_COST[lv][14])
         self.jsingles = tuple(jsingles)
         self.jpairs = tuple(jpairs)
+        self.ss = _SINGLES_SUM[lv]
+        self.pcs = _PAIR_COSTS[lv]
+        self.tcs = _TRIPLE_COSTS[lv]
+        self.lvbit = _RANK_BIT[lv]
 
     def run(self, idx: int, seq_cost: float) -> None:
-        """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
+        """Search from window ``idx`` with the counts ``c`` and wilds ``w`` given (sequences so
+        far: ``seq_cost``)."""
         # the ranks holding exactly n cards, then the layers (at least j cards) from the top
         by_count = [0] * 9
         c = self.c
@@ -473,56 +516,62 @@ class _Search:
         l3 = l4 | by_count[3]
         l2 = l3 | by_count[2]
         if l5:
-            self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
+            self._node(idx, seq_cost, self.w, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
             return
         # no rank holds more than 4: a window never takes from a rank of 4 (a bomb), so
         # layer 4 and the bombs stay as they are, and the search follows layers 1..3 only
         self.l4 = l4
-        self.bombs = l4.bit_count()
-        self._node3(idx, seq_cost, l2 | by_count[1], l2, l3)
+        self.bombs = bombs = l4.bit_count()
+        self.bsub = BOMB_BONUS * (bombs + self.joker_bomb)
+        free = _FREE_WINDOWS.get(l4)
+        self.free = free if free is not None else _free_windows(l4)
+        self._node3(idx, seq_cost, l2 | by_count[1], l2, l3, self.w)
 
-    def _leaf_cost(
-        self, lv: int, sm: int, pairs, triples, w: int, wild_single: int, bombs: int, seq_cost: float
-    ) -> float:
-        """The cost of a node's plan: singles, pairs beyond the full houses, triples, bombs,
-        sequences, summed in one fixed order (ties between plans depend on the floats)."""
-        cost = _SINGLES_SUM[lv].get(sm)
+    def _leaf_cost(self, sm: int, pm: int, tm: int, bombs: int, wild_single: int, seq_cost: float) -> float:
+        """The cost of a node's plan: singles, wild singles, pairs beyond the full houses,
+        joker pairs, triples, bombs, sequences, summed in one fixed order (ties between plans
+        depend on the floats); the masks are those after the wild placement."""
+        cost = self.ss.get(sm)
         if cost is None:
-            cost = _singles_sum(lv, sm)
-        if self.jsingles:
-            sc = _SINGLE_COST[lv]
-            for r in self.jsingles:
-                cost += sc[r]
-        if w:
-            cost += wild_single * _WILD_SINGLE_COST
-        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        if nfh < len(pairs):
-            pc = _PAIR_COST[lv]
-            for r in pairs[nfh:]:
-                cost += pc[r]
-        for x in self.jpairs:
+            cost = _singles_sum(self.lv, sm)
+        for x in self.jsingles:
             cost += x
-        if triples:
-            tc = _TRIPLE_COST[lv]
-            for r in triples:
-                cost += tc[r]
+        if wild_single:
+            cost += wild_single * _WILD_SINGLE_COST
+        cost = self._pairs_triples(cost, pm, tm)
         cost -= BOMB_BONUS * (bombs + self.joker_bomb)
         return cost + seq_cost
 
-    def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int) -> None:
+    def _pairs_triples(self, cost: float, pm: int, tm: int) -> float:
+        """``cost`` plus the pairs beyond the full houses (the lowest pairs go with the
+        triples), the joker pairs and the triples, in power order."""
+        pcs = self.pcs.get(pm)
+        if pcs is None:
+            pcs = _pair_costs(self.lv, pm)
+        tcs = self.tcs.get(tm)
+        if tcs is None:
+            tcs = _triple_costs(self.lv, tm)
+        if tcs and pcs:
+            pcs = pcs[len(tcs) :] if len(tcs) < len(pcs) else ()
+        for x in pcs:
+            cost += x
+        for x in self.jpairs:
+            cost += x
+        for x in tcs:
+            cost += x
+        return cost
+
+    def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int, w: int) -> None:
         """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty):
-        the same nodes in the same order, the same costs."""
-        self.nodes += 1
-        w = self.w
-        lv = self.lv
-        l4 = self.l4
+        the same nodes in the same order, the same costs (``_leaf_cost`` inlined)."""
+        self.nodes = nodes = self.nodes + 1
         sm = l1 & ~l2
         pm = l2 & ~l3
-        tm = l3 & ~l4
-        bombs = self.bombs
-        lvbit = _RANK_BIT[lv]
-        wild_single = 0
+        tm = l3 & ~self.l4
         if w:
+            bombs = self.bombs
+            lvbit = self.lvbit
+            wild_single = 0
             for _ in range(w):  # the wild placement of ``_node``
                 if tm:
                     tm ^= lvbit if tm & lvbit else 1 << (tm.bit_length() - 1)
@@ -539,73 +588,125 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-        in_power = _POWER_RANKS[lv]
-        pairs = in_power.get(pm)
-        if pairs is None:
-            pairs = in_power[pm] = _power_ranks(lv, pm)
-        triples = in_power.get(tm)
-        if triples is None:
-            triples = in_power[tm] = _power_ranks(lv, tm)
-        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
+            cost = self.ss.get(sm)
+            if cost is None:
+                cost = _singles_sum(self.lv, sm)
+            for x in self.jsingles:
+                cost += x
+            if wild_single:
+                cost += wild_single * _WILD_SINGLE_COST
+            bsub = BOMB_BONUS * (bombs + self.joker_bomb)
+        else:
+            cost = self.ss.get(sm)
+            if cost is None:
+                cost = _singles_sum(self.lv, sm)
+            for x in self.jsingles:
+                cost += x
+            bsub = self.bsub
+        if pm:
+            pcs = self.pcs.get(pm)
+            if pcs is None:
+                pcs = _pair_costs(self.lv, pm)
+            if tm:
+                tcs = self.tcs.get(tm)
+                if tcs is None:
+                    tcs = _triple_costs(self.lv, tm)
+                if len(tcs) < len(pcs):  # the lowest pairs go with the triples
+                    for x in pcs[len(tcs) :]:
+                        cost += x
+                for x in self.jpairs:
+                    cost += x
+                for x in tcs:
+                    cost += x
+            else:
+                for x in pcs:
+                    cost += x
+                for x in self.jpairs:
+                    cost += x
+        else:
+            for x in self.jpairs:
+                cost += x
+            if tm:
+                tcs = self.tcs.get(tm)
+                if tcs is None:
+                    tcs = _triple_costs(self.lv, tm)
+                for x in tcs:
+                    cost += x
+        cost -= bsub
+        cost += seq_cost
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
-        if self.nodes > self.CAP:
+        if nodes > self.CAP:
             return
         a1 = l1 << 1 | l1 >> 12
         a2 = l2 << 1 | l2 >> 12
         a3 = l3 << 1 | l3 >> 12
-        if not w:
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
-                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
-            ) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-        else:
-            cand = _wild_windows(a1, a2, a3, w)
-        cand = cand >> idx << idx
-        if not cand:
-            return
+        seq_cost += 1.0
         stack = self.stack
+        if not w:  # every rank of a window holds k cards: no wild needed
+            cand = (
+                (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF)
+                | (a2 & a2 >> 1 & a2 >> 2 & 0xFFF) << 10
+                | (a3 & a3 >> 1 & 0x1FFF) << 22
+            ) >> idx << idx & self.free  # ``free``: no window breaks a bomb
+            while cand:
+                low = cand & -cand
+                cand ^= low
+                i = low.bit_length() - 1
+                wm = SEQ_MASK[i]
+                keep = ~wm
+                if i < 10:  # straight: one card per rank
+                    if (wm & l2).bit_count() >= 3:
+                        continue
+                    stack.append(_NO_WILD[i])
+                    self._node3(i, seq_cost, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep, 0)
+                elif i < 22:  # tube: two per rank
+                    if (wm & l3).bit_count() >= 2:
+                        continue
+                    stack.append(_NO_WILD[i])
+                    self._node3(i, seq_cost, l1 & keep | l3 & wm, l2 & keep, l3 & keep, 0)
+                else:  # plate: three per rank
+                    stack.append(_NO_WILD[i])
+                    self._node3(i, seq_cost, l1 & keep, l2 & keep, l3 & keep, 0)
+                stack.pop()
+            return
+        cand = _wild_windows(a1, a2, a3, w) >> idx << idx & self.free
         while cand:
             low = cand & -cand
             cand ^= low
             i = low.bit_length() - 1
             wm = SEQ_MASK[i]
-            if wm & l4:
-                continue  # a window would break a bomb
             keep = ~wm
             if i < 10:  # straight: one card per rank
                 need = (wm & ~l1).bit_count()
                 if need > w or (wm & l2).bit_count() >= 3:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep, w - need)
             elif i < 22:  # tube: two per rank
                 if wm & ~l1:
                     continue
                 need = (wm & ~l2).bit_count()
                 if need > w or (wm & l3).bit_count() >= 2:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep | l3 & wm, l2 & keep, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep | l3 & wm, l2 & keep, l3 & keep, w - need)
             else:  # plate: three per rank
                 if wm & ~l1:
                     continue
                 need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep, l2 & keep, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep, l2 & keep, l3 & keep, w - need)
             stack.pop()
-            self.w = w
 
     def _node(
         self,
         idx: int,
         seq_cost: float,
+        w: int,
         l1: int,
         l2: int,
         l3: int,
@@ -616,13 +717,11 @@ class _Search:
         l8: int,
     ) -> None:
         self.nodes += 1
-        w = self.w
-        lv = self.lv
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
         bombs = l4.bit_count()
-        lvbit = _RANK_BIT[lv]
+        lvbit = self.lvbit
         wild_single = 0
         if w:
             # the wild placement of ``_leaf`` on the masks: a triple (the highest) becomes a
@@ -644,19 +743,7 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-        # pairs and triples in power order: natural order, the level rank last
-        natural = _NATURAL_RANKS
-        pairs = natural.get(pm & ~lvbit)
-        if pairs is None:
-            pairs = _natural_ranks(pm & ~lvbit)
-        if pm & lvbit:
-            pairs = pairs + (lv,)
-        triples = natural.get(tm & ~lvbit)
-        if triples is None:
-            triples = _natural_ranks(tm & ~lvbit)
-        if tm & lvbit:
-            triples = triples + (lv,)
-        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
+        cost = self._leaf_cost(sm, pm, tm, bombs, wild_single, seq_cost)
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
@@ -670,14 +757,10 @@ class _Search:
                 a2 & a2 >> 1 & a2 >> 2 & 0xFFF
             ) << 10
             cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-            cand = cand >> idx << idx
-            if cand:
-                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
-            return
-        # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
-        # also below 2 (bit 0). Without wilds every rank of a window must hold k cards (the
-        # branch above); with wilds, see ``_wild_windows``
-        cand = _wild_windows(a1, a2, a3, w)
+        else:
+            # the windows worth checking: bit i of ``cand`` for window i, from rank masks with
+            # A also below 2 (bit 0); with wilds, see ``_wild_windows``
+            cand = _wild_windows(a1, a2, a3, w)
         cand = cand >> idx << idx
         if cand:
             self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
@@ -714,11 +797,11 @@ class _Search:
                 need = (wm & ~l1).bit_count()
                 if need > w or (wm & l2).bit_count() >= 3:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l2 & wm,
                     l2 & keep | l3 & wm,
                     l3 & keep | l4 & wm,
@@ -734,11 +817,11 @@ class _Search:
                 need = (wm & ~l2).bit_count()
                 if need > w or (wm & l3).bit_count() >= 2:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l3 & wm,
                     l2 & keep | l4 & wm,
                     l3 & keep | l5 & wm,
@@ -754,11 +837,11 @@ class _Search:
                 need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l4 & wm,
                     l2 & keep | l5 & wm,
                     l3 & keep | l6 & wm,
@@ -769,7 +852,6 @@ class _Search:
                     l8 & keep,
                 )
             stack.pop()
-            self.w = w
 
 
 #: (counts, wilds, level) -> the search's best cost and its windows ``[(window, wilds), …]``
