@@ -338,40 +338,28 @@ if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 
 if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in range(13)):  # pragma: no cover
     raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
 
-#: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
-#: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
-_NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
-#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
-_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
+#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use,
+#: at most 8,192 per level). In power order at level lv, the ranks of a mask are its natural
+#: ranks but lv, then lv if held: the sum of a mask is the sum of the mask without its last
+#: rank in that order plus that rank's cost, the same additions in the same order.
+_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({0: 0.0} for _ in range(13))
 
 
-def _natural_ranks(mask: int) -> tuple[int, ...]:
-    """The ranks of ``mask`` in natural order (cached)."""
-    ranks = _NATURAL_RANKS.get(mask)
-    if ranks is None:
-        ranks = _NATURAL_RANKS[mask] = tuple(r for r in range(13) if mask >> r & 1)
-    return ranks
-
-
-def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
-    """The ranks of ``mask`` in power order at level ``lv``."""
-    ranks = _natural_ranks(mask & ~(1 << lv))
-    return ranks + (lv,) if mask >> lv & 1 else ranks
+def _last_rank(lv: int, mask: int) -> int:
+    """The last rank of a non-empty ``mask`` in power order at level ``lv``."""
+    return lv if mask >> lv & 1 else mask.bit_length() - 1
 
 
 def _singles_sum(lv: int, mask: int) -> float:
     """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order (cached)."""
-    total = _SINGLES_SUM[lv].get(mask)
+    table = _SINGLES_SUM[lv]
+    total = table.get(mask)
     if total is None:
-        total = 0.0
-        sc = _SINGLE_COST[lv]
-        for r in _power_ranks(lv, mask):
-            total += sc[r]
-        _SINGLES_SUM[lv][mask] = total
+        last = _last_rank(lv, mask)
+        total = table[mask] = _singles_sum(lv, mask ^ 1 << last) + _SINGLE_COST[lv][last]
     return total
 
 
-_RANGE13 = range(13)
 _RANK_BIT = tuple(1 << r for r in range(13))
 
 
@@ -420,16 +408,22 @@ _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
 def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
-    """``_PAIR_COSTS[lv][pm]`` (filled)."""
-    pc = _PAIR_COST[lv]
-    out = _PAIR_COSTS[lv][pm] = tuple([pc[r] for r in _power_ranks(lv, pm)])
+    """``_PAIR_COSTS[lv][pm]`` (filled on use, from the mask without its last rank)."""
+    table = _PAIR_COSTS[lv]
+    out = table.get(pm)
+    if out is None:
+        last = _last_rank(lv, pm)
+        out = table[pm] = _pair_costs(lv, pm ^ 1 << last) + (_PAIR_COST[lv][last],)
     return out
 
 
 def _triple_costs(lv: int, tm: int) -> tuple[float, ...]:
-    """``_TRIPLE_COSTS[lv][tm]`` (filled)."""
-    tc = _TRIPLE_COST[lv]
-    out = _TRIPLE_COSTS[lv][tm] = tuple([tc[r] for r in _power_ranks(lv, tm)])
+    """``_TRIPLE_COSTS[lv][tm]`` (filled on use, from the mask without its last rank)."""
+    table = _TRIPLE_COSTS[lv]
+    out = table.get(tm)
+    if out is None:
+        last = _last_rank(lv, tm)
+        out = table[tm] = _triple_costs(lv, tm ^ 1 << last) + (_TRIPLE_COST[lv][last],)
     return out
 
 
@@ -439,6 +433,44 @@ def _free_windows(l4: int) -> int:
     if free is None:
         free = _FREE_WINDOWS[l4] = sum(1 << i for i in range(N_SEQS) if not SEQ_MASK[i] & l4)
     return free
+
+
+#: no-wild candidate windows by layer: bit i of ``_CAND1[l1] & _CAND2[l2] & _CAND3[l3]`` is set
+#: when window i takes k cards from each of its ranks with no wild and leaves no triple of a
+#: straight's ranks and no plate of a tube's (at least 3 pairs under a straight, 2 triples under
+#: a tube): each table sets every bit it does not decide. Built by ``_build_cand_tables`` (a
+#: few ms) on the first search.
+_CAND1: tuple[int, ...] = ()
+_CAND2: tuple[int, ...] = ()
+_CAND3: tuple[int, ...] = ()
+
+
+def _build_cand_tables() -> None:
+    global _CAND1, _CAND2, _CAND3
+    rotated = [m << 1 | m >> 12 for m in range(8192)]  # A also below 2 (bit 0)
+    not_straights = (1 << N_SEQS) - 1 ^ 0x3FF
+    _CAND1 = tuple([a & a >> 1 & a >> 2 & a >> 3 & a >> 4 & 0x3FF | not_straights for a in rotated])
+    cand2 = []
+    for a in rotated:
+        b1 = a >> 1
+        b2 = a >> 2
+        b3 = a >> 3
+        ge1 = a | b1
+        ge2 = a & b1
+        ge3 = ge2 & b2
+        ge2 |= ge1 & b2
+        ge1 |= b2
+        ge3 |= ge2 & b3
+        ge2 |= ge1 & b3
+        three_pairs = ge3 | ge2 & a >> 4  # straights with 3+ of their 5 ranks paired
+        cand2.append(~three_pairs & 0x3FF | (a & b1 & b2 & 0xFFF) << 10 | 0x1FFF << 22)
+    _CAND2 = tuple(cand2)
+    _CAND3 = tuple(
+        [
+            0x3FF | (~(a & a >> 1 | a & a >> 2 | a >> 1 & a >> 2) & 0xFFF) << 10 | (a & a >> 1 & 0x1FFF) << 22
+            for a in rotated
+        ]
+    )
 
 
 class _Search:
@@ -506,8 +538,8 @@ class _Search:
         # the ranks holding exactly n cards, then the layers (at least j cards) from the top
         by_count = [0] * 9
         c = self.c
-        for r in _RANGE13:
-            by_count[c[r]] |= _RANK_BIT[r]
+        for n, bit in zip(c, _RANK_BIT):  # ranks 0..12 (``_RANK_BIT`` stops the zip)
+            by_count[n] |= bit
         l8 = by_count[8]
         l7 = l8 | by_count[7]
         l6 = l7 | by_count[6]
@@ -515,6 +547,8 @@ class _Search:
         l4 = l5 | by_count[4]
         l3 = l4 | by_count[3]
         l2 = l3 | by_count[2]
+        if not _CAND1:
+            _build_cand_tables()
         if l5:
             self._node(idx, seq_cost, self.w, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
             return
@@ -639,38 +673,29 @@ class _Search:
             self.best_stack = list(self.stack)
         if nodes > self.CAP:
             return
-        a1 = l1 << 1 | l1 >> 12
-        a2 = l2 << 1 | l2 >> 12
-        a3 = l3 << 1 | l3 >> 12
         seq_cost += 1.0
         stack = self.stack
         if not w:  # every rank of a window holds k cards: no wild needed
-            cand = (
-                (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF)
-                | (a2 & a2 >> 1 & a2 >> 2 & 0xFFF) << 10
-                | (a3 & a3 >> 1 & 0x1FFF) << 22
-            ) >> idx << idx & self.free  # ``free``: no window breaks a bomb
+            # (``free``: no window breaks a bomb)
+            cand = (_CAND1[l1] & _CAND2[l2] & _CAND3[l3]) >> idx << idx & self.free
             while cand:
                 low = cand & -cand
                 cand ^= low
                 i = low.bit_length() - 1
                 wm = SEQ_MASK[i]
                 keep = ~wm
+                stack.append(_NO_WILD[i])
                 if i < 10:  # straight: one card per rank
-                    if (wm & l2).bit_count() >= 3:
-                        continue
-                    stack.append(_NO_WILD[i])
                     self._node3(i, seq_cost, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep, 0)
                 elif i < 22:  # tube: two per rank
-                    if (wm & l3).bit_count() >= 2:
-                        continue
-                    stack.append(_NO_WILD[i])
                     self._node3(i, seq_cost, l1 & keep | l3 & wm, l2 & keep, l3 & keep, 0)
                 else:  # plate: three per rank
-                    stack.append(_NO_WILD[i])
                     self._node3(i, seq_cost, l1 & keep, l2 & keep, l3 & keep, 0)
                 stack.pop()
             return
+        a1 = l1 << 1 | l1 >> 12
+        a2 = l2 << 1 | l2 >> 12
+        a3 = l3 << 1 | l3 >> 12
         cand = _wild_windows(a1, a2, a3, w) >> idx << idx & self.free
         while cand:
             low = cand & -cand
@@ -749,18 +774,12 @@ class _Search:
             self.best_stack = list(self.stack)
         if self.nodes > self.CAP:
             return
-        a1 = l1 << 1 | l1 >> 12
-        a2 = l2 << 1 | l2 >> 12
-        a3 = l3 << 1 | l3 >> 12
-        if not w:  # every rank of a window must hold k cards
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
-                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
-            ) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
+        if not w:  # every rank of a window must hold k cards (``_expand`` checks the bombs)
+            cand = _CAND1[l1] & _CAND2[l2] & _CAND3[l3]
         else:
             # the windows worth checking: bit i of ``cand`` for window i, from rank masks with
             # A also below 2 (bit 0); with wilds, see ``_wild_windows``
-            cand = _wild_windows(a1, a2, a3, w)
+            cand = _wild_windows(l1 << 1 | l1 >> 12, l2 << 1 | l2 >> 12, l3 << 1 | l3 >> 12, w)
         cand = cand >> idx << idx
         if cand:
             self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
@@ -906,18 +925,41 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
 _SF_BIT = tuple([1 << RANK_OF[f] for f in range(52)] + [0, 0])
 
 
+#: ``held << 6 | window << 2 | suit`` -> the faces of a straight flush's natural cards, ``held``
+#: the window's ranks held in the suit (filled on use)
+_SF_FACES: dict[int, tuple[int, ...]] = {}
+
+
 def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
     """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out)."""
     out = []
-    lim = 1 if w else 0
     for s in range(4):
         m = masks[s]
-        if m.bit_count() < 5 - lim:
-            continue  # a window of five ranks misses at most ``lim`` of them
-        for top, ranks, wm in _SF_WINDOWS:
-            miss = (wm & ~m).bit_count()
-            if miss <= lim:
-                out.append((top, tuple(sorted(r * 4 + s for r in ranks if m >> r & 1)), miss))
+        if m.bit_count() < 4:
+            continue  # a window of five ranks misses at most one of them
+        # bit i for the straight windows i (A also below 2) whose ranks are all held, or, with
+        # a wild, all but one (the bit-sliced counts of ``_wild_windows``)
+        a = m << 1 | m >> 12
+        b1 = a >> 1
+        b2 = a >> 2
+        b3 = a >> 3
+        b4 = a >> 4
+        if w:
+            p2 = a & b1
+            cand = (p2 & b2 & (b3 | b4) | b3 & b4 & (p2 | b2 & (a | b1))) & 0x3FF
+        else:
+            cand = a & b1 & b2 & b3 & b4 & 0x3FF
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            i = low.bit_length() - 1
+            top, ranks, wm = _SF_WINDOWS[i]
+            held = wm & m
+            key = held << 6 | i << 2 | s
+            faces = _SF_FACES.get(key)
+            if faces is None:
+                faces = _SF_FACES[key] = tuple(sorted(r * 4 + s for r in ranks if held >> r & 1))
+            out.append((top, faces, 5 - held.bit_count()))
     return out
 
 
