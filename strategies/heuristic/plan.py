@@ -345,18 +345,15 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
 _SINGLES_SUM: tuple[dict[int, float], ...] = tuple({0: 0.0} for _ in range(13))
 
 
-def _last_rank(lv: int, mask: int) -> int:
-    """The last rank of a non-empty ``mask`` in power order at level ``lv``."""
-    return lv if mask >> lv & 1 else mask.bit_length() - 1
-
-
 def _singles_sum(lv: int, mask: int) -> float:
-    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order (cached)."""
+    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order, on a miss of
+    ``_SINGLES_SUM[lv]`` (filled)."""
     table = _SINGLES_SUM[lv]
-    total = table.get(mask)
-    if total is None:
-        last = _last_rank(lv, mask)
-        total = table[mask] = _singles_sum(lv, mask ^ 1 << last) + _SINGLE_COST[lv][last]
+    last = lv if mask >> lv & 1 else mask.bit_length() - 1  # the last rank in power order
+    head = table.get(mask ^ 1 << last)
+    if head is None:
+        head = _singles_sum(lv, mask ^ 1 << last)
+    total = table[mask] = head + _SINGLE_COST[lv][last]
     return total
 
 
@@ -403,27 +400,32 @@ _TRIPLE_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in
 _JOKER_BOMB_JK = (2, 2)
 #: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
 _FREE_WINDOWS: dict[int, int] = {}
+#: the windows i.. (bit i for window i), by i
+_FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
 #: the stack entry of window i taken without wilds
 _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
 def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
-    """``_PAIR_COSTS[lv][pm]`` (filled on use, from the mask without its last rank)."""
+    """On a miss of ``_PAIR_COSTS[lv]``: the costs of ``pm``'s pairs (filled, from the mask
+    without its last rank in power order)."""
     table = _PAIR_COSTS[lv]
-    out = table.get(pm)
-    if out is None:
-        last = _last_rank(lv, pm)
-        out = table[pm] = _pair_costs(lv, pm ^ 1 << last) + (_PAIR_COST[lv][last],)
+    last = lv if pm >> lv & 1 else pm.bit_length() - 1
+    head = table.get(pm ^ 1 << last)
+    if head is None:
+        head = _pair_costs(lv, pm ^ 1 << last)
+    out = table[pm] = head + (_PAIR_COST[lv][last],)
     return out
 
 
 def _triple_costs(lv: int, tm: int) -> tuple[float, ...]:
-    """``_TRIPLE_COSTS[lv][tm]`` (filled on use, from the mask without its last rank)."""
+    """On a miss of ``_TRIPLE_COSTS[lv]``: the costs of ``tm``'s triples (as ``_pair_costs``)."""
     table = _TRIPLE_COSTS[lv]
-    out = table.get(tm)
-    if out is None:
-        last = _last_rank(lv, tm)
-        out = table[tm] = _triple_costs(lv, tm ^ 1 << last) + (_TRIPLE_COST[lv][last],)
+    last = lv if tm >> lv & 1 else tm.bit_length() - 1
+    head = table.get(tm ^ 1 << last)
+    if head is None:
+        head = _triple_costs(lv, tm ^ 1 << last)
+    out = table[tm] = head + (_TRIPLE_COST[lv][last],)
     return out
 
 
@@ -496,7 +498,6 @@ class _Search:
         "pcs",
         "tcs",
         "lvbit",
-        "l4",
         "bombs",
         "bsub",
         "free",
@@ -553,12 +554,14 @@ class _Search:
             self._node(idx, seq_cost, self.w, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
             return
         # no rank holds more than 4: a window never takes from a rank of 4 (a bomb), so
-        # layer 4 and the bombs stay as they are, and the search follows layers 1..3 only
-        self.l4 = l4
+        # layer 4 and the bombs stay as they are, and the search follows layers 1..3 without
+        # the bomb ranks (the ranks of 1, 1..2, 1..3 cards)
         self.bombs = bombs = l4.bit_count()
         self.bsub = BOMB_BONUS * (bombs + self.joker_bomb)
         free = _FREE_WINDOWS.get(l4)
         self.free = free if free is not None else _free_windows(l4)
+        l3 = by_count[3]
+        l2 = l3 | by_count[2]
         self._node3(idx, seq_cost, l2 | by_count[1], l2, l3, self.w)
 
     def _leaf_cost(self, sm: int, pm: int, tm: int, bombs: int, wild_single: int, seq_cost: float) -> float:
@@ -596,12 +599,13 @@ class _Search:
         return cost
 
     def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int, w: int) -> None:
-        """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty):
-        the same nodes in the same order, the same costs (``_leaf_cost`` inlined)."""
+        """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty),
+        on layers 1..3 without the bomb ranks (``tm = l3``): the same nodes in the same order,
+        the same costs (``_leaf_cost`` inlined)."""
         self.nodes = nodes = self.nodes + 1
         sm = l1 & ~l2
         pm = l2 & ~l3
-        tm = l3 & ~self.l4
+        tm = l3
         if w:
             bombs = self.bombs
             lvbit = self.lvbit
@@ -676,8 +680,8 @@ class _Search:
         seq_cost += 1.0
         stack = self.stack
         if not w:  # every rank of a window holds k cards: no wild needed
-            # (``free``: no window breaks a bomb)
-            cand = (_CAND1[l1] & _CAND2[l2] & _CAND3[l3]) >> idx << idx & self.free
+            # (the layers hold no bomb rank: no window breaks a bomb)
+            cand = _CAND1[l1] & _CAND2[l2] & _CAND3[l3] & _FROM[idx]
             while cand:
                 low = cand & -cand
                 cand ^= low
@@ -696,7 +700,7 @@ class _Search:
         a1 = l1 << 1 | l1 >> 12
         a2 = l2 << 1 | l2 >> 12
         a3 = l3 << 1 | l3 >> 12
-        cand = _wild_windows(a1, a2, a3, w) >> idx << idx & self.free
+        cand = _wild_windows(a1, a2, a3, w) & _FROM[idx] & self.free  # ``free``: no bomb broken
         while cand:
             low = cand & -cand
             cand ^= low
