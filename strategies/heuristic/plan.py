@@ -925,8 +925,8 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
     return _sf_windows(masks, w)
 
 
-#: per face, its rank's bit for the suit masks of straight flushes (none for the jokers)
-_SF_BIT = tuple([1 << RANK_OF[f] for f in range(52)] + [0, 0])
+#: per face, its rank's bit in its suit's 13 bits (suit masks side by side; none for the jokers)
+_SUIT_RANK_BIT = tuple([1 << ((f & 3) * 13 + RANK_OF[f]) for f in range(52)] + [0, 0])
 
 
 #: ``held << 6 | window << 2 | suit`` -> the faces of a straight flush's natural cards, ``held``
@@ -986,27 +986,28 @@ _CHOICES: dict[tuple, _Choice] = {}
 
 def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
     """The searches of ``make_plan`` without building groups: the best choice for ``hand``."""
-    wild = lv * 4 + 1
     c = [0] * 15
-    w = 0
-    masks = [0, 0, 0, 0]  # natural ranks held per suit (jokers add no bit)
+    held = 0  # the natural faces held, 13 bits (ranks) per suit; the jokers add no bit
+    rank_of = RANK_OF
+    suit_rank_bit = _SUIT_RANK_BIT
     for f in hand:
-        if f == wild:
-            w += 1
-        else:
-            c[RANK_OF[f]] += 1
-            masks[f & 3] |= _SF_BIT[f]
+        c[rank_of[f]] += 1
+        held |= suit_rank_bit[f]
+    w = hand.count(lv * 4 + 1)
+    if w:  # the wilds: counted apart, their face left out of the suit masks
+        c[lv] -= w
+        held &= ~suit_rank_bit[lv * 4 + 1]
     best_cost, best_windows = _search_counts(c, w, lv)
     best_sf = None
-    options = _sf_windows(masks, w)
+    options = _sf_windows([held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39], w)
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
         options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
         del options[SF_TRIES:]
     for top, faces, miss in options:
         ranks = [RANK_OF[f] for f in faces]
-        if any(c[r] >= 4 and c[r] - 1 < 4 for r in ranks):
-            continue
+        if 4 in [c[r] for r in ranks]:
+            continue  # taking a card would break a bomb
         for r in ranks:
             c[r] -= 1
         cost, windows = _search_counts(c, w - miss, lv)
