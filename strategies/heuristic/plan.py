@@ -489,6 +489,7 @@ class _Search:
         "best_stack",
         "stack",
         "nodes",
+        "cap",
         "c",
         "w",
         "joker_bomb",
@@ -512,6 +513,7 @@ class _Search:
         self.best_stack: list[tuple[int, int]] = []
         self.stack: list[tuple[int, int]] = []
         self.nodes = 0
+        self.cap = self.CAP  # (a slot reads faster than the class attribute)
         # the jokers never enter a window: their part of every leaf is fixed
         sb, hr = c[13], c[14]
         self.joker_bomb = joker_bomb = sb == 2 and hr == 2
@@ -675,7 +677,7 @@ class _Search:
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
-        if nodes > self.CAP:
+        if nodes > self.cap:
             return
         seq_cost += 1.0
         stack = self.stack
@@ -776,7 +778,7 @@ class _Search:
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
-        if self.nodes > self.CAP:
+        if self.nodes > self.cap:
             return
         if not w:  # every rank of a window must hold k cards (``_expand`` checks the bombs)
             cand = _CAND1[l1] & _CAND2[l2] & _CAND3[l3]
@@ -1080,18 +1082,32 @@ def combo_signature(combo: Combo, lv: int) -> tuple:
     if wild in cards:
         w = cards.count(wild)
         ranks = [RANK_OF[f] for f in cards if f != wild]
+        if not ranks:
+            return (combo[0], combo[1], (), w)
     else:
         w = 0
         ranks = [RANK_OF[f] for f in cards]
-    if not ranks:
-        return (combo[0], combo[1], (), w)
     first = ranks[0]
     if ranks.count(first) == len(ranks):  # one rank: singles, pairs, triples, bombs
         return (combo[0], combo[1], ((first, len(ranks)),), w)
-    counts: dict[int, int] = {}
+    # the run lengths of the ranks, which come sorted with the faces (else counted apart)
+    counts = []
+    prev = first
+    n = 0
     for r in ranks:
-        counts[r] = counts.get(r, 0) + 1
-    return (combo[0], combo[1], tuple(sorted(counts.items())), w)
+        if r == prev:
+            n += 1
+        elif r > prev:
+            counts.append((prev, n))
+            prev = r
+            n = 1
+        else:  # pragma: no cover - a combo's faces are sorted
+            by_rank: dict[int, int] = {}
+            for r in ranks:
+                by_rank[r] = by_rank.get(r, 0) + 1
+            return (combo[0], combo[1], tuple(sorted(by_rank.items())), w)
+    counts.append((prev, n))
+    return (combo[0], combo[1], tuple(counts), w)
 
 
 def group_signature(g: Group) -> tuple:
