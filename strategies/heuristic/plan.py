@@ -1085,6 +1085,9 @@ def combo_signature(combo: Combo, lv: int) -> tuple:
         if not ranks:
             return (combo[0], combo[1], (), w)
     else:
+        first = RANK_OF[cards[0]]
+        if first == RANK_OF[cards[-1]]:  # sorted faces: one rank (pairs, triples, bombs)
+            return (combo[0], combo[1], ((first, len(cards)),), 0)
         w = 0
         ranks = [RANK_OF[f] for f in cards]
     first = ranks[0]
