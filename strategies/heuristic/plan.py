@@ -396,8 +396,6 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
 #: power order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; filled on use, at most 8,192)
 _PAIR_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
 _TRIPLE_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
-#: the jokers' (sb, hr) counts when they make a joker bomb
-_JOKER_BOMB_JK = (2, 2)
 #: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
 _FREE_WINDOWS: dict[int, int] = {}
 #: the windows i.. (bit i for window i), by i
