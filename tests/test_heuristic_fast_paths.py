@@ -267,3 +267,106 @@ def test_combo_signature_is_the_reference_signature():
             assert combo_signature(combo, lv) == _reference_signature(combo, lv)
             seen += 1
     assert seen > 5_000
+
+
+def _random_counts(rng: random.Random) -> list[int]:
+    """Rank counts of a random hand, now and then with ranks of 5..8 cards (the general node)."""
+    counts = [0] * 15
+    for f in rng.sample(deal_hands(rng)[0] + deal_hands(rng)[1], rng.randrange(1, 28)):
+        counts[RANK_OF[f]] += 1
+    if rng.random() < 0.3:
+        for r in rng.sample(range(13), rng.randrange(1, 3)):
+            counts[r] = rng.randrange(4, 9)
+    return counts
+
+
+def test_search_under_small_caps_is_the_reference_search():
+    """The CAP cuts the same nodes: same count, best cost and windows for CAPs 0..40."""
+    rng = random.Random(29)
+    for cap in (0, 1, 2, 3, 5, 8, 13, 40):
+        fast_cls = type("Capped", (_Search,), {"__slots__": (), "CAP": cap})
+        ref_cls = type("RefCapped", (_ReferenceSearch,), {"CAP": cap})
+        for _ in range(300):
+            counts = _random_counts(rng)
+            lv = rng.randrange(13)
+            w = rng.choice((0, 1, 2))
+            fast, ref = fast_cls(list(counts), w, lv), ref_cls(list(counts), w, lv)
+            fast.run(0, 0.0)
+            ref.run(0, 0.0)
+            assert (fast.nodes, fast.best, fast.best_stack) == (ref.nodes, ref.best, ref.best_stack), (
+                counts,
+                w,
+                lv,
+            )
+
+
+def test_mask_cost_tables_are_the_sums_in_power_order():
+    """Singles sums and pair/triple cost tuples, filled from shorter masks, are the chain sums."""
+    for lv in range(13):
+        pw = POWER[lv]
+        for mask in range(8192):
+            ranks = sorted((r for r in range(13) if mask >> r & 1), key=pw.__getitem__)
+            total = 0.0
+            for r in ranks:
+                total += plan_module._SINGLE_COST[lv][r]
+            got = plan_module._SINGLES_SUM[lv].get(mask)
+            if got is None:
+                got = plan_module._singles_sum(lv, mask)
+            assert got.hex() == total.hex()
+            if mask % 7 == 1:  # a sample of the pair/triple masks
+                pcs = plan_module._PAIR_COSTS[lv].get(mask) or plan_module._pair_costs(lv, mask)
+                tcs = plan_module._TRIPLE_COSTS[lv].get(mask) or plan_module._triple_costs(lv, mask)
+                assert pcs == tuple(plan_module._PAIR_COST[lv][r] for r in ranks)
+                assert tcs == tuple(plan_module._TRIPLE_COST[lv][r] for r in ranks)
+
+
+def test_candidate_tables_are_the_window_checks():
+    """``_CAND1[l1] & _CAND2[l2] & _CAND3[l3]``: the windows that fit without wilds."""
+    if not plan_module._CAND1:
+        plan_module._build_cand_tables()
+    rng = random.Random(31)
+    for _ in range(20000):
+        l1 = rng.randrange(8192)
+        l2 = l1 & rng.randrange(8192)
+        l3 = l2 & rng.randrange(8192)
+        if rng.random() < 0.5:  # long runs of pairs and triples
+            l2 |= l3 | 0x7 << rng.randrange(11)
+            l1 |= l2 | 0x1F << rng.randrange(9)
+        want = 0
+        for i in range(N_SEQS):
+            k, wm = SEQ_K[i], SEQ_MASK[i]
+            if k == 1:
+                ok = not wm & ~l1 and (wm & l2).bit_count() < 3
+            elif k == 2:
+                ok = not wm & ~l2 and (wm & l3).bit_count() < 2
+            else:
+                ok = not wm & ~l3
+            want |= ok << i
+        got = plan_module._CAND1[l1] & plan_module._CAND2[l2] & plan_module._CAND3[l3]
+        assert got == want, (l1, l2, l3)
+
+
+def test_plan_is_the_previous_revision_bit_for_bit():
+    """scripts/plan_equivalence.py on a few hundred hands (the script runs 100,000)."""
+    import importlib.util
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location(
+        "plan_equivalence", root / "scripts" / "plan_equivalence.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    try:
+        old = script.load_revision("bc64c5c")
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("no git history with bc64c5c (an exported tree)")
+    try:
+        assert script.compare(old, plan_module, 400, 11) == 400
+    finally:
+        plan_module._CACHE.clear()
+        plan_module._CHOICES.clear()
+        plan_module._COUNTS_CACHE.clear()

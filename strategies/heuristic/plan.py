@@ -338,42 +338,25 @@ if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 
 if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in range(13)):  # pragma: no cover
     raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
 
-#: the ranks 0..12 of a 13-bit rank mask in natural order (filled on use, at most 8,192). In power
-#: order at level lv, the ranks of a mask are those of ``mask & ~(1 << lv)`` then lv if held.
-_NATURAL_RANKS: dict[int, tuple[int, ...]] = {}
-#: per level, the ranks of a rank mask in power order (``_power_ranks``, filled on use)
-_POWER_RANKS: tuple[dict[int, tuple[int, ...]], ...] = tuple({} for _ in range(13))
-#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use)
-_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({} for _ in range(13))
-
-
-def _natural_ranks(mask: int) -> tuple[int, ...]:
-    """The ranks of ``mask`` in natural order (cached)."""
-    ranks = _NATURAL_RANKS.get(mask)
-    if ranks is None:
-        ranks = _NATURAL_RANKS[mask] = tuple(r for r in range(13) if mask >> r & 1)
-    return ranks
-
-
-def _power_ranks(lv: int, mask: int) -> tuple[int, ...]:
-    """The ranks of ``mask`` in power order at level ``lv``."""
-    ranks = _natural_ranks(mask & ~(1 << lv))
-    return ranks + (lv,) if mask >> lv & 1 else ranks
+#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use,
+#: at most 8,192 per level). In power order at level lv, the ranks of a mask are its natural
+#: ranks but lv, then lv if held: the sum of a mask is the sum of the mask without its last
+#: rank in that order plus that rank's cost, the same additions in the same order.
+_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({0: 0.0} for _ in range(13))
 
 
 def _singles_sum(lv: int, mask: int) -> float:
-    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order (cached)."""
-    total = _SINGLES_SUM[lv].get(mask)
-    if total is None:
-        total = 0.0
-        sc = _SINGLE_COST[lv]
-        for r in _power_ranks(lv, mask):
-            total += sc[r]
-        _SINGLES_SUM[lv][mask] = total
+    """``cost = 0.0; cost += single cost`` for the ranks of ``mask`` in power order, on a miss of
+    ``_SINGLES_SUM[lv]`` (filled)."""
+    table = _SINGLES_SUM[lv]
+    last = lv if mask >> lv & 1 else mask.bit_length() - 1  # the last rank in power order
+    head = table.get(mask ^ 1 << last)
+    if head is None:
+        head = _singles_sum(lv, mask ^ 1 << last)
+    total = table[mask] = head + _SINGLE_COST[lv][last]
     return total
 
 
-_RANGE13 = range(13)
 _RANK_BIT = tuple(1 << r for r in range(13))
 
 
@@ -409,6 +392,87 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
     return cand
 
 
+#: per level: a pairs (triples) mask -> the costs of its ranks left as pairs (triples), in
+#: power order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; filled on use, at most 8,192)
+_PAIR_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
+_TRIPLE_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
+#: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
+_FREE_WINDOWS: dict[int, int] = {}
+#: the windows i.. (bit i for window i), by i
+_FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
+#: the stack entry of window i taken without wilds
+_NO_WILD = tuple((i, 0) for i in range(N_SEQS))
+
+
+def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
+    """On a miss of ``_PAIR_COSTS[lv]``: the costs of ``pm``'s pairs (filled, from the mask
+    without its last rank in power order)."""
+    table = _PAIR_COSTS[lv]
+    last = lv if pm >> lv & 1 else pm.bit_length() - 1
+    head = table.get(pm ^ 1 << last)
+    if head is None:
+        head = _pair_costs(lv, pm ^ 1 << last)
+    out = table[pm] = head + (_PAIR_COST[lv][last],)
+    return out
+
+
+def _triple_costs(lv: int, tm: int) -> tuple[float, ...]:
+    """On a miss of ``_TRIPLE_COSTS[lv]``: the costs of ``tm``'s triples (as ``_pair_costs``)."""
+    table = _TRIPLE_COSTS[lv]
+    last = lv if tm >> lv & 1 else tm.bit_length() - 1
+    head = table.get(tm ^ 1 << last)
+    if head is None:
+        head = _triple_costs(lv, tm ^ 1 << last)
+    out = table[tm] = head + (_TRIPLE_COST[lv][last],)
+    return out
+
+
+def _free_windows(l4: int) -> int:
+    """The windows that take no card of the ranks of ``l4`` (cached)."""
+    free = _FREE_WINDOWS.get(l4)
+    if free is None:
+        free = _FREE_WINDOWS[l4] = sum(1 << i for i in range(N_SEQS) if not SEQ_MASK[i] & l4)
+    return free
+
+
+#: no-wild candidate windows by layer: bit i of ``_CAND1[l1] & _CAND2[l2] & _CAND3[l3]`` is set
+#: when window i takes k cards from each of its ranks with no wild and leaves no triple of a
+#: straight's ranks and no plate of a tube's (at least 3 pairs under a straight, 2 triples under
+#: a tube): each table sets every bit it does not decide. Built by ``_build_cand_tables`` (a
+#: few ms) on the first search.
+_CAND1: tuple[int, ...] = ()
+_CAND2: tuple[int, ...] = ()
+_CAND3: tuple[int, ...] = ()
+
+
+def _build_cand_tables() -> None:
+    global _CAND1, _CAND2, _CAND3
+    rotated = [m << 1 | m >> 12 for m in range(8192)]  # A also below 2 (bit 0)
+    not_straights = (1 << N_SEQS) - 1 ^ 0x3FF
+    _CAND1 = tuple([a & a >> 1 & a >> 2 & a >> 3 & a >> 4 & 0x3FF | not_straights for a in rotated])
+    cand2 = []
+    for a in rotated:
+        b1 = a >> 1
+        b2 = a >> 2
+        b3 = a >> 3
+        ge1 = a | b1
+        ge2 = a & b1
+        ge3 = ge2 & b2
+        ge2 |= ge1 & b2
+        ge1 |= b2
+        ge3 |= ge2 & b3
+        ge2 |= ge1 & b3
+        three_pairs = ge3 | ge2 & a >> 4  # straights with 3+ of their 5 ranks paired
+        cand2.append(~three_pairs & 0x3FF | (a & b1 & b2 & 0xFFF) << 10 | 0x1FFF << 22)
+    _CAND2 = tuple(cand2)
+    _CAND3 = tuple(
+        [
+            0x3FF | (~(a & a >> 1 | a & a >> 2 | a >> 1 & a >> 2) & 0xFFF) << 10 | (a & a >> 1 & 0x1FFF) << 22
+            for a in rotated
+        ]
+    )
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -418,18 +482,24 @@ class _Search:
     """
 
     __slots__ = (
-        "c",
-        "w",
         "lv",
         "best",
         "best_stack",
         "stack",
         "nodes",
+        "cap",
+        "c",
+        "w",
+        "joker_bomb",
         "jsingles",
         "jpairs",
-        "joker_bomb",
-        "l4",
+        "ss",
+        "pcs",
+        "tcs",
+        "lvbit",
         "bombs",
+        "bsub",
+        "free",
     )
     CAP = 300
 
@@ -441,30 +511,36 @@ class _Search:
         self.best_stack: list[tuple[int, int]] = []
         self.stack: list[tuple[int, int]] = []
         self.nodes = 0
+        self.cap = self.CAP  # (a slot reads faster than the class attribute)
         # the jokers never enter a window: their part of every leaf is fixed
         sb, hr = c[13], c[14]
-        self.joker_bomb = sb == 2 and hr == 2
-        jsingles: list[int] = []
+        self.joker_bomb = joker_bomb = sb == 2 and hr == 2
+        jsingles: list[float] = []  # the lone jokers' costs, then the joker pairs'
         jpairs: list[float] = []
-        if not self.joker_bomb:
+        if not joker_bomb:
             if sb == 2:
                 jpairs.append(_PAIR_COST[lv][13])
             elif sb == 1:
-                jsingles.append(13)
+                jsingles.append(_SINGLE_COST[lv][13])
             if hr == 2:
                 jpairs.append(_PAIR_COST[lv][14])
             elif hr == 1:
-                jsingles.append(14)
+                jsingles.append(_SINGLE_COST[lv][14])
         self.jsingles = tuple(jsingles)
         self.jpairs = tuple(jpairs)
+        self.ss = _SINGLES_SUM[lv]
+        self.pcs = _PAIR_COSTS[lv]
+        self.tcs = _TRIPLE_COSTS[lv]
+        self.lvbit = _RANK_BIT[lv]
 
     def run(self, idx: int, seq_cost: float) -> None:
-        """Search from window ``idx`` with the counts ``c`` given (sequences so far: ``seq_cost``)."""
+        """Search from window ``idx`` with the counts ``c`` and wilds ``w`` given (sequences so
+        far: ``seq_cost``)."""
         # the ranks holding exactly n cards, then the layers (at least j cards) from the top
         by_count = [0] * 9
         c = self.c
-        for r in _RANGE13:
-            by_count[c[r]] |= _RANK_BIT[r]
+        for n, bit in zip(c, _RANK_BIT):  # ranks 0..12 (``_RANK_BIT`` stops the zip)
+            by_count[n] |= bit
         l8 = by_count[8]
         l7 = l8 | by_count[7]
         l6 = l7 | by_count[6]
@@ -472,57 +548,68 @@ class _Search:
         l4 = l5 | by_count[4]
         l3 = l4 | by_count[3]
         l2 = l3 | by_count[2]
+        if not _CAND1:
+            _build_cand_tables()
         if l5:
-            self._node(idx, seq_cost, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
+            self._node(idx, seq_cost, self.w, l2 | by_count[1], l2, l3, l4, l5, l6, l7, l8)
             return
         # no rank holds more than 4: a window never takes from a rank of 4 (a bomb), so
-        # layer 4 and the bombs stay as they are, and the search follows layers 1..3 only
-        self.l4 = l4
-        self.bombs = l4.bit_count()
-        self._node3(idx, seq_cost, l2 | by_count[1], l2, l3)
+        # layer 4 and the bombs stay as they are, and the search follows layers 1..3 without
+        # the bomb ranks (the ranks of 1, 1..2, 1..3 cards)
+        self.bombs = bombs = l4.bit_count()
+        self.bsub = BOMB_BONUS * (bombs + self.joker_bomb)
+        free = _FREE_WINDOWS.get(l4)
+        self.free = free if free is not None else _free_windows(l4)
+        l3 = by_count[3]
+        l2 = l3 | by_count[2]
+        self._node3(idx, seq_cost, l2 | by_count[1], l2, l3, self.w)
 
-    def _leaf_cost(
-        self, lv: int, sm: int, pairs, triples, w: int, wild_single: int, bombs: int, seq_cost: float
-    ) -> float:
-        """The cost of a node's plan: singles, pairs beyond the full houses, triples, bombs,
-        sequences, summed in one fixed order (ties between plans depend on the floats)."""
-        cost = _SINGLES_SUM[lv].get(sm)
+    def _leaf_cost(self, sm: int, pm: int, tm: int, bombs: int, wild_single: int, seq_cost: float) -> float:
+        """The cost of a node's plan: singles, wild singles, pairs beyond the full houses,
+        joker pairs, triples, bombs, sequences, summed in one fixed order (ties between plans
+        depend on the floats); the masks are those after the wild placement."""
+        cost = self.ss.get(sm)
         if cost is None:
-            cost = _singles_sum(lv, sm)
-        if self.jsingles:
-            sc = _SINGLE_COST[lv]
-            for r in self.jsingles:
-                cost += sc[r]
-        if w:
-            cost += wild_single * _WILD_SINGLE_COST
-        nfh = len(triples) if len(triples) < len(pairs) else len(pairs)
-        if nfh < len(pairs):
-            pc = _PAIR_COST[lv]
-            for r in pairs[nfh:]:
-                cost += pc[r]
-        for x in self.jpairs:
+            cost = _singles_sum(self.lv, sm)
+        for x in self.jsingles:
             cost += x
-        if triples:
-            tc = _TRIPLE_COST[lv]
-            for r in triples:
-                cost += tc[r]
+        if wild_single:
+            cost += wild_single * _WILD_SINGLE_COST
+        cost = self._pairs_triples(cost, pm, tm)
         cost -= BOMB_BONUS * (bombs + self.joker_bomb)
         return cost + seq_cost
 
-    def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int) -> None:
-        """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty):
-        the same nodes in the same order, the same costs."""
-        self.nodes += 1
-        w = self.w
-        lv = self.lv
-        l4 = self.l4
+    def _pairs_triples(self, cost: float, pm: int, tm: int) -> float:
+        """``cost`` plus the pairs beyond the full houses (the lowest pairs go with the
+        triples), the joker pairs and the triples, in power order."""
+        pcs = self.pcs.get(pm)
+        if pcs is None:
+            pcs = _pair_costs(self.lv, pm)
+        tcs = self.tcs.get(tm)
+        if tcs is None:
+            tcs = _triple_costs(self.lv, tm)
+        if tcs and pcs:
+            pcs = pcs[len(tcs) :] if len(tcs) < len(pcs) else ()
+        for x in pcs:
+            cost += x
+        for x in self.jpairs:
+            cost += x
+        for x in tcs:
+            cost += x
+        return cost
+
+    def _node3(self, idx: int, seq_cost: float, l1: int, l2: int, l3: int, w: int) -> None:
+        """``_node`` and ``_expand`` when no rank holds 5 or more cards (``l5`` .. ``l8`` empty),
+        on layers 1..3 without the bomb ranks (``tm = l3``): the same nodes in the same order,
+        the same costs (``_leaf_cost`` inlined)."""
+        self.nodes = nodes = self.nodes + 1
         sm = l1 & ~l2
         pm = l2 & ~l3
-        tm = l3 & ~l4
-        bombs = self.bombs
-        lvbit = _RANK_BIT[lv]
-        wild_single = 0
+        tm = l3
         if w:
+            bombs = self.bombs
+            lvbit = self.lvbit
+            wild_single = 0
             for _ in range(w):  # the wild placement of ``_node``
                 if tm:
                     tm ^= lvbit if tm & lvbit else 1 << (tm.bit_length() - 1)
@@ -539,73 +626,116 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-        in_power = _POWER_RANKS[lv]
-        pairs = in_power.get(pm)
-        if pairs is None:
-            pairs = in_power[pm] = _power_ranks(lv, pm)
-        triples = in_power.get(tm)
-        if triples is None:
-            triples = in_power[tm] = _power_ranks(lv, tm)
-        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
+            cost = self.ss.get(sm)
+            if cost is None:
+                cost = _singles_sum(self.lv, sm)
+            for x in self.jsingles:
+                cost += x
+            if wild_single:
+                cost += wild_single * _WILD_SINGLE_COST
+            bsub = BOMB_BONUS * (bombs + self.joker_bomb)
+        else:
+            cost = self.ss.get(sm)
+            if cost is None:
+                cost = _singles_sum(self.lv, sm)
+            for x in self.jsingles:
+                cost += x
+            bsub = self.bsub
+        if pm:
+            pcs = self.pcs.get(pm)
+            if pcs is None:
+                pcs = _pair_costs(self.lv, pm)
+            if tm:
+                tcs = self.tcs.get(tm)
+                if tcs is None:
+                    tcs = _triple_costs(self.lv, tm)
+                if len(tcs) < len(pcs):  # the lowest pairs go with the triples
+                    for x in pcs[len(tcs) :]:
+                        cost += x
+                for x in self.jpairs:
+                    cost += x
+                for x in tcs:
+                    cost += x
+            else:
+                for x in pcs:
+                    cost += x
+                for x in self.jpairs:
+                    cost += x
+        else:
+            for x in self.jpairs:
+                cost += x
+            if tm:
+                tcs = self.tcs.get(tm)
+                if tcs is None:
+                    tcs = _triple_costs(self.lv, tm)
+                for x in tcs:
+                    cost += x
+        cost -= bsub
+        cost += seq_cost
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
-        if self.nodes > self.CAP:
+        if nodes > self.cap:
+            return
+        seq_cost += 1.0
+        stack = self.stack
+        if not w:  # every rank of a window holds k cards: no wild needed
+            # (the layers hold no bomb rank: no window breaks a bomb)
+            cand = _CAND1[l1] & _CAND2[l2] & _CAND3[l3] & _FROM[idx]
+            while cand:
+                low = cand & -cand
+                cand ^= low
+                i = low.bit_length() - 1
+                wm = SEQ_MASK[i]
+                keep = ~wm
+                stack.append(_NO_WILD[i])
+                if i < 10:  # straight: one card per rank
+                    self._node3(i, seq_cost, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep, 0)
+                elif i < 22:  # tube: two per rank
+                    self._node3(i, seq_cost, l1 & keep | l3 & wm, l2 & keep, l3 & keep, 0)
+                else:  # plate: three per rank
+                    self._node3(i, seq_cost, l1 & keep, l2 & keep, l3 & keep, 0)
+                stack.pop()
             return
         a1 = l1 << 1 | l1 >> 12
         a2 = l2 << 1 | l2 >> 12
         a3 = l3 << 1 | l3 >> 12
-        if not w:
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
-                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
-            ) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-        else:
-            cand = _wild_windows(a1, a2, a3, w)
-        cand = cand >> idx << idx
-        if not cand:
-            return
-        stack = self.stack
+        cand = _wild_windows(a1, a2, a3, w) & _FROM[idx] & self.free  # ``free``: no bomb broken
         while cand:
             low = cand & -cand
             cand ^= low
             i = low.bit_length() - 1
             wm = SEQ_MASK[i]
-            if wm & l4:
-                continue  # a window would break a bomb
             keep = ~wm
             if i < 10:  # straight: one card per rank
                 need = (wm & ~l1).bit_count()
                 if need > w or (wm & l2).bit_count() >= 3:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep | l2 & wm, l2 & keep | l3 & wm, l3 & keep, w - need)
             elif i < 22:  # tube: two per rank
                 if wm & ~l1:
                     continue
                 need = (wm & ~l2).bit_count()
                 if need > w or (wm & l3).bit_count() >= 2:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep | l3 & wm, l2 & keep, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep | l3 & wm, l2 & keep, l3 & keep, w - need)
             else:  # plate: three per rank
                 if wm & ~l1:
                     continue
                 need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-                self.w = w - need
                 stack.append((i, need))
-                self._node3(i, seq_cost + 1.0, l1 & keep, l2 & keep, l3 & keep)
+                self._node3(i, seq_cost, l1 & keep, l2 & keep, l3 & keep, w - need)
             stack.pop()
-            self.w = w
 
     def _node(
         self,
         idx: int,
         seq_cost: float,
+        w: int,
         l1: int,
         l2: int,
         l3: int,
@@ -616,13 +746,11 @@ class _Search:
         l8: int,
     ) -> None:
         self.nodes += 1
-        w = self.w
-        lv = self.lv
         sm = l1 & ~l2
         pm = l2 & ~l3
         tm = l3 & ~l4
         bombs = l4.bit_count()
-        lvbit = _RANK_BIT[lv]
+        lvbit = self.lvbit
         wild_single = 0
         if w:
             # the wild placement of ``_leaf`` on the masks: a triple (the highest) becomes a
@@ -644,40 +772,18 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-        # pairs and triples in power order: natural order, the level rank last
-        natural = _NATURAL_RANKS
-        pairs = natural.get(pm & ~lvbit)
-        if pairs is None:
-            pairs = _natural_ranks(pm & ~lvbit)
-        if pm & lvbit:
-            pairs = pairs + (lv,)
-        triples = natural.get(tm & ~lvbit)
-        if triples is None:
-            triples = _natural_ranks(tm & ~lvbit)
-        if tm & lvbit:
-            triples = triples + (lv,)
-        cost = self._leaf_cost(lv, sm, pairs, triples, w, wild_single, bombs, seq_cost)
+        cost = self._leaf_cost(sm, pm, tm, bombs, wild_single, seq_cost)
         if cost < self.best:
             self.best = cost
             self.best_stack = list(self.stack)
-        if self.nodes > self.CAP:
+        if self.nodes > self.cap:
             return
-        a1 = l1 << 1 | l1 >> 12
-        a2 = l2 << 1 | l2 >> 12
-        a3 = l3 << 1 | l3 >> 12
-        if not w:  # every rank of a window must hold k cards
-            cand = (a1 & a1 >> 1 & a1 >> 2 & a1 >> 3 & a1 >> 4 & 0x3FF) | (
-                a2 & a2 >> 1 & a2 >> 2 & 0xFFF
-            ) << 10
-            cand |= (a3 & a3 >> 1 & 0x1FFF) << 22
-            cand = cand >> idx << idx
-            if cand:
-                self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
-            return
-        # the windows worth checking: bit i of ``cand`` for window i, from rank masks with A
-        # also below 2 (bit 0). Without wilds every rank of a window must hold k cards (the
-        # branch above); with wilds, see ``_wild_windows``
-        cand = _wild_windows(a1, a2, a3, w)
+        if not w:  # every rank of a window must hold k cards (``_expand`` checks the bombs)
+            cand = _CAND1[l1] & _CAND2[l2] & _CAND3[l3]
+        else:
+            # the windows worth checking: bit i of ``cand`` for window i, from rank masks with
+            # A also below 2 (bit 0); with wilds, see ``_wild_windows``
+            cand = _wild_windows(l1 << 1 | l1 >> 12, l2 << 1 | l2 >> 12, l3 << 1 | l3 >> 12, w)
         cand = cand >> idx << idx
         if cand:
             self._expand(idx, seq_cost, cand, w, l1, l2, l3, l4, l5, l6, l7, l8)
@@ -714,11 +820,11 @@ class _Search:
                 need = (wm & ~l1).bit_count()
                 if need > w or (wm & l2).bit_count() >= 3:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l2 & wm,
                     l2 & keep | l3 & wm,
                     l3 & keep | l4 & wm,
@@ -734,11 +840,11 @@ class _Search:
                 need = (wm & ~l2).bit_count()
                 if need > w or (wm & l3).bit_count() >= 2:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l3 & wm,
                     l2 & keep | l4 & wm,
                     l3 & keep | l5 & wm,
@@ -754,11 +860,11 @@ class _Search:
                 need = (wm & ~l3 & l2).bit_count() + 2 * (wm & ~l2).bit_count()
                 if need > w:
                     continue
-                self.w = w - need
                 stack.append((i, need))
                 self._node(
                     i,
                     seq_cost + 1.0,
+                    w - need,
                     l1 & keep | l4 & wm,
                     l2 & keep | l5 & wm,
                     l3 & keep | l6 & wm,
@@ -769,7 +875,6 @@ class _Search:
                     l8 & keep,
                 )
             stack.pop()
-            self.w = w
 
 
 #: (counts, wilds, level) -> the search's best cost and its windows ``[(window, wilds), …]``
@@ -820,22 +925,45 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
     return _sf_windows(masks, w)
 
 
-#: per face, its rank's bit for the suit masks of straight flushes (none for the jokers)
-_SF_BIT = tuple([1 << RANK_OF[f] for f in range(52)] + [0, 0])
+#: per face, its rank's bit in its suit's 13 bits (suit masks side by side; none for the jokers)
+_SUIT_RANK_BIT = tuple([1 << ((f & 3) * 13 + RANK_OF[f]) for f in range(52)] + [0, 0])
+
+
+#: ``held << 6 | window << 2 | suit`` -> the faces of a straight flush's natural cards, ``held``
+#: the window's ranks held in the suit (filled on use)
+_SF_FACES: dict[int, tuple[int, ...]] = {}
 
 
 def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
     """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out)."""
     out = []
-    lim = 1 if w else 0
     for s in range(4):
         m = masks[s]
-        if m.bit_count() < 5 - lim:
-            continue  # a window of five ranks misses at most ``lim`` of them
-        for top, ranks, wm in _SF_WINDOWS:
-            miss = (wm & ~m).bit_count()
-            if miss <= lim:
-                out.append((top, tuple(sorted(r * 4 + s for r in ranks if m >> r & 1)), miss))
+        if m.bit_count() < 4:
+            continue  # a window of five ranks misses at most one of them
+        # bit i for the straight windows i (A also below 2) whose ranks are all held, or, with
+        # a wild, all but one (the bit-sliced counts of ``_wild_windows``)
+        a = m << 1 | m >> 12
+        b1 = a >> 1
+        b2 = a >> 2
+        b3 = a >> 3
+        b4 = a >> 4
+        if w:
+            p2 = a & b1
+            cand = (p2 & b2 & (b3 | b4) | b3 & b4 & (p2 | b2 & (a | b1))) & 0x3FF
+        else:
+            cand = a & b1 & b2 & b3 & b4 & 0x3FF
+        while cand:
+            low = cand & -cand
+            cand ^= low
+            i = low.bit_length() - 1
+            top, ranks, wm = _SF_WINDOWS[i]
+            held = wm & m
+            key = held << 6 | i << 2 | s
+            faces = _SF_FACES.get(key)
+            if faces is None:
+                faces = _SF_FACES[key] = tuple(sorted(r * 4 + s for r in ranks if held >> r & 1))
+            out.append((top, faces, 5 - held.bit_count()))
     return out
 
 
@@ -858,27 +986,28 @@ _CHOICES: dict[tuple, _Choice] = {}
 
 def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
     """The searches of ``make_plan`` without building groups: the best choice for ``hand``."""
-    wild = lv * 4 + 1
     c = [0] * 15
-    w = 0
-    masks = [0, 0, 0, 0]  # natural ranks held per suit (jokers add no bit)
+    held = 0  # the natural faces held, 13 bits (ranks) per suit; the jokers add no bit
+    rank_of = RANK_OF
+    suit_rank_bit = _SUIT_RANK_BIT
     for f in hand:
-        if f == wild:
-            w += 1
-        else:
-            c[RANK_OF[f]] += 1
-            masks[f & 3] |= _SF_BIT[f]
+        c[rank_of[f]] += 1
+        held |= suit_rank_bit[f]
+    w = hand.count(lv * 4 + 1)
+    if w:  # the wilds: counted apart, their face left out of the suit masks
+        c[lv] -= w
+        held &= ~suit_rank_bit[lv * 4 + 1]
     best_cost, best_windows = _search_counts(c, w, lv)
     best_sf = None
-    options = _sf_windows(masks, w)
+    options = _sf_windows([held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39], w)
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
         options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
         del options[SF_TRIES:]
     for top, faces, miss in options:
         ranks = [RANK_OF[f] for f in faces]
-        if any(c[r] >= 4 and c[r] - 1 < 4 for r in ranks):
-            continue
+        if 4 in [c[r] for r in ranks]:
+            continue  # taking a card would break a bomb
         for r in ranks:
             c[r] -= 1
         cost, windows = _search_counts(c, w - miss, lv)
@@ -951,18 +1080,35 @@ def combo_signature(combo: Combo, lv: int) -> tuple:
     if wild in cards:
         w = cards.count(wild)
         ranks = [RANK_OF[f] for f in cards if f != wild]
+        if not ranks:
+            return (combo[0], combo[1], (), w)
     else:
+        first = RANK_OF[cards[0]]
+        if first == RANK_OF[cards[-1]]:  # sorted faces: one rank (pairs, triples, bombs)
+            return (combo[0], combo[1], ((first, len(cards)),), 0)
         w = 0
         ranks = [RANK_OF[f] for f in cards]
-    if not ranks:
-        return (combo[0], combo[1], (), w)
     first = ranks[0]
     if ranks.count(first) == len(ranks):  # one rank: singles, pairs, triples, bombs
         return (combo[0], combo[1], ((first, len(ranks)),), w)
-    counts: dict[int, int] = {}
+    # the run lengths of the ranks, which come sorted with the faces (else counted apart)
+    counts = []
+    prev = first
+    n = 0
     for r in ranks:
-        counts[r] = counts.get(r, 0) + 1
-    return (combo[0], combo[1], tuple(sorted(counts.items())), w)
+        if r == prev:
+            n += 1
+        elif r > prev:
+            counts.append((prev, n))
+            prev = r
+            n = 1
+        else:  # pragma: no cover - a combo's faces are sorted
+            by_rank: dict[int, int] = {}
+            for r in ranks:
+                by_rank[r] = by_rank.get(r, 0) + 1
+            return (combo[0], combo[1], tuple(sorted(by_rank.items())), w)
+    counts.append((prev, n))
+    return (combo[0], combo[1], tuple(counts), w)
 
 
 def group_signature(g: Group) -> tuple:
