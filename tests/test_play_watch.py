@@ -598,3 +598,16 @@ def test_watch_refuses_live_options_with_a_run(tmp_path):
     # the defaults typed out are options given too: refused the same way
     assert runner.invoke(app, ["watch", str(run), "--seed", "0"]).exit_code == 2
     assert runner.invoke(app, ["watch", str(run), "--delay", "0", "--plain"]).exit_code == 0
+
+
+def test_resume_shows_the_trick_in_progress_not_the_previous_tricks_end(tmp_path):
+    """QA: after a resume, ``→ seat 0 takes the trick`` (the end of a trick never shown) came
+    first; now the trick so far follows the resume line, as it was before the interruption."""
+    game = tmp_path / "g"
+    args = ["play", "--seed", "5", "--delay", "0", "--plain", "--out", str(game)]
+    res = runner.invoke(app, args, input="1\n1\n1\nq\n")
+    assert res.exit_code == 130, res.output
+    res = runner.invoke(app, ["play", "--resume", "--out", str(game), "--delay", "0"], input="p\nq\n")
+    after = res.output.split("saved answers replayed)", 1)[1].splitlines()
+    assert after[1:4] == ["", "trick 2", "  seat 0  single 2   D2  (21 left)"], after[:6]
+    assert not any("takes the trick" in line for line in after[:4])

@@ -219,6 +219,9 @@ class TerminalSeat:
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
         self._hint = None
+        #: the last saved answer was just replayed: its own event is not shown as news (the
+        #: trick so far is shown instead, with the previous trick's end out of sight)
+        self._replay_ending = False
 
     @property
     def replaying(self) -> bool:
@@ -256,10 +259,17 @@ class TerminalSeat:
     def observe_action(self, obs: Observation) -> None:
         new = obs.events[self.seen :]
         self.seen = len(obs.events)
+        quiet = self._replay_ending
+        self._replay_ending = False
         for ev in new:
             if ev.kind in (TRIBUTE, RETURN):
                 continue
             for line in self.log.feed(ev):
+                if not quiet:
+                    self._say(line)
+        if quiet and obs.phase == PLAY and self.log.current:
+            self._say("")
+            for line in self.log.current:
                 self._say(line)
         if any(e.kind == TRIBUTE for e in new) or any(e.kind == RETURN for e in new):
             tributes, returns = transfers_of(obs.events)
@@ -285,6 +295,7 @@ class TerminalSeat:
                 )
             if not self.replaying:
                 self.screen.print(f"(resumed: {self.journal.replayed} saved answers replayed)")
+                self._replay_ending = True
             return saved
         self.screen.print(self._table(obs))
         options = menu(obs)
