@@ -375,7 +375,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
         toffs = _triple_offsets(h, trips)
         table = _TRIPLES
         out += [table[o] or _triple(o) for o in toffs]
-        _natural_full_houses(h, trips, pranks, out)
+        _natural_full_houses(h, trips, pranks, out, poffs, toffs)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -697,27 +697,54 @@ def _wild_triple2(i: int) -> Combo:
     return c
 
 
-def _natural_full_houses(h: _Hand, trips: list[int], pranks: list[int], out: list) -> None:
+#: ``_FH_ROWS[triple offset][pair offset]``: the full house of a natural triple (``_TRIPLES``
+#: offset) and a natural pair (``_PAIRS`` offset; 130, 131: the joker pairs), ``None`` for the
+#: triple's own rank; a row is made whole on first use (132 combos, shared by every level)
+_FH_ROWS: list[list[Combo | None] | None] = [None] * 260
+
+
+def _fh_row(to: int) -> list[Combo | None]:
+    """Fill ``_FH_ROWS[to]``: the cards sort by rank, triple and pair each sorted."""
+    t = to // 20
+    trip = (_TRIPLES[to] or _triple(to))[2]
+    row: list[Combo | None] = []
+    for po in range(130):
+        p = po // 10
+        pair = (_PAIRS[po] or _pair(po))[2]
+        row.append(None if p == t else _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair)))
+    row.append(_new(Combo, (FULL_HOUSE, t, trip + (SB, SB))))
+    row.append(_new(Combo, (FULL_HOUSE, t, trip + (HR, HR))))
+    _FH_ROWS[to] = row
+    return row
+
+
+def _natural_full_houses(
+    h: _Hand,
+    trips: list[int],
+    pranks: list[int],
+    out: list,
+    poffs: list[int] | None = None,
+    toffs: list[int] | None = None,
+) -> None:
     """The full houses of a hand without wilds: per triple rank of ``trips``, every other pair
-    rank of ``pranks``, then the joker pairs; the cards sort by rank, triple and pair each sorted."""
-    if h.members:
-        ptab, ttab = _PAIRS, _TRIPLES
-        pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, _pair_offsets(h, pranks))]
-        triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, _triple_offsets(h, trips))]
-    else:  # the preferred faces are sorted
-        by = h.by
-        pairs = [(p, by[p][:2]) for p in pranks]
-        triples = [(t, by[t][:3]) for t in trips]
+    rank of ``pranks``, then the joker pairs (``poffs`` / ``toffs``: the ``_PAIRS`` / ``_TRIPLES``
+    offsets of ``pranks`` / ``trips``, if known).
+
+    Each triple's full houses are one row of ``_FH_ROWS`` read at the pair offsets; the cell of
+    its own rank (``None``) is dropped."""
+    offs = (poffs or _pair_offsets(h, pranks))[:]
     if h.sb == 2:
-        pairs.append((13, (SB, SB)))
+        offs.append(130)
     if h.hr == 2:
-        pairs.append((14, (HR, HR)))
-    out += [
-        _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
-        for t, trip in triples
-        for p, pair in pairs
-        if p != t
-    ]
+        offs.append(131)
+    if len(offs) < 2:  # only the triple's own pair
+        return
+    get = itemgetter(*offs)
+    rows = _FH_ROWS
+    for t, to in zip(trips, toffs or _triple_offsets(h, trips)):
+        n = len(out) + pranks.index(t)
+        out += get(rows[to] or _fh_row(to))
+        del out[n]
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:
