@@ -861,28 +861,38 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         return
     by = h.by
     wild, lv = h.wild, h.lv
-    # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
-    # its lowest and highest face; whether it needs a wild), then the joker pairs
+    # attached pair candidates in rank order: (natural pair or natural face + wild, sorted; its
+    # lowest and highest face), every one and the natural ones alone (for a triple with no wild
+    # left), their ranks alongside; then the joker pairs
     ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
-    pairs2 = []
-    halves = 0
+    pall: list[tuple] = []
+    rall: list[int] = []
+    pnat: list[tuple] = []
+    rnat: list[int] = []
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
             f = by[p]
             o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
             pair = (ptab[o] or _pair(o))[2]
-            pairs2.append((p, pair, pair[0], pair[1], False))
+            e = (pair, pair[0], pair[1])
+            pall.append(e)
+            rall.append(p)
+            pnat.append(e)
+            rnat.append(p)
         elif cp:
             i = 13 * by[p][0] + lv
             pair = (half[i] or _half_pair(i))[2]
-            pairs2.append((p, pair, pair[0], pair[1], True))
-            halves += 1
+            pall.append((pair, pair[0], pair[1]))
+            rall.append(p)
+    halves = len(pall) - len(pnat)
     if h.sb == 2:
-        pairs2.append((13, (SB, SB), SB, SB, False))
+        pall.append(_SB_PAIR_ENTRY)
+        pnat.append(_SB_PAIR_ENTRY)
     if h.hr == 2:
-        pairs2.append((14, (HR, HR), HR, HR, False))
-    fulls = len(pairs2) - halves
+        pall.append(_HR_PAIR_ENTRY)
+        pnat.append(_HR_PAIR_ENTRY)
+    fulls = len(pnat)
     # per triple: (rank, cards sorted, lowest and highest card, wilds left for the pair)
     triples = []
     alone = False  # a triple with no other pair: its pair is two wilds, if any
@@ -898,21 +908,29 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
     # the cards of triple and pair, sorted: one before the other unless they interleave
     # (a wild between the ranks), then sorted
     for t, trip, lo, hi, wt in triples:
-        n0 = len(out)
-        out += [
-            _new(
-                Combo,
-                (
-                    FULL_HOUSE,
-                    t,
-                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                ),
-            )
-            for p, pair, a, b, need in pairs2
-            if p != t and (wt or not need)
-        ]
-        if alone and len(out) == n0 and wt >= 2:
+        src, ranks = (pall, rall) if wt else (pnat, rnat)
+        if t in ranks:  # every pair but the triple's own rank
+            k = ranks.index(t)
+            src = src[:k] + src[k + 1 :]
+        if src:
+            out += [
+                _new(
+                    Combo,
+                    (
+                        FULL_HOUSE,
+                        t,
+                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                    ),
+                )
+                for pair, a, b in src
+            ]
+        elif alone and wt >= 2:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
+
+
+#: the joker pairs as ``_full_houses`` lists its pair candidates
+_SB_PAIR_ENTRY = ((SB, SB), SB, SB)
+_HR_PAIR_ENTRY = ((HR, HR), HR, HR)
 
 
 #: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
