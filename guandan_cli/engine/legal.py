@@ -104,7 +104,7 @@ class _Hand:
 
     ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
-    number. ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
+    number (``rc`` is ``cb``, bytes: read only). ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
     """
 
@@ -178,8 +178,7 @@ class _Hand:
         jb = b[13]
         h.sb = jb & 3
         h.hr = jb >> 2 & 3
-        h.cb = cb = b.translate(_COUNT)[:13]
-        h.rc = list(cb)
+        h.cb = h.rc = b.translate(_COUNT)[:13]
         h.w = w
         h.wild = wild
         h.lv = self.lv
@@ -209,8 +208,7 @@ class _Hand:
         self.sb = jb & 3
         self.hr = jb >> 2 & 3
         self.by = by
-        self.cb = cb = b.translate(_COUNT)[:13]
-        self.rc = list(cb)
+        self.cb = self.rc = cb = b.translate(_COUNT)[:13]
         self.w = w
         self.wild = lv * 4 + 1
         self.lv = lv
@@ -227,9 +225,11 @@ class _Hand:
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
-            rc = self.rc
-            for r, ms in enumerate(members.to_bytes(13, "little")):
-                if ms and rc[r] > 1:
+            mb = members.to_bytes(13, "little")
+            # the ranks from the lowest to the highest with faces in them
+            for r in range(((members & -members).bit_length() - 1) >> 3, (members.bit_length() + 7) >> 3):
+                ms = mb[r]
+                if ms and cb[r] > 1:
                     key = r << 16 | ms << 8 | b[r]
                     faces = pref.get(key)
                     if faces is None:
@@ -392,7 +392,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     return out
 
 
-def _nth_rank(rc: list[int], least: int, k: int) -> int:
+def _nth_rank(rc: bytes, least: int, k: int) -> int:
     """The ``k``-th rank (from 0, in rank order) with at least ``least`` natural faces."""
     for r in _RANGE13:
         if rc[r] >= least:
