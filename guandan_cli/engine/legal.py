@@ -933,6 +933,30 @@ _SB_PAIR_ENTRY = ((SB, SB), SB, SB)
 _HR_PAIR_ENTRY = ((HR, HR), HR, HR)
 
 
+#: suit of the lowest face of a ``_BY`` byte (0 if none)
+_FIRST_SUIT = bytes(_BY[0][b][0] & 3 if _COUNT[b] else 0 for b in range(256))
+#: the plays of natural sequences without straight-flush faces to keep, per window (index in
+#: ``STRAIGHT_WINDOWS`` / ``TUBE_WINDOWS`` / ``PLATE_WINDOWS``), by the bytes naming the faces of
+#: each rank: its lowest suit / natural pair id / natural triple id (made on use)
+_STRAIGHT_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in STRAIGHT_WINDOWS)
+_TUBE_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in TUBE_WINDOWS)
+_PLATE_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in PLATE_WINDOWS)
+
+
+def _sequence(tabs: tuple, windows: tuple, t: str, j: int, key: bytes) -> Combo:
+    """Fill ``tabs[j][key]``: the play of type ``t`` on window ``windows[j]``, its cards sorted."""
+    top, ranks = windows[j]
+    if t == STRAIGHT:
+        cards = [4 * r + s for r, s in zip(ranks, key)]
+    elif t == TUBE:
+        cards = [4 * r + s for r, i in zip(ranks, key) for s in _PAIR_SUITS[i]]
+    else:
+        cards = [4 * r + s for r, i in zip(ranks, key) for s in _TRIP_SUITS[i]]
+    cards.sort()
+    c = tabs[j][key] = _new(Combo, (t, top, tuple(cards)))
+    return c
+
+
 #: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
@@ -955,6 +979,20 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         ext = (present & _SPREAD) << 8 | present >> 96 & 1  # A also below 2
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
+            return
+        if not h.members:
+            # the lowest face of each rank: its suit per rank (A also below 2) names the play of
+            # each window in ``_STRAIGHT_TAB``
+            suits = h.b.translate(_FIRST_SUIT)
+            suits = suits[12:13] + suits
+            tabs = _STRAIGHT_TAB
+            while runs:
+                low = runs & -runs
+                runs ^= low
+                j = low.bit_length() >> 3
+                if j + 3 > thr:
+                    key = suits[j : j + 5]
+                    out.append(tabs[j].get(key) or _sequence(tabs, STRAIGHT_WINDOWS, STRAIGHT, j, key))
             return
         firsts = [t[0] if t else wild for t in by]
         steps = _STRAIGHT_AT
@@ -983,6 +1021,20 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
         ext = pairs << 8 | pairs >> 96
         runs = ext & ext >> 8 & ext >> 16
         if not runs:
+            return
+        if not h.members:
+            # the natural pairs by ``_PAIRS`` id per rank (A also below 2) name the play of each
+            # window in ``_TUBE_TAB``
+            ids = h.b.translate(_PAIR_ID)
+            ids = ids[12:13] + ids
+            tabs = _TUBE_TAB
+            while runs:
+                low = runs & -runs
+                runs ^= low
+                j = low.bit_length() >> 3
+                if j + 1 > thr:
+                    key = ids[j : j + 3]
+                    out.append(tabs[j].get(key) or _sequence(tabs, TUBE_WINDOWS, TUBE, j, key))
             return
         by = h.by
         members = h.members
@@ -1024,6 +1076,20 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
         trips = int.from_bytes(h.cb.translate(_AT_LEAST_3), "little")
         ext = trips << 8 | trips >> 96
         runs = ext & ext >> 8
+        if runs and not h.members:
+            # the natural triples by ``_TRIPLES`` id per rank (A also below 2) name the play of
+            # each window in ``_PLATE_TAB``
+            ids = h.b.translate(_TRIP_ID)
+            ids = ids[12:13] + ids
+            tabs = _PLATE_TAB
+            while runs:
+                low = runs & -runs
+                runs ^= low
+                top = (low.bit_length() - 1) >> 3
+                if top > thr:
+                    key = ids[top : top + 2]
+                    out.append(tabs[top].get(key) or _sequence(tabs, PLATE_WINDOWS, PLATE, top, key))
+            return
         while runs:
             low = runs & -runs
             runs ^= low
