@@ -105,7 +105,8 @@ class _Hand:
     ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
     number (``rc`` is ``cb``, bytes: read only). ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
-    ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
+    ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5);
+    ``moved`` the ranks whose preferred faces are not in ``_BY`` order (``members``' ranks).
     """
 
     __slots__ = (
@@ -125,6 +126,7 @@ class _Hand:
         "b",
         "bombs",
         "tail",
+        "moved",
     )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
@@ -184,6 +186,7 @@ class _Hand:
         h.lv = self.lv
         h.bits = (x | x >> 1) & _M01
         h.sfx = h.alow = h.members = 0
+        h.moved = ()
         return h
 
     def _setup(self, x: int, w: int, lv: int, prev: _Hand | None) -> None:
@@ -218,6 +221,7 @@ class _Hand:
         self.sfx = sfx = x4 & bits >> 32 & _WINDOW_STARTS
         self.alow = alow = x4 & bits >> 96 & _SUIT_BASES
         members = 0
+        moved: list[int] | tuple = ()
         if sfx or alow:
             # their faces go last, so other choices keep them intact
             if prev is not None and not prev.members:
@@ -226,6 +230,7 @@ class _Hand:
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
             pref = _PREFERRED
             mb = members.to_bytes(13, "little")
+            moved = []
             # the ranks from the lowest to the highest with faces in them
             for r in range(((members & -members).bit_length() - 1) >> 3, (members.bit_length() + 7) >> 3):
                 ms = mb[r]
@@ -235,7 +240,9 @@ class _Hand:
                     if faces is None:
                         faces = pref[key] = tuple(sorted(by[r], key=lambda f: (members >> (2 * f) & 1, f)))
                     by[r] = faces
+                    moved.append(r)
         self.members = members
+        self.moved = moved
 
     @property
     def cnt(self) -> list[int]:
@@ -935,7 +942,7 @@ _HR_PAIR_ENTRY = ((HR, HR), HR, HR)
 
 #: suit of the lowest face of a ``_BY`` byte (0 if none)
 _FIRST_SUIT = bytes(_BY[0][b][0] & 3 if _COUNT[b] else 0 for b in range(256))
-#: the plays of natural sequences without straight-flush faces to keep, per window (index in
+#: the plays of natural sequences (hands without wilds), per window (index in
 #: ``STRAIGHT_WINDOWS`` / ``TUBE_WINDOWS`` / ``PLATE_WINDOWS``), by the bytes naming the faces of
 #: each rank: its lowest suit / natural pair id / natural triple id (made on use)
 _STRAIGHT_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in STRAIGHT_WINDOWS)
@@ -961,9 +968,6 @@ def _sequence(tabs: tuple, windows: tuple, t: str, j: int, key: bytes) -> Combo:
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
 )
-#: ``_STRAIGHT_AT[j]``: (top, the ranks' getter, A-low) of the straight window that starts at
-#: rank ``j - 1`` (0: A-2-3-4-5)
-_STRAIGHT_AT = tuple((top, get, alow) for top, _ranks, _wm, get, alow in _STRAIGHT_STEPS)
 #: per tube window: (top, ranks, A-low)
 _TUBE_STEPS = tuple((top, ranks, ranks[0] > ranks[-1]) for top, ranks in TUBE_WINDOWS)
 
@@ -980,29 +984,23 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
-        if not h.members:
-            # the lowest face of each rank: its suit per rank (A also below 2) names the play of
-            # each window in ``_STRAIGHT_TAB``
-            suits = h.b.translate(_FIRST_SUIT)
-            suits = suits[12:13] + suits
-            tabs = _STRAIGHT_TAB
-            while runs:
-                low = runs & -runs
-                runs ^= low
-                j = low.bit_length() >> 3
-                if j + 3 > thr:
-                    key = suits[j : j + 5]
-                    out.append(tabs[j].get(key) or _sequence(tabs, STRAIGHT_WINDOWS, STRAIGHT, j, key))
-            return
-        firsts = [t[0] if t else wild for t in by]
-        steps = _STRAIGHT_AT
+        # the first (preferred) face of each rank: its suit per rank (A also below 2) names the
+        # play of each window in ``_STRAIGHT_TAB``
+        suits = h.b.translate(_FIRST_SUIT)
+        if h.members:
+            suits = bytearray(suits)
+            for r in h.moved:
+                suits[r] = by[r][0] & 3
+            suits = bytes(suits)
+        suits = suits[12:13] + suits
+        tabs = _STRAIGHT_TAB
         while runs:
             low = runs & -runs
             runs ^= low
-            top, get, alow = steps[low.bit_length() >> 3]
-            if top > thr:
-                cards = get(firsts)
-                out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
+            j = low.bit_length() >> 3
+            if j + 3 > thr:
+                key = suits[j : j + 5]
+                out.append(tabs[j].get(key) or _sequence(tabs, STRAIGHT_WINDOWS, STRAIGHT, j, key))
         return
     firsts = [t[0] if t else wild for t in by]
     need = 5 - w
@@ -1022,35 +1020,25 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16
         if not runs:
             return
-        if not h.members:
-            # the natural pairs by ``_PAIRS`` id per rank (A also below 2) name the play of each
-            # window in ``_TUBE_TAB``
-            ids = h.b.translate(_PAIR_ID)
-            ids = ids[12:13] + ids
-            tabs = _TUBE_TAB
-            while runs:
-                low = runs & -runs
-                runs ^= low
-                j = low.bit_length() >> 3
-                if j + 1 > thr:
-                    key = ids[j : j + 3]
-                    out.append(tabs[j].get(key) or _sequence(tabs, TUBE_WINDOWS, TUBE, j, key))
-            return
-        by = h.by
-        members = h.members
-        steps = _TUBE_STEPS
+        # the natural pair (first two preferred faces) of each rank by ``_PAIRS`` id (A also
+        # below 2) names the play of each window in ``_TUBE_TAB``
+        ids = h.b.translate(_PAIR_ID)
+        if h.members:
+            ids = bytearray(ids)
+            by, of = h.by, _PAIR_ID_OF
+            for r in h.moved:
+                f = by[r]
+                ids[r] = of[(f[0] & 3) << 2 | f[1] & 3]
+            ids = bytes(ids)
+        ids = ids[12:13] + ids
+        tabs = _TUBE_TAB
         while runs:
             low = runs & -runs
             runs ^= low
-            top, (a, b, c), alow = steps[low.bit_length() >> 3]
-            if top > thr:
-                if members:
-                    cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
-                elif alow:
-                    cards = by[b][:2] + by[c][:2] + by[a][:2]
-                else:
-                    cards = by[a][:2] + by[b][:2] + by[c][:2]
-                out.append(_new(Combo, (TUBE, top, cards)))
+            j = low.bit_length() >> 3
+            if j + 1 > thr:
+                key = ids[j : j + 3]
+                out.append(tabs[j].get(key) or _sequence(tabs, TUBE_WINDOWS, TUBE, j, key))
         return
     # the windows whose ranks lack at most ``w`` faces of their pairs (per rank the faces it
     # lacks, summed over 3 ranks in a row, A also below 2): byte ``top - 1``
@@ -1076,29 +1064,31 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
         trips = int.from_bytes(h.cb.translate(_AT_LEAST_3), "little")
         ext = trips << 8 | trips >> 96
         runs = ext & ext >> 8
-        if runs and not h.members:
-            # the natural triples by ``_TRIPLES`` id per rank (A also below 2) name the play of
-            # each window in ``_PLATE_TAB``
-            ids = h.b.translate(_TRIP_ID)
-            ids = ids[12:13] + ids
-            tabs = _PLATE_TAB
+        if not runs:
+            return
+        if h.members:  # the preferred faces (fewer plates than in a table's keys to patch)
             while runs:
                 low = runs & -runs
                 runs ^= low
                 top = (low.bit_length() - 1) >> 3
                 if top > thr:
-                    key = ids[top : top + 2]
-                    out.append(tabs[top].get(key) or _sequence(tabs, PLATE_WINDOWS, PLATE, top, key))
+                    a, b = PLATE_WINDOWS[top][1]
+                    cards = list(take(a, 3) + take(b, 3))
+                    cards.sort()
+                    out.append(_new(Combo, (PLATE, top, tuple(cards))))
             return
+        # the natural triple of each rank by ``_TRIPLES`` id (A also below 2) names the play of
+        # each window in ``_PLATE_TAB``
+        ids = h.b.translate(_TRIP_ID)
+        ids = ids[12:13] + ids
+        tabs = _PLATE_TAB
         while runs:
             low = runs & -runs
             runs ^= low
             top = (low.bit_length() - 1) >> 3
             if top > thr:
-                a, b = PLATE_WINDOWS[top][1]
-                cards = list(take(a, 3) + take(b, 3))
-                cards.sort()
-                out.append(_new(Combo, (PLATE, top, tuple(cards))))
+                key = ids[top : top + 2]
+                out.append(tabs[top].get(key) or _sequence(tabs, PLATE_WINDOWS, PLATE, top, key))
         return
     # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
     short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
