@@ -654,8 +654,13 @@ def _pair_offsets(h: _Hand, ranks: list[int]) -> list[int]:
     """``_PAIRS`` offsets of the natural pairs of ``ranks`` (each held twice or more): the first
     two preferred faces."""
     if h.members:
+        # as in ``_BY`` order but at the ranks whose preferred faces moved
+        pid = bytearray(h.b.translate(_PAIR_ID))
         by, ids = h.by, _PAIR_ID_OF
-        return [10 * r + ids[(by[r][0] & 3) << 2 | by[r][1] & 3] for r in ranks]
+        for r in h.moved:
+            f = by[r]
+            pid[r] = ids[(f[0] & 3) << 2 | f[1] & 3]
+        return [10 * r + pid[r] for r in ranks]
     b, ids = h.b, _PAIR_ID
     return [10 * r + ids[b[r]] for r in ranks]
 
@@ -1105,6 +1110,9 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
 #: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
 #: when no straight flush is to be kept; filled on use (at most 13 * 3 * 13 * 81 entries)
 _RANK_BOMBS: dict[int, tuple[Combo, ...]] = {}
+#: the same for a rank with more than 4 faces, some in natural straight flushes to keep, by its
+#: ``_RANK_BOMBS`` key ``<< 8 |`` the byte of those suits (``_Hand.members``)
+_RANK_BOMBS_KEPT: dict[int, tuple[Combo, ...]] = {}
 
 
 def _rank_bombs(r: int, byte: int, w: int, lv: int) -> tuple[Combo, ...]:
@@ -1158,13 +1166,20 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), unless
         # the rank has faces in straight flushes to keep and more than 4 of them (the bombs that
         # leave some out then choose which)
-        table = _RANK_BOMBS
+        table, kept = _RANK_BOMBS, _RANK_BOMBS_KEPT
         b = h.b
         head = (h.lv * 3 + w) * 13
         members = h.members
         for r in ranks:
             if members and rc[r] > 4 and members >> (8 * r) & 0x55:
-                _rank_bombs_kept(h, r, 0, out)
+                # its preferred faces: by (rank, suits in straight flushes, byte) as ``_PREFERRED``
+                key = ((head + r) << 8 | b[r]) << 8 | members >> (8 * r) & 0xFF
+                bombs = kept.get(key)
+                if bombs is None:
+                    bombs = []
+                    _rank_bombs_kept(h, r, 0, bombs)
+                    bombs = kept[key] = tuple(bombs)
+                out += bombs
                 continue
             key = (head + r) << 8 | b[r]
             bombs = table.get(key)
