@@ -104,7 +104,8 @@ class _Hand:
 
     ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
-    number (``rc`` is ``cb``, bytes: read only). ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
+    number (a list: indexing a list is faster than bytes). ``bits`` holds the natural faces
+    present, bit ``2 * face`` (rank-major);
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5);
     ``moved`` the ranks whose preferred faces are not in ``_BY`` order (``members``' ranks).
     """
@@ -180,7 +181,8 @@ class _Hand:
         jb = b[13]
         h.sb = jb & 3
         h.hr = jb >> 2 & 3
-        h.cb = h.rc = b.translate(_COUNT)[:13]
+        h.cb = cb = b.translate(_COUNT)[:13]
+        h.rc = list(cb)
         h.w = w
         h.wild = wild
         h.lv = self.lv
@@ -211,7 +213,8 @@ class _Hand:
         self.sb = jb & 3
         self.hr = jb >> 2 & 3
         self.by = by
-        self.cb = self.rc = cb = b.translate(_COUNT)[:13]
+        self.cb = cb = b.translate(_COUNT)[:13]
+        self.rc = list(cb)
         self.w = w
         self.wild = lv * 4 + 1
         self.lv = lv
@@ -399,7 +402,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
     return out
 
 
-def _nth_rank(rc: bytes, least: int, k: int) -> int:
+def _nth_rank(rc: list[int], least: int, k: int) -> int:
     """The ``k``-th rank (from 0, in rank order) with at least ``least`` natural faces."""
     for r in _RANGE13:
         if rc[r] >= least:
@@ -970,34 +973,13 @@ _SB_PAIR_ENTRY = ((SB, SB), SB, SB, 130)
 _HR_PAIR_ENTRY = ((HR, HR), HR, HR, 131)
 
 
-#: suit of the lowest face of a ``_BY`` byte (0 if none)
-_FIRST_SUIT = bytes(_BY[0][b][0] & 3 if _COUNT[b] else 0 for b in range(256))
-#: the plays of natural sequences (hands without wilds), per window (index in
-#: ``STRAIGHT_WINDOWS`` / ``TUBE_WINDOWS`` / ``PLATE_WINDOWS``), by the bytes naming the faces of
-#: each rank: its lowest suit / natural pair id / natural triple id (made on use)
-_STRAIGHT_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in STRAIGHT_WINDOWS)
-_TUBE_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in TUBE_WINDOWS)
-_PLATE_TAB: tuple[dict[bytes, Combo], ...] = tuple({} for _ in PLATE_WINDOWS)
-
-
-def _sequence(tabs: tuple, windows: tuple, t: str, j: int, key: bytes) -> Combo:
-    """Fill ``tabs[j][key]``: the play of type ``t`` on window ``windows[j]``, its cards sorted."""
-    top, ranks = windows[j]
-    if t == STRAIGHT:
-        cards = [4 * r + s for r, s in zip(ranks, key)]
-    elif t == TUBE:
-        cards = [4 * r + s for r, i in zip(ranks, key) for s in _PAIR_SUITS[i]]
-    else:
-        cards = [4 * r + s for r, i in zip(ranks, key) for s in _TRIP_SUITS[i]]
-    cards.sort()
-    c = tabs[j][key] = _new(Combo, (t, top, tuple(cards)))
-    return c
-
-
 #: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
 )
+#: ``_STRAIGHT_AT[j]``: (top, the ranks' getter, A-low) of the straight window that starts at
+#: rank ``j - 1`` (0: A-2-3-4-5)
+_STRAIGHT_AT = tuple((top, get, alow) for top, _ranks, _wm, get, alow in _STRAIGHT_STEPS)
 #: per tube window: (top, ranks, A-low)
 _TUBE_STEPS = tuple((top, ranks, ranks[0] > ranks[-1]) for top, ranks in TUBE_WINDOWS)
 
@@ -1014,23 +996,15 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
-        # the first (preferred) face of each rank: its suit per rank (A also below 2) names the
-        # play of each window in ``_STRAIGHT_TAB``
-        suits = h.b.translate(_FIRST_SUIT)
-        if h.members:
-            suits = bytearray(suits)
-            for r in h.moved:
-                suits[r] = by[r][0] & 3
-            suits = bytes(suits)
-        suits = suits[12:13] + suits
-        tabs = _STRAIGHT_TAB
+        firsts = [t[0] if t else wild for t in by]
+        steps = _STRAIGHT_AT
         while runs:
             low = runs & -runs
             runs ^= low
-            j = low.bit_length() >> 3
-            if j + 3 > thr:
-                key = suits[j : j + 5]
-                out.append(tabs[j].get(key) or _sequence(tabs, STRAIGHT_WINDOWS, STRAIGHT, j, key))
+            top, get, alow = steps[low.bit_length() >> 3]
+            if top > thr:
+                cards = get(firsts)
+                out.append(_new(Combo, (STRAIGHT, top, tuple(sorted(cards)) if alow else cards)))
         return
     firsts = [t[0] if t else wild for t in by]
     need = 5 - w
@@ -1050,25 +1024,21 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16
         if not runs:
             return
-        # the natural pair (first two preferred faces) of each rank by ``_PAIRS`` id (A also
-        # below 2) names the play of each window in ``_TUBE_TAB``
-        ids = h.b.translate(_PAIR_ID)
-        if h.members:
-            ids = bytearray(ids)
-            by, of = h.by, _PAIR_ID_OF
-            for r in h.moved:
-                f = by[r]
-                ids[r] = of[(f[0] & 3) << 2 | f[1] & 3]
-            ids = bytes(ids)
-        ids = ids[12:13] + ids
-        tabs = _TUBE_TAB
+        by = h.by
+        members = h.members
+        steps = _TUBE_STEPS
         while runs:
             low = runs & -runs
             runs ^= low
-            j = low.bit_length() >> 3
-            if j + 1 > thr:
-                key = ids[j : j + 3]
-                out.append(tabs[j].get(key) or _sequence(tabs, TUBE_WINDOWS, TUBE, j, key))
+            top, (a, b, c), alow = steps[low.bit_length() >> 3]
+            if top > thr:
+                if members:
+                    cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
+                elif alow:
+                    cards = by[b][:2] + by[c][:2] + by[a][:2]
+                else:
+                    cards = by[a][:2] + by[b][:2] + by[c][:2]
+                out.append(_new(Combo, (TUBE, top, cards)))
         return
     # the windows whose ranks lack at most ``w`` faces of their pairs (per rank the faces it
     # lacks, summed over 3 ranks in a row, A also below 2): byte ``top - 1``
@@ -1094,31 +1064,15 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
         trips = int.from_bytes(h.cb.translate(_AT_LEAST_3), "little")
         ext = trips << 8 | trips >> 96
         runs = ext & ext >> 8
-        if not runs:
-            return
-        if h.members:  # the preferred faces (fewer plates than in a table's keys to patch)
-            while runs:
-                low = runs & -runs
-                runs ^= low
-                top = (low.bit_length() - 1) >> 3
-                if top > thr:
-                    a, b = PLATE_WINDOWS[top][1]
-                    cards = list(take(a, 3) + take(b, 3))
-                    cards.sort()
-                    out.append(_new(Combo, (PLATE, top, tuple(cards))))
-            return
-        # the natural triple of each rank by ``_TRIPLES`` id (A also below 2) names the play of
-        # each window in ``_PLATE_TAB``
-        ids = h.b.translate(_TRIP_ID)
-        ids = ids[12:13] + ids
-        tabs = _PLATE_TAB
         while runs:
             low = runs & -runs
             runs ^= low
             top = (low.bit_length() - 1) >> 3
             if top > thr:
-                key = ids[top : top + 2]
-                out.append(tabs[top].get(key) or _sequence(tabs, PLATE_WINDOWS, PLATE, top, key))
+                a, b = PLATE_WINDOWS[top][1]
+                cards = list(take(a, 3) + take(b, 3))
+                cards.sort()
+                out.append(_new(Combo, (PLATE, top, tuple(cards))))
         return
     # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
     short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
