@@ -1086,8 +1086,9 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
             out.append(_new(Combo, (PLATE, top, tuple(cards))))
 
 
-#: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
-#: when no straight flush is to be kept; filled on use (at most 13 * 3 * 13 * 81 entries)
+#: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes; level
+#: 0 for every level when no wild is held: the same bombs), when no straight flush is to be kept;
+#: filled on use (at most 13 * 3 * 13 * 81 entries)
 _RANK_BOMBS: dict[int, tuple[Combo, ...]] = {}
 #: the same for a rank with more than 4 faces, some in natural straight flushes to keep, by its
 #: ``_RANK_BOMBS`` key ``<< 8 |`` the byte of those suits (``_Hand.members``)
@@ -1147,7 +1148,7 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         # leave some out then choose which)
         table, kept = _RANK_BOMBS, _RANK_BOMBS_KEPT
         b = h.b
-        head = (h.lv * 3 + w) * 13
+        head = (h.lv * 3 + w) * 13 if w else 0  # without wilds, bombs do not depend on the level
         members = h.members
         for r in ranks:
             if members and rc[r] > 4 and members >> (8 * r) & 0x55:
