@@ -1143,9 +1143,9 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     else:
         ranks = None
     if ranks and tb == 0:
-        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), unless
-        # the rank has faces in straight flushes to keep and more than 4 of them (the bombs that
-        # leave some out then choose which)
+        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), and by
+        # the suits of its faces in straight flushes to keep when it has more than 4 faces (the
+        # bombs that leave some out then choose which)
         table, kept = _RANK_BOMBS, _RANK_BOMBS_KEPT
         b = h.b
         head = (h.lv * 3 + w) * 13 if w else 0  # without wilds, bombs do not depend on the level
