@@ -94,11 +94,6 @@ _BY = tuple(_faces_table(r) for r in range(14))
 _COUNT = bytes(sum(byte >> (2 * s) & 3 for s in range(4)) for byte in range(256))
 
 
-#: faces of a rank in preferred order when some are in natural straight flushes,
-#: by rank, suits in them (bits ``2 * suit``) and byte of digit counts (filled on use)
-_PREFERRED: dict[int, tuple[int, ...]] = {}
-
-
 class _Hand:
     """Per-call analysis of a hand at a level: wilds and natural faces per rank.
 
@@ -231,18 +226,15 @@ class _Hand:
                 by = self.by = list(map(_getitem, _BY, b))
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
-            pref = _PREFERRED
             mb = members.to_bytes(13, "little")
             moved = []
-            # the ranks from the lowest to the highest with faces in them
+            # the ranks from the lowest to the highest with faces in them: their faces outside
+            # straight flushes (digits of the other suits), then those in them, each sorted
             for r in range(((members & -members).bit_length() - 1) >> 3, (members.bit_length() + 7) >> 3):
                 ms = mb[r]
                 if ms and cb[r] > 1:
-                    key = r << 16 | ms << 8 | b[r]
-                    faces = pref.get(key)
-                    if faces is None:
-                        faces = pref[key] = tuple(sorted(by[r], key=lambda f: (members >> (2 * f) & 1, f)))
-                    by[r] = faces
+                    faces, byte, mm = _BY[r], b[r], ms * 3
+                    by[r] = faces[byte & ~mm] + faces[byte & mm]
                     moved.append(r)
         self.members = members
         self.moved = moved
@@ -1152,7 +1144,7 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
         members = h.members
         for r in ranks:
             if members and rc[r] > 4 and members >> (8 * r) & 0x55:
-                # its preferred faces: by (rank, suits in straight flushes, byte) as ``_PREFERRED``
+                # its preferred faces: by (rank, suits in straight flushes, byte), which fix their order
                 key = ((head + r) << 8 | b[r]) << 8 | members >> (8 * r) & 0xFF
                 bombs = kept.get(key)
                 if bombs is None:
