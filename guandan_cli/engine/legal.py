@@ -1024,8 +1024,12 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
             runs ^= low
             top, (a, b, c), alow = steps[low.bit_length() >> 3]
             if top > thr:
-                if members:
-                    cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
+                if members:  # the two preferred faces of a rank may be out of order
+                    pa, pb, pc = by[a], by[b], by[c]
+                    pa = pa[:2] if pa[0] <= pa[1] else (pa[1], pa[0])
+                    pb = pb[:2] if pb[0] <= pb[1] else (pb[1], pb[0])
+                    pc = pc[:2] if pc[0] <= pc[1] else (pc[1], pc[0])
+                    cards = pb + pc + pa if alow else pa + pb + pc
                 elif alow:
                     cards = by[b][:2] + by[c][:2] + by[a][:2]
                 else:
@@ -1061,10 +1065,10 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
             runs ^= low
             top = (low.bit_length() - 1) >> 3
             if top > thr:
+                # each triple sorted, the lower rank first (A-A-A-2-2-2: the 2s)
                 a, b = PLATE_WINDOWS[top][1]
-                cards = list(take(a, 3) + take(b, 3))
-                cards.sort()
-                out.append(_new(Combo, (PLATE, top, tuple(cards))))
+                cards = take(b, 3) + take(a, 3) if top == 0 else take(a, 3) + take(b, 3)
+                out.append(_new(Combo, (PLATE, top, cards)))
         return
     # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
     short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
