@@ -13,6 +13,7 @@ among equal choices, suits that keep natural straight flushes intact.
 
 from __future__ import annotations
 
+from bisect import bisect_left as _bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
 from operator import getitem as _getitem
@@ -377,7 +378,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
         toffs = _triple_offsets(h, trips)
         table = _TRIPLES
         out += [table[o] or _triple(o) for o in toffs]
-        _natural_full_houses(h, trips, pranks, out, poffs, toffs)
+        _natural_full_houses(h, trips, out, poffs, toffs)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -728,18 +729,24 @@ def _fh_row(to: int) -> list[Combo | None]:
 def _natural_full_houses(
     h: _Hand,
     trips: list[int],
-    pranks: list[int],
     out: list,
     poffs: list[int] | None = None,
     toffs: list[int] | None = None,
 ) -> None:
-    """The full houses of a hand without wilds: per triple rank of ``trips``, every other pair
-    rank of ``pranks``, then the joker pairs (``poffs`` / ``toffs``: the ``_PAIRS`` / ``_TRIPLES``
-    offsets of ``pranks`` / ``trips``, if known).
+    """The full houses of a hand without wilds: per triple rank of ``trips``, every other rank
+    with a natural pair, then the joker pairs (``poffs`` / ``toffs``: the ``_PAIRS`` offsets of
+    every natural pair / the ``_TRIPLES`` offsets of ``trips``, if known).
 
     Each triple's full houses are one row of ``_FH_ROWS`` read at the pair offsets; the cell of
     its own rank (``None``) is dropped."""
-    offs = (poffs or _pair_offsets(h, pranks))[:]
+    rc = h.rc
+    if poffs is None:
+        if h.members:
+            poffs = _pair_offsets(h, [p for p in _RANGE13 if rc[p] >= 2])
+        else:
+            b, ids = h.b, _PAIR_ID
+            poffs = [10 * p + ids[b[p]] for p in _RANGE13 if rc[p] >= 2]
+    offs = poffs[:]
     if h.sb == 2:
         offs.append(130)
     if h.hr == 2:
@@ -748,8 +755,9 @@ def _natural_full_houses(
         return
     get = itemgetter(*offs)
     rows = _FH_ROWS
-    for t, to in zip(trips, toffs or _triple_offsets(h, trips)):
-        n = len(out) + pranks.index(t)
+    for to in toffs or _triple_offsets(h, trips):
+        # the offsets ascend with the ranks: the triple's own pair is the first of its rank
+        n = len(out) + _bisect_left(offs, to // 20 * 10)
         out += get(rows[to] or _fh_row(to))
         del out[n]
 
@@ -857,14 +865,16 @@ def _triple_play(by: list, r: int, c: int, lv: int) -> Combo:
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
-    pw = POWER[h.lv]
     rc, w = h.rc, h.w
+    if not w:
+        trips = [t for t in _RANKS_ABOVE[h.lv][thr + 1] if rc[t] >= 3]
+        if trips:
+            _natural_full_houses(h, trips, out)
+        return
+    pw = POWER[h.lv]
     lo = 3 - w
     trips = [t for t in _RANGE13 if rc[t] >= lo and rc[t] and pw[t] > thr]
     if not trips:
-        return
-    if not w:
-        _natural_full_houses(h, trips, [p for p in _RANGE13 if rc[p] >= 2], out)
         return
     by = h.by
     wild, lv = h.wild, h.lv
