@@ -975,6 +975,9 @@ _SB_PAIR_ENTRY = ((SB, SB), SB, SB, 130)
 _HR_PAIR_ENTRY = ((HR, HR), HR, HR, 131)
 
 
+#: the lowest suit of a ``_BY`` byte (0 if none), and ``4 * rank`` in byte ``rank``
+_FIRST_SUIT = bytes(_BY[0][b][0] & 3 if _COUNT[b] else 0 for b in range(256))
+_FACE_BASE = int.from_bytes(bytes(4 * r for r in range(14)), "little")
 #: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
@@ -998,7 +1001,12 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
-        firsts = [t[0] if t else wild for t in by]
+        if h.members:
+            firsts = [t[0] if t else wild for t in by]
+        else:  # the lowest face of each rank: 4 * rank + its lowest suit, bytewise
+            firsts = (int.from_bytes(h.b.translate(_FIRST_SUIT), "little") + _FACE_BASE).to_bytes(
+                14, "little"
+            )
         steps = _STRAIGHT_AT
         while runs:
             low = runs & -runs
