@@ -878,101 +878,58 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
         return
     by = h.by
     wild, lv = h.wild, h.lv
-    # attached pair candidates in rank order: (natural pair or natural face + wild, sorted; its
-    # lowest and highest face; its ``_FH_ROWS`` column, -1 for none), every one and the natural
-    # ones alone (for a triple with no wild left), their ranks alongside; then the joker pairs
+    # attached pair candidates by rank: (rank, natural pair or natural face + wild, sorted;
+    # its lowest and highest face; whether it needs a wild), then the joker pairs
     ptab, half, ids = _PAIRS, _HALF_PAIRS, _PAIR_ID_OF
-    pall: list[tuple] = []
-    rall: list[int] = []
-    pnat: list[tuple] = []
-    rnat: list[int] = []
+    pairs2 = []
+    halves = 0
     for p in _RANGE13:
         cp = rc[p]
         if cp >= 2:
             f = by[p]
             o = 10 * p + ids[(f[0] & 3) << 2 | f[1] & 3]
             pair = (ptab[o] or _pair(o))[2]
-            e = (pair, pair[0], pair[1], o)
-            pall.append(e)
-            rall.append(p)
-            pnat.append(e)
-            rnat.append(p)
+            pairs2.append((p, pair, pair[0], pair[1], False))
         elif cp:
             i = 13 * by[p][0] + lv
             pair = (half[i] or _half_pair(i))[2]
-            pall.append((pair, pair[0], pair[1], -1))
-            rall.append(p)
-    halves = len(pall) - len(pnat)
+            pairs2.append((p, pair, pair[0], pair[1], True))
+            halves += 1
     if h.sb == 2:
-        pall.append(_SB_PAIR_ENTRY)
-        pnat.append(_SB_PAIR_ENTRY)
+        pairs2.append((13, (SB, SB), SB, SB, False))
     if h.hr == 2:
-        pall.append(_HR_PAIR_ENTRY)
-        pnat.append(_HR_PAIR_ENTRY)
-    fulls = len(pnat)
-    # per triple: (rank, cards sorted, lowest and highest card, wilds left for the pair, its
-    # ``_TRIPLES`` offset if natural, else -1)
+        pairs2.append((14, (HR, HR), HR, HR, False))
+    fulls = len(pairs2) - halves
+    # per triple: (rank, cards sorted, lowest and highest card, wilds left for the pair)
     triples = []
     alone = False  # a triple with no other pair: its pair is two wilds, if any
     for t in trips:
         ct = rc[t]
-        if ct >= 3:
-            f = by[t]
-            to = 20 * t + _TRIP_ID_OF[(f[0] & 3) << 4 | (f[1] & 3) << 2 | f[2] & 3]
-            trip = (_TRIPLES[to] or _triple(to))[2]
-            wt = w
-        else:
-            to = -1
-            trip = _triple_play(by, t, ct, lv)[2]
-            wt = w - 3 + ct
-        triples.append((t, trip, trip[0], trip[2], wt, to))
+        trip = _triple_play(by, t, ct, lv)[2]
+        wt = w - 3 + ct if ct < 3 else w
+        triples.append((t, trip, trip[0], trip[2], wt))
         if ct >= 2:
             alone = alone or fulls == 1 and not (wt and halves)
         else:
             alone = alone or not fulls and halves == 1
     # the cards of triple and pair, sorted: one before the other unless they interleave
-    # (a wild between the ranks), then sorted; natural ones from ``_FH_ROWS``
-    rows = _FH_ROWS
-    for t, trip, lo, hi, wt, to in triples:
-        src, ranks = (pall, rall) if wt else (pnat, rnat)
-        if t in ranks:  # every pair but the triple's own rank
-            k = ranks.index(t)
-            src = src[:k] + src[k + 1 :]
-        if not src:
-            if alone and wt >= 2:
-                out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
-        elif to >= 0:
-            row = rows[to] or _fh_row(to)
-            out += [
-                row[po]
-                if po >= 0
-                else _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for pair, a, b, po in src
-            ]
-        else:
-            out += [
-                _new(
-                    Combo,
-                    (
-                        FULL_HOUSE,
-                        t,
-                        trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
-                    ),
-                )
-                for pair, a, b, _po in src
-            ]
-
-
-#: the joker pairs as ``_full_houses`` lists its pair candidates
-_SB_PAIR_ENTRY = ((SB, SB), SB, SB, 130)
-_HR_PAIR_ENTRY = ((HR, HR), HR, HR, 131)
+    # (a wild between the ranks), then sorted
+    for t, trip, lo, hi, wt in triples:
+        n0 = len(out)
+        out += [
+            _new(
+                Combo,
+                (
+                    FULL_HOUSE,
+                    t,
+                    trip + pair if hi <= a else pair + trip if b <= lo else tuple(sorted(trip + pair)),
+                ),
+            )
+            for p, pair, a, b, need in pairs2
+            if p != t and (wt or not need)
+        ]
+        if alone and len(out) == n0 and wt >= 2:
+            out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
 
 #: the lowest suit of a ``_BY`` byte (0 if none), and ``4 * rank`` in byte ``rank``
