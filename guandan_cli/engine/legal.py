@@ -100,8 +100,7 @@ class _Hand:
 
     ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
-    number (a list: indexing a list is faster than bytes). ``bits`` holds the natural faces
-    present, bit ``2 * face`` (rank-major);
+    number. ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
     ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5);
     ``moved`` the ranks whose preferred faces are not in ``_BY`` order (``members``' ranks).
     """
