@@ -13,6 +13,7 @@ among equal choices, suits that keep natural straight flushes intact.
 
 from __future__ import annotations
 
+from bisect import bisect_left as _bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import combinations, product
 from operator import getitem as _getitem
@@ -94,18 +95,14 @@ _BY = tuple(_faces_table(r) for r in range(14))
 _COUNT = bytes(sum(byte >> (2 * s) & 3 for s in range(4)) for byte in range(256))
 
 
-#: faces of a rank in preferred order when some are in natural straight flushes,
-#: by rank, suits in them (bits ``2 * suit``) and byte of digit counts (filled on use)
-_PREFERRED: dict[int, tuple[int, ...]] = {}
-
-
 class _Hand:
     """Per-call analysis of a hand at a level: wilds and natural faces per rank.
 
     ``by[r]`` holds the natural faces of rank ``r`` (``by[13]`` the jokers), preferred
     first: faces outside natural straight flushes, then by face; ``rc[r]`` is their
     number. ``bits`` holds the natural faces present, bit ``2 * face`` (rank-major);
-    ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5).
+    ``sfx`` / ``alow`` the low bits of the natural straight flushes (2..A windows / A-5);
+    ``moved`` the ranks whose preferred faces are not in ``_BY`` order (``members``' ranks).
     """
 
     __slots__ = (
@@ -125,6 +122,7 @@ class _Hand:
         "b",
         "bombs",
         "tail",
+        "moved",
     )
 
     def __init__(self, hand: Iterable[int], lv: int) -> None:
@@ -185,6 +183,7 @@ class _Hand:
         h.lv = self.lv
         h.bits = (x | x >> 1) & _M01
         h.sfx = h.alow = h.members = 0
+        h.moved = ()
         return h
 
     def _setup(self, x: int, w: int, lv: int, prev: _Hand | None) -> None:
@@ -220,22 +219,25 @@ class _Hand:
         self.sfx = sfx = x4 & bits >> 32 & _WINDOW_STARTS
         self.alow = alow = x4 & bits >> 96 & _SUIT_BASES
         members = 0
+        moved: list[int] | tuple = ()
         if sfx or alow:
             # their faces go last, so other choices keep them intact
             if prev is not None and not prev.members:
                 by = self.by = list(map(_getitem, _BY, b))
             members = sfx | sfx << 8 | sfx << 16 | sfx << 24 | sfx << 32
             members |= alow | alow << 8 | alow << 16 | alow << 24 | alow << 96
-            pref = _PREFERRED
-            rc = self.rc
-            for r, ms in enumerate(members.to_bytes(13, "little")):
-                if ms and rc[r] > 1:
-                    key = r << 16 | ms << 8 | b[r]
-                    faces = pref.get(key)
-                    if faces is None:
-                        faces = pref[key] = tuple(sorted(by[r], key=lambda f: (members >> (2 * f) & 1, f)))
-                    by[r] = faces
+            mb = members.to_bytes(13, "little")
+            moved = []
+            # the ranks from the lowest to the highest with faces in them: their faces outside
+            # straight flushes (digits of the other suits), then those in them, each sorted
+            for r in range(((members & -members).bit_length() - 1) >> 3, (members.bit_length() + 7) >> 3):
+                ms = mb[r]
+                if ms and cb[r] > 1:
+                    faces, byte, mm = _BY[r], b[r], ms * 3
+                    by[r] = faces[byte & ~mm] + faces[byte & mm]
+                    moved.append(r)
         self.members = members
+        self.moved = moved
 
     @property
     def cnt(self) -> list[int]:
@@ -375,7 +377,7 @@ def _lead_plain(h: _Hand) -> list[Combo]:
         toffs = _triple_offsets(h, trips)
         table = _TRIPLES
         out += [table[o] or _triple(o) for o in toffs]
-        _natural_full_houses(h, trips, pranks, out)
+        _natural_full_houses(h, trips, out, poffs, toffs)
     if 13 - cb.count(0) >= 5:
         _straights(h, -1, out)
     if sum(cb) >= 6:
@@ -647,8 +649,13 @@ def _pair_offsets(h: _Hand, ranks: list[int]) -> list[int]:
     """``_PAIRS`` offsets of the natural pairs of ``ranks`` (each held twice or more): the first
     two preferred faces."""
     if h.members:
+        # as in ``_BY`` order but at the ranks whose preferred faces moved
+        pid = bytearray(h.b.translate(_PAIR_ID))
         by, ids = h.by, _PAIR_ID_OF
-        return [10 * r + ids[(by[r][0] & 3) << 2 | by[r][1] & 3] for r in ranks]
+        for r in h.moved:
+            f = by[r]
+            pid[r] = ids[(f[0] & 3) << 2 | f[1] & 3]
+        return [10 * r + pid[r] for r in ranks]
     b, ids = h.b, _PAIR_ID
     return [10 * r + ids[b[r]] for r in ranks]
 
@@ -697,27 +704,61 @@ def _wild_triple2(i: int) -> Combo:
     return c
 
 
-def _natural_full_houses(h: _Hand, trips: list[int], pranks: list[int], out: list) -> None:
-    """The full houses of a hand without wilds: per triple rank of ``trips``, every other pair
-    rank of ``pranks``, then the joker pairs; the cards sort by rank, triple and pair each sorted."""
-    if h.members:
-        ptab, ttab = _PAIRS, _TRIPLES
-        pairs = [(p, (ptab[o] or _pair(o))[2]) for p, o in zip(pranks, _pair_offsets(h, pranks))]
-        triples = [(t, (ttab[o] or _triple(o))[2]) for t, o in zip(trips, _triple_offsets(h, trips))]
-    else:  # the preferred faces are sorted
-        by = h.by
-        pairs = [(p, by[p][:2]) for p in pranks]
-        triples = [(t, by[t][:3]) for t in trips]
+#: ``_FH_ROWS[triple offset][pair offset]``: the full house of a natural triple (``_TRIPLES``
+#: offset) and a natural pair (``_PAIRS`` offset; 130, 131: the joker pairs), ``None`` for the
+#: triple's own rank; a row is made whole on first use (132 combos, shared by every level)
+_FH_ROWS: list[list[Combo | None] | None] = [None] * 260
+
+
+def _fh_row(to: int) -> list[Combo | None]:
+    """Fill ``_FH_ROWS[to]``: the cards sort by rank, triple and pair each sorted."""
+    t = to // 20
+    trip = (_TRIPLES[to] or _triple(to))[2]
+    row: list[Combo | None] = []
+    for po in range(130):
+        p = po // 10
+        pair = (_PAIRS[po] or _pair(po))[2]
+        row.append(None if p == t else _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair)))
+    row.append(_new(Combo, (FULL_HOUSE, t, trip + (SB, SB))))
+    row.append(_new(Combo, (FULL_HOUSE, t, trip + (HR, HR))))
+    _FH_ROWS[to] = row
+    return row
+
+
+def _natural_full_houses(
+    h: _Hand,
+    trips: list[int],
+    out: list,
+    poffs: list[int] | None = None,
+    toffs: list[int] | None = None,
+) -> None:
+    """The full houses of a hand without wilds: per triple rank of ``trips``, every other rank
+    with a natural pair, then the joker pairs (``poffs`` / ``toffs``: the ``_PAIRS`` offsets of
+    every natural pair / the ``_TRIPLES`` offsets of ``trips``, if known).
+
+    Each triple's full houses are one row of ``_FH_ROWS`` read at the pair offsets; the cell of
+    its own rank (``None``) is dropped."""
+    rc = h.rc
+    if poffs is None:
+        if h.members:
+            poffs = _pair_offsets(h, [p for p in _RANGE13 if rc[p] >= 2])
+        else:
+            b, ids = h.b, _PAIR_ID
+            poffs = [10 * p + ids[b[p]] for p in _RANGE13 if rc[p] >= 2]
+    offs = poffs[:]
     if h.sb == 2:
-        pairs.append((13, (SB, SB)))
+        offs.append(130)
     if h.hr == 2:
-        pairs.append((14, (HR, HR)))
-    out += [
-        _new(Combo, (FULL_HOUSE, t, pair + trip if p < t else trip + pair))
-        for t, trip in triples
-        for p, pair in pairs
-        if p != t
-    ]
+        offs.append(131)
+    if len(offs) < 2:  # only the triple's own pair
+        return
+    get = itemgetter(*offs)
+    rows = _FH_ROWS
+    for to in toffs or _triple_offsets(h, trips):
+        # the offsets ascend with the ranks: the triple's own pair is the first of its rank
+        n = len(out) + _bisect_left(offs, to // 20 * 10)
+        out += get(rows[to] or _fh_row(to))
+        del out[n]
 
 
 def _singles(h: _Hand, thr: int, out: list) -> None:
@@ -823,14 +864,16 @@ def _triple_play(by: list, r: int, c: int, lv: int) -> Combo:
 
 
 def _full_houses(h: _Hand, thr: int, out: list) -> None:
-    pw = POWER[h.lv]
     rc, w = h.rc, h.w
+    if not w:
+        trips = [t for t in _RANKS_ABOVE[h.lv][thr + 1] if rc[t] >= 3]
+        if trips:
+            _natural_full_houses(h, trips, out)
+        return
+    pw = POWER[h.lv]
     lo = 3 - w
     trips = [t for t in _RANGE13 if rc[t] >= lo and rc[t] and pw[t] > thr]
     if not trips:
-        return
-    if not w:
-        _natural_full_houses(h, trips, [p for p in _RANGE13 if rc[p] >= 2], out)
         return
     by = h.by
     wild, lv = h.wild, h.lv
@@ -888,6 +931,9 @@ def _full_houses(h: _Hand, thr: int, out: list) -> None:
             out.append(_new(Combo, (FULL_HOUSE, t, tuple(sorted(trip + (wild, wild))))))
 
 
+#: the lowest suit of a ``_BY`` byte (0 if none), and ``4 * rank`` in byte ``rank``
+_FIRST_SUIT = bytes(_BY[0][b][0] & 3 if _COUNT[b] else 0 for b in range(256))
+_FACE_BASE = int.from_bytes(bytes(4 * r for r in range(14)), "little")
 #: per straight window: (top, ranks, bit ``8 * rank`` per rank, the ranks' getter, A-low)
 _STRAIGHT_STEPS = tuple(
     (top, ranks, wm, itemgetter(*ranks), ranks[0] > ranks[-1]) for top, ranks, wm in _SF_WINDOWS
@@ -911,7 +957,12 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
-        firsts = [t[0] if t else wild for t in by]
+        if h.members:
+            firsts = [t[0] if t else wild for t in by]
+        else:  # the lowest face of each rank: 4 * rank + its lowest suit, bytewise
+            firsts = (int.from_bytes(h.b.translate(_FIRST_SUIT), "little") + _FACE_BASE).to_bytes(
+                14, "little"
+            )
         steps = _STRAIGHT_AT
         while runs:
             low = runs & -runs
@@ -947,8 +998,12 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
             runs ^= low
             top, (a, b, c), alow = steps[low.bit_length() >> 3]
             if top > thr:
-                if members:
-                    cards = tuple(sorted(by[a][:2] + by[b][:2] + by[c][:2]))
+                if members:  # the two preferred faces of a rank may be out of order
+                    pa, pb, pc = by[a], by[b], by[c]
+                    pa = pa[:2] if pa[0] <= pa[1] else (pa[1], pa[0])
+                    pb = pb[:2] if pb[0] <= pb[1] else (pb[1], pb[0])
+                    pc = pc[:2] if pc[0] <= pc[1] else (pc[1], pc[0])
+                    cards = pb + pc + pa if alow else pa + pb + pc
                 elif alow:
                     cards = by[b][:2] + by[c][:2] + by[a][:2]
                 else:
@@ -984,10 +1039,10 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
             runs ^= low
             top = (low.bit_length() - 1) >> 3
             if top > thr:
+                # each triple sorted, the lower rank first (A-A-A-2-2-2: the 2s)
                 a, b = PLATE_WINDOWS[top][1]
-                cards = list(take(a, 3) + take(b, 3))
-                cards.sort()
-                out.append(_new(Combo, (PLATE, top, tuple(cards))))
+                cards = take(b, 3) + take(a, 3) if top == 0 else take(a, 3) + take(b, 3)
+                out.append(_new(Combo, (PLATE, top, cards)))
         return
     # the windows whose two ranks are held and lack at most ``w`` faces of their triples: byte ``top``
     short = int.from_bytes(h.cb.translate(_SHORT_OF_3), "little")
@@ -1001,9 +1056,13 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
             out.append(_new(Combo, (PLATE, top, tuple(cards))))
 
 
-#: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes),
-#: when no straight flush is to be kept; filled on use (at most 13 * 3 * 13 * 81 entries)
+#: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes; level
+#: 0 for every level when no wild is held: the same bombs), when no straight flush is to be kept;
+#: filled on use (at most 13 * 3 * 13 * 81 entries)
 _RANK_BOMBS: dict[int, tuple[Combo, ...]] = {}
+#: the same for a rank with more than 4 faces, some in natural straight flushes to keep, by its
+#: ``_RANK_BOMBS`` key ``<< 8 |`` the byte of those suits (``_Hand.members``)
+_RANK_BOMBS_KEPT: dict[int, tuple[Combo, ...]] = {}
 
 
 def _rank_bombs(r: int, byte: int, w: int, lv: int) -> tuple[Combo, ...]:
@@ -1054,16 +1113,23 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
     else:
         ranks = None
     if ranks and tb == 0:
-        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), unless
-        # the rank has faces in straight flushes to keep and more than 4 of them (the bombs that
-        # leave some out then choose which)
-        table = _RANK_BOMBS
+        # every bomb of each rank: looked up by (level, wilds, rank, byte of its faces), and by
+        # the suits of its faces in straight flushes to keep when it has more than 4 faces (the
+        # bombs that leave some out then choose which)
+        table, kept = _RANK_BOMBS, _RANK_BOMBS_KEPT
         b = h.b
-        head = (h.lv * 3 + w) * 13
+        head = (h.lv * 3 + w) * 13 if w else 0  # without wilds, bombs do not depend on the level
         members = h.members
         for r in ranks:
             if members and rc[r] > 4 and members >> (8 * r) & 0x55:
-                _rank_bombs_kept(h, r, 0, out)
+                # its preferred faces: by (rank, suits in straight flushes, byte), which fix their order
+                key = ((head + r) << 8 | b[r]) << 8 | members >> (8 * r) & 0xFF
+                bombs = kept.get(key)
+                if bombs is None:
+                    bombs = []
+                    _rank_bombs_kept(h, r, 0, bombs)
+                    bombs = kept[key] = tuple(bombs)
+                out += bombs
                 continue
             key = (head + r) << 8 | b[r]
             bombs = table.get(key)
