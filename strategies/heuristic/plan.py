@@ -360,6 +360,22 @@ def _singles_sum(lv: int, mask: int) -> float:
 _RANK_BIT = tuple(1 << r for r in range(13))
 
 
+def _three_of_five(a: int) -> int:
+    """Bit i set when at least 3 of the five bits i..i+4 of ``a`` are set: counts of 1, 2 and
+    3+ bit-sliced over the first four bits, then the fifth added."""
+    b1 = a >> 1
+    b2 = a >> 2
+    b3 = a >> 3
+    ge1 = a | b1
+    ge2 = a & b1
+    ge3 = ge2 & b2
+    ge2 |= ge1 & b2
+    ge1 |= b2
+    ge3 |= ge2 & b3
+    ge2 |= ge1 & b3
+    return ge3 | ge2 & a >> 4
+
+
 def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
     """Bit i set for each sequence window i a hand with ``w`` wilds may fill: straights need
     5 - w of their ranks present (bit-sliced counts of the window's five rank bits), tubes and
@@ -377,14 +393,7 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
         tubes = a1 & b1 & b2 & (a2a2 | a2 & a2 >> 2 | a2 >> 1 & a2 >> 2)
         cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a2a2 & (a3 | a3 >> 1) & 0x1FFF) << 22
     elif w == 2:
-        ge1 = a1 | b1
-        ge2 = a1 & b1
-        ge3 = ge2 & b2
-        ge2 |= ge1 & b2
-        ge1 |= b2
-        ge3 |= ge2 & b3
-        ge2 |= ge1 & b3
-        straights = ge3 | ge2 & b4
+        straights = _three_of_five(a1)
         tubes = a1 & b1 & b2 & (a2 | a2 >> 1 | a2 >> 2)
         cand = straights & 0x3FF | (tubes & 0xFFF) << 10 | (a1 & b1 & (a2a2 | a3 | a3 >> 1) & 0x1FFF) << 22
     else:  # pragma: no cover - a hand holds at most two wilds
@@ -404,27 +413,27 @@ _FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
 _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
-def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
-    """On a miss of ``_PAIR_COSTS[lv]``: the costs of ``pm``'s pairs (filled, from the mask
-    without its last rank in power order)."""
-    table = _PAIR_COSTS[lv]
-    last = lv if pm >> lv & 1 else pm.bit_length() - 1
-    head = table.get(pm ^ 1 << last)
+def _mask_costs(tables: tuple[dict, ...], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
+    """On a miss of ``tables[lv]`` (``_PAIR_COSTS`` or ``_TRIPLE_COSTS``): the costs
+    (``costs[lv]``: ``_PAIR_COST`` or ``_TRIPLE_COST``) of ``mask``'s ranks in power order,
+    filled from the mask without its last rank."""
+    table = tables[lv]
+    last = lv if mask >> lv & 1 else mask.bit_length() - 1
+    head = table.get(mask ^ 1 << last)
     if head is None:
-        head = _pair_costs(lv, pm ^ 1 << last)
-    out = table[pm] = head + (_PAIR_COST[lv][last],)
+        head = _mask_costs(tables, costs, lv, mask ^ 1 << last)
+    out = table[mask] = head + (costs[lv][last],)
     return out
+
+
+def _pair_costs(lv: int, pm: int) -> tuple[float, ...]:
+    """The costs of ``pm``'s pairs, filling ``_PAIR_COSTS[lv]`` on a miss."""
+    return _mask_costs(_PAIR_COSTS, _PAIR_COST, lv, pm)
 
 
 def _triple_costs(lv: int, tm: int) -> tuple[float, ...]:
-    """On a miss of ``_TRIPLE_COSTS[lv]``: the costs of ``tm``'s triples (as ``_pair_costs``)."""
-    table = _TRIPLE_COSTS[lv]
-    last = lv if tm >> lv & 1 else tm.bit_length() - 1
-    head = table.get(tm ^ 1 << last)
-    if head is None:
-        head = _triple_costs(lv, tm ^ 1 << last)
-    out = table[tm] = head + (_TRIPLE_COST[lv][last],)
-    return out
+    """The costs of ``tm``'s triples, filling ``_TRIPLE_COSTS[lv]`` on a miss."""
+    return _mask_costs(_TRIPLE_COSTS, _TRIPLE_COST, lv, tm)
 
 
 def _free_windows(l4: int) -> int:
@@ -452,18 +461,8 @@ def _build_cand_tables() -> None:
     _CAND1 = tuple([a & a >> 1 & a >> 2 & a >> 3 & a >> 4 & 0x3FF | not_straights for a in rotated])
     cand2 = []
     for a in rotated:
-        b1 = a >> 1
-        b2 = a >> 2
-        b3 = a >> 3
-        ge1 = a | b1
-        ge2 = a & b1
-        ge3 = ge2 & b2
-        ge2 |= ge1 & b2
-        ge1 |= b2
-        ge3 |= ge2 & b3
-        ge2 |= ge1 & b3
-        three_pairs = ge3 | ge2 & a >> 4  # straights with 3+ of their 5 ranks paired
-        cand2.append(~three_pairs & 0x3FF | (a & b1 & b2 & 0xFFF) << 10 | 0x1FFF << 22)
+        three_pairs = _three_of_five(a)  # straights with 3+ of their 5 ranks paired
+        cand2.append(~three_pairs & 0x3FF | (a & a >> 1 & a >> 2 & 0xFFF) << 10 | 0x1FFF << 22)
     _CAND2 = tuple(cand2)
     _CAND3 = tuple(
         [
