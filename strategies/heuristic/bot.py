@@ -35,6 +35,11 @@ def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(h)
 
 
+def _play_key(ag: tuple) -> int:
+    """The sort key of a (sequence play, group) pair: the sequence's top."""
+    return ag[0][1]
+
+
 def _key(c, lv: int) -> int:
     """Strength of a combo's key within its type."""
     if c[0] in SEQUENCE_TYPES:
@@ -68,9 +73,15 @@ class HeuristicStrategy(Strategy):
         self._next_plans: dict[tuple[int, ...], Plan] = {}
         #: the last plan indexed by ``_index`` and its index
         self._indexed: Plan | None = None
-        self._index_of: tuple[dict, set] = ({}, set())
+        self._index_of: tuple[dict, dict, int] = ({}, {}, 0)
         #: the number of events at this seat's last play decision (a smaller one: a new deal)
         self._events_seen = 0
+        #: follows answered (PASS) without learning whether they had a play: a decision with only
+        #: PASS to choose from does not count as seen (``_memory``), so each counts only if it had
+        #: one, which is asked only when it matters (``_settle``)
+        self._unsure: list = []
+        #: whether ``_follow`` saw a play (True), saw there was none (False), or did not look (None)
+        self._saw_play: bool | None = None
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -78,6 +89,7 @@ class HeuristicStrategy(Strategy):
         self.mem = Memory(obs.level)
         self._next_plans.clear()
         self._events_seen = 0
+        self._unsure.clear()
 
     def _memory(self, obs, update: bool = True) -> Memory:
         """This deal's memory (a new one when the level changed or the events went back: a new
@@ -86,6 +98,8 @@ class HeuristicStrategy(Strategy):
         leaves the update to the next lead."""
         m = self.mem
         events = obs.events
+        if self._unsure:
+            self._settle(len(events))
         if m is None or m.level != obs.level or len(events) < self._events_seen:
             m = self.mem = Memory(obs.level)
             self._next_plans.clear()
@@ -93,6 +107,16 @@ class HeuristicStrategy(Strategy):
         if update:
             m.update(events)
         return m
+
+    def _settle(self, n_events: int) -> None:
+        """Count the unsure follows that had a play, if a decision at ``n_events`` events depends
+        on it: only when ``n_events`` is below theirs (else no new deal is seen either way)."""
+        unsure = self._unsure
+        if n_events < len(unsure[-1].events):
+            for o in unsure:
+                if len(o.legal_actions) > 1:
+                    self._events_seen = len(o.events)
+        unsure.clear()
 
     def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
         p = self._next_plans.get(hand)
@@ -124,30 +148,41 @@ class HeuristicStrategy(Strategy):
         sig = group_signature(g)
         reserved = self._reserved(plan, g)
         t, rank, size = g.type, g.rank, g.size  # a signature fixes the number of cards too
-        for a in obs.legal_of_types((t,)) if obs.top is None else obs.legal_actions:
+        for a in obs.legal_of_types((t,)):
             if a[0] == t and a[1] == rank and len(a[2]) == size and combo_signature(a, lv) == sig:
                 if not reserved or not self._touches(a, reserved, obs.hand):
                     return a
                 break
         return group_combo(g, obs.hand, lv, reserved)
 
-    def _index(self, plan: Plan) -> tuple[dict, set]:
-        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
-        and the (type, rank, cards) of its groups: a play whose signature is a group's has the
-        group's type, rank and number of cards, so a play outside this set needs no signature."""
+    def _index(self, plan: Plan) -> tuple[dict, dict, int]:
+        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps),
+        the ranks of its groups by type (a play whose signature is a group's has the group's type
+        and rank, so a play of another rank needs no signature) and its number of bombs."""
         if self._indexed is not plan:
             sigs = {}
-            keys = set()
+            ranks_of: dict[str, set[int]] = {}
+            n_bombs = 0
             for g in plan.groups:
-                t, rank, counts, wilds = g[0], g[1], g[2], g[3]
-                sigs[(t, rank, counts, wilds)] = g  # group_signature(g)
-                size = wilds
-                for _r, n in counts:
-                    size += n
-                keys.add((t, rank, size))  # (g.type, g.rank, g.size)
-            self._index_of = (sigs, keys)
+                t = g[0]
+                sigs[g[:4]] = g  # group_signature(g): (type, rank, counts, wilds)
+                ranks = ranks_of.get(t)
+                if ranks is None:
+                    ranks_of[t] = {g[1]}
+                else:
+                    ranks.add(g[1])
+                if t in BOMB_TYPES:
+                    n_bombs += 1
+            self._index_of = (sigs, ranks_of, n_bombs)
             self._indexed = plan
         return self._index_of
+
+    def _answer(self, g: Group, a: Combo, obs, plan: Plan) -> Combo:
+        """``_find(g, obs, plan)`` when ``a`` is the first legal play with ``g``'s signature."""
+        reserved = self._reserved(plan, g)
+        if not reserved or not self._touches(a, reserved, obs.hand):
+            return a
+        return group_combo(g, obs.hand, obs.level, reserved)
 
     @staticmethod
     def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
@@ -227,6 +262,16 @@ class HeuristicStrategy(Strategy):
             if only is not None:
                 return only
         else:
+            m = self.mem
+            unsure = self._unsure
+            if (
+                m is not None
+                and m.level == obs.level
+                and len(obs.events) >= (len(unsure[-1].events) if unsure else self._events_seen)
+            ):
+                # the memory stays (no new deal is seen whatever the answer): the plays are
+                # built only as far as the answer needs
+                return self._follow_lazily(obs)
             acts = obs.legal_actions
             if len(acts) == 1:
                 return acts[0]
@@ -317,33 +362,68 @@ class HeuristicStrategy(Strategy):
 
     # following ----------------------------------------------------------
 
+    def _follow_lazily(self, obs) -> Combo:
+        """``choose_play`` for a follow whose ``_memory`` call could only count the events: the
+        same answer, with the plays of a type built only when the answer depends on them
+        (``legal_of_types``: the plays of the top's type come first in the legal order, the
+        bombs next). Whether the follow could play at all (``len(legal_actions) > 1``, which
+        ``choose_play`` tests first) is settled only when the answer or the memory needs it."""
+        hand = obs.hand
+        n = len(hand)
+        if n <= MAX_COMBO_CARDS:
+            # the first legal play of all n cards: of the top's type (all of one size), or a bomb
+            t = obs.top[0]
+            if t not in BOMB_CLASS:
+                plays = obs.legal_of_types((t,))
+                if plays and len(plays[0][2]) == n:
+                    self._memory(obs, False)
+                    return plays[0]  # goes out
+            if n >= 4:  # the fewest cards of a bomb
+                for a in obs.legal_of_types(BOMB_CLASS):
+                    if len(a[2]) == n:
+                        self._memory(obs, False)
+                        return a  # goes out
+        lv = obs.level
+        plan = self._plan(hand, lv)
+        self._saw_play = None
+        combo = self._follow(obs, plan)
+        if combo is not PASS or self._saw_play:
+            self._memory(obs, False)  # counts the events (no new deal: checked by the caller)
+        elif self._saw_play is None:
+            self._unsure.append(obs)
+        return self._played(hand, plan, combo, lv)
+
     def _follow(self, obs, plan: Plan):
+        """The answer to the trick's top (a play, or PASS); ``_saw_play`` tells what it learned
+        of the legal plays (asked of ``obs`` type by type, in their legal order)."""
         lv = obs.level
         seat = obs.seat
         counts = obs.card_counts
         finished = obs.finished
         owner = obs.top_owner
         top = obs.top
-        hand = obs.hand
         partner = seat ^ 2
+        sigs, ranks_of, n_bombs = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
-            if plan.hands != 1:
+            if len(plan.groups) - n_bombs != 1:  # plan.hands
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
-        plays = [a for a in obs.legal_actions if a[0] != "pass"]
-        if not plays:
-            return PASS
+        # the non-bomb plays: those of the top's type (none against a bomb), listed first
+        t = top[0]
+        plays = () if t in BOMB_CLASS else obs.legal_of_types((t,))
+        if plays:
+            self._saw_play = True
+        ranks = ranks_of.get(t)  # a play of another rank is no planned group
         if owner == partner:
-            sigs, keys = self._index(plan)
-            for a in plays:
-                if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
-                    continue
-                g = sigs.get(combo_signature(a, lv))
-                if g is not None:
-                    return self._find(g, obs, plan)
+            if ranks:
+                for a in plays:
+                    if a[1] in ranks:
+                        g = sigs.get(combo_signature(a, lv))
+                        if g is not None:
+                            return self._answer(g, a, obs, plan)  # the first play of its signature
             return PASS
-        sigs, keys = self._index(plan)
+        hand = obs.hand
         # an owner already out hands the lead to its partner if all pass (接风)
         oc = counts[owner] if owner not in finished else counts[owner ^ 2]
         opp_min = None  # the fewest cards of an opponent still in play (99: none)
@@ -355,53 +435,54 @@ class HeuristicStrategy(Strategy):
         urgent = oc <= self.URGENT
         danger = oc <= self.DANGER or opp_min <= self.URGENT
         thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
-        base = plan.cost
         best = None
-        evaluated = 0
-        pw = POWER[lv]
-        # (the sort is stable: plays of equal key keep their legal order)
-        normal = sorted(
-            (a for a in plays if a[0] not in BOMB_CLASS),
-            key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
-        )
-        # the planned group of each play of ``normal`` (None for a play outside the plan)
-        planned: list[Group | None] = []
-        any_planned = False
-        for a in normal:
-            g = None
-            if (a[0], a[1], len(a[2])) in keys:
-                g = sigs.get(combo_signature(a, lv))
+        if plays:
+            pw = POWER[lv]
+            # the planned group of each play (None for a play outside the plan), and the first
+            # play (in legal order) of each planned group's signature: ``_find``'s answer
+            planned: list[Group | None] = []
+            firsts: dict[int, Combo] = {}
+            if ranks:
+                for a in plays:
+                    g = None
+                    if a[1] in ranks:
+                        g = sigs.get(combo_signature(a, lv))
+                        if g is not None and id(g) not in firsts:
+                            firsts[id(g)] = a
+                    planned.append(g)
+            else:
+                planned = [None] * len(plays)
+            limit = 3 if danger else 2 if not firsts else 0
+            # (the sort is stable: plays of equal key keep their legal order)
+            if t in SEQUENCE_TYPES:
+                normal = sorted(zip(plays, planned), key=_play_key)
+            else:
+                normal = sorted(zip(plays, planned), key=lambda ag: pw[ag[0][1]])
+            # spending a top card on a low play is a cost when nothing presses
+            spend = not danger and _key(top, lv) < 9
+            base = plan.cost
+            evaluated = 0
+            for a, g in normal:
                 if g is not None:
-                    any_planned = True
-            planned.append(g)
-        limit = 3 if danger else 0 if any_planned else 2
-        # spending a top card on a low play is a cost when nothing presses
-        spend = not danger and _key(top, lv) < 9
-        for a, g in zip(normal, planned):
-            if g is not None:
-                delta = -group_cost(g, lv)
-            else:
-                if evaluated >= limit:
-                    continue
-                evaluated += 1
-                delta = plan_cost(_remove(hand, a[2]), lv) - base
-            if a[0] in SEQUENCE_TYPES:
-                k = a[1]
-            else:
-                k = pw[a[1]]
-                if spend and k >= 13:
-                    delta += self.SPEND_CONTROL
-            score = delta + 0.01 * k
-            if best is None or score < best[0]:
-                best = (score, delta, a, g)
+                    delta = -group_cost(g, lv)
+                else:
+                    if evaluated >= limit:
+                        continue
+                    evaluated += 1
+                    delta = plan_cost(_remove(hand, a[2]), lv) - base
+                if t in SEQUENCE_TYPES:
+                    k = a[1]
+                else:
+                    k = pw[a[1]]
+                    if spend and k >= 13:
+                        delta += self.SPEND_CONTROL
+                score = delta + 0.01 * k
+                if best is None or score < best[0]:
+                    best = (score, delta, a, g)
         if best is not None and best[1] <= thr:
             g = best[3]
-            return self._find(g, obs, plan) if g is not None else best[2]
-        # bombs
-        bombs = [a for a in plays if a[0] in BOMB_CLASS]
-        if not bombs:
-            return PASS
-        n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+            return self._answer(g, firsts[id(g)], obs, plan) if g is not None else best[2]
+        # bombs (the plays after the non-bomb ones; asked only when a bomb may answer)
         if not urgent:
             # a planned bomb to win the lead when the plan can then run out (plan.hands <=
             # len(plan.bombs)), or one of two when in danger
@@ -409,8 +490,14 @@ class HeuristicStrategy(Strategy):
                 return PASS
             if not n_bombs:
                 return PASS  # no bomb play has a bomb group's signature
+        bombs = obs.legal_of_types(BOMB_CLASS)
+        if not bombs:
+            if not plays:
+                self._saw_play = False
+            return PASS
+        self._saw_play = True
         planned_bombs = [
-            a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
+            a for a in bombs if a[1] in ranks_of.get(a[0], ()) and combo_signature(a, lv) in sigs
         ]
         if not urgent and not planned_bombs:
             return PASS
