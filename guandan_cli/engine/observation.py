@@ -118,7 +118,8 @@ class _LazyPlays:
         """The plays of these types, in legal order (types in ``COMBO_TYPES`` order, PASS last)."""
         if len(types) == 1:
             for t in types:
-                return self.of_type(t)
+                plays = self._by_type.get(t)
+                return self.of_type(t) if plays is None else plays
         out: tuple = ()
         for t in _LISTED_TYPES:
             if t in types:
@@ -133,6 +134,8 @@ class _LazyPlays:
 
     def find(self, action: object) -> Combo | None:
         """The listed action equal to ``action``, or None (looked up among the plays of its type)."""
+        if action is PASS:  # the commonest answer of a follow
+            return PASS if self._top is not None else None
         if not isinstance(action, tuple) or len(action) != 3:
             return None
         t = action[0]
@@ -180,6 +183,10 @@ class _LazyObservation(Observation):
 
     def legal_of_types(self, types: Collection[str] | str) -> tuple:
         if _get_legal(self) is None:
+            if type(types) is tuple and len(types) == 1:  # one type: the common question
+                lazy = self._lazy_plays
+                plays = lazy._by_type.get(types[0])
+                return lazy.of_type(types[0]) if plays is None else plays
             return self._lazy_plays.of_types((types,) if isinstance(types, str) else types)
         return Observation.legal_of_types(self, types)
 

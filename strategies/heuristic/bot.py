@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from guandan_cli.engine.cards import RANK_OF
 from guandan_cli.engine.combos import BOMB_CLASS, COMBO_TYPES, POWER, SEQUENCE_TYPES, SIZES, Combo, bomb_value
 from guandan_cli.engine.deal import PASS
@@ -29,15 +27,24 @@ _TYPES_OF_SIZE = tuple(tuple(t for t in COMBO_TYPES if n in SIZES[t]) for n in r
 
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """``hand`` less ``cards`` (which it holds), in its order."""
+    if len(cards) == 1:
+        i = hand.index(cards[0])
+        return hand[:i] + hand[i + 1 :]
     h = list(hand)
     for f in cards:
         h.remove(f)
     return tuple(h)
 
 
-def _play_key(ag: tuple) -> int:
-    """The sort key of a (sequence play, group) pair: the sequence's top."""
-    return ag[0][1]
+def _bomb_may_be(hand: tuple[int, ...], lv: int) -> bool:
+    """Whether the whole hand may be a bomb (rules.md §4): 4 to 10 cards of one natural rank, wilds
+    included, a straight flush (5 cards) or the four jokers; false only when it cannot."""
+    n = len(hand)
+    if n == 5 or (n == 4 and hand.count(52) == 2 and hand.count(53) == 2):
+        return True
+    wild = lv * 4 + 1
+    return len({RANK_OF[f] for f in hand if f != wild}) <= 1
 
 
 def _key(c, lv: int) -> int:
@@ -137,7 +144,8 @@ class HeuristicStrategy(Strategy):
                 rest = _remove(hand, combo.cards)
                 left = plan.without(g)
                 sf = [f for h in left.groups if h.faces for f in h.faces]
-                if not sf or not Counter(sf) - Counter(rest):
+                # the faces of the straight flushes left are all in the hand left (``Counter(sf) <= Counter(rest)``)
+                if not sf or all(sf.count(f) <= rest.count(f) for f in set(sf)):
                     self._next_plans[rest] = left
                 break
         return combo
@@ -187,14 +195,16 @@ class HeuristicStrategy(Strategy):
     @staticmethod
     def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
         """Faces of the plan's straight flushes other than ``g``."""
-        return tuple(f for h in plan.groups if h.faces and h is not g for f in h.faces)
+        sfs = [h for h in plan.groups if h[4]]  # h.faces: straight flushes only
+        if not sfs:
+            return ()
+        return tuple(f for h in sfs if h is not g for f in h.faces)
 
     @staticmethod
     def _touches(a: Combo, reserved: tuple[int, ...], hand: tuple[int, ...]) -> bool:
         """Whether playing ``a`` would take a face the reserved straight flushes need."""
-        need = Counter(reserved)
-        used = Counter(a[2])
-        return any(hand.count(f) - used[f] < need[f] for f in used if f in need)
+        cards = a[2]
+        return any(hand.count(f) - cards.count(f) < reserved.count(f) for f in set(cards) if f in reserved)
 
     def _is_control(self, g: Group, un, uw, lv: int) -> bool:
         if g.type in BOMB_TYPES:
@@ -370,6 +380,7 @@ class HeuristicStrategy(Strategy):
         ``choose_play`` tests first) is settled only when the answer or the memory needs it."""
         hand = obs.hand
         n = len(hand)
+        lv = obs.level
         if n <= MAX_COMBO_CARDS:
             # the first legal play of all n cards: of the top's type (all of one size), or a bomb
             t = obs.top[0]
@@ -378,12 +389,11 @@ class HeuristicStrategy(Strategy):
                 if plays and len(plays[0][2]) == n:
                     self._memory(obs, False)
                     return plays[0]  # goes out
-            if n >= 4:  # the fewest cards of a bomb
+            if n >= 4 and _bomb_may_be(hand, lv):
                 for a in obs.legal_of_types(BOMB_CLASS):
                     if len(a[2]) == n:
                         self._memory(obs, False)
                         return a  # goes out
-        lv = obs.level
         plan = self._plan(hand, lv)
         self._saw_play = None
         combo = self._follow(obs, plan)
@@ -403,12 +413,12 @@ class HeuristicStrategy(Strategy):
         owner = obs.top_owner
         top = obs.top
         partner = seat ^ 2
-        sigs, ranks_of, n_bombs = self._index(plan)
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
-            if len(plan.groups) - n_bombs != 1:  # plan.hands
+            if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
+        sigs, ranks_of, n_bombs = self._index(plan)
         # the non-bomb plays: those of the top's type (none against a bomb), listed first
         t = top[0]
         plays = () if t in BOMB_CLASS else obs.legal_of_types((t,))
@@ -440,7 +450,7 @@ class HeuristicStrategy(Strategy):
             pw = POWER[lv]
             # the planned group of each play (None for a play outside the plan), and the first
             # play (in legal order) of each planned group's signature: ``_find``'s answer
-            planned: list[Group | None] = []
+            planned: list[Group | None] | None = []
             firsts: dict[int, Combo] = {}
             if ranks:
                 for a in plays:
@@ -450,35 +460,37 @@ class HeuristicStrategy(Strategy):
                         if g is not None and id(g) not in firsts:
                             firsts[id(g)] = a
                     planned.append(g)
+            # each play's key (a sequence's top, else the power of its rank), and the plays in key
+            # order (the sort is stable: plays of equal key keep their legal order)
+            seq = t in SEQUENCE_TYPES
+            keys = [a[1] for a in plays] if seq else [pw[a[1]] for a in plays]
+            order = sorted(range(len(plays)), key=keys.__getitem__)
+            if firsts:
+                limit = 3 if danger else 0
             else:
-                planned = [None] * len(plays)
-            limit = 3 if danger else 2 if not firsts else 0
-            # (the sort is stable: plays of equal key keep their legal order)
-            if t in SEQUENCE_TYPES:
-                normal = sorted(zip(plays, planned), key=_play_key)
-            else:
-                normal = sorted(zip(plays, planned), key=lambda ag: pw[ag[0][1]])
+                # no planned play: only the first ``limit`` plays are looked at
+                limit = 3 if danger else 2
+                order = order[:limit]
+                planned = None
             # spending a top card on a low play is a cost when nothing presses
-            spend = not danger and _key(top, lv) < 9
+            spend = not danger and not seq and _key(top, lv) < 9
             base = plan.cost
             evaluated = 0
-            for a, g in normal:
+            for i in order:
+                g = planned[i] if planned is not None else None
                 if g is not None:
                     delta = -group_cost(g, lv)
                 else:
                     if evaluated >= limit:
                         continue
                     evaluated += 1
-                    delta = plan_cost(_remove(hand, a[2]), lv) - base
-                if t in SEQUENCE_TYPES:
-                    k = a[1]
-                else:
-                    k = pw[a[1]]
-                    if spend and k >= 13:
-                        delta += self.SPEND_CONTROL
+                    delta = plan_cost(_remove(hand, plays[i][2]), lv) - base
+                k = keys[i]
+                if spend and k >= 13:
+                    delta += self.SPEND_CONTROL
                 score = delta + 0.01 * k
                 if best is None or score < best[0]:
-                    best = (score, delta, a, g)
+                    best = (score, delta, plays[i], g)
         if best is not None and best[1] <= thr:
             g = best[3]
             return self._answer(g, firsts[id(g)], obs, plan) if g is not None else best[2]
