@@ -192,6 +192,16 @@ def _as_reference(bot: HeuristicStrategy) -> _Reference:
     return ref
 
 
+def _check_index(bot: HeuristicStrategy) -> None:
+    """The index kept (maybe derived after a play, ``_index_without``) is the one built afresh."""
+    if bot._indexed is None:
+        return
+    sigs, ranks_of, n_bombs = bot._index_of
+    fresh = HeuristicStrategy(bot.seat)._index(bot._indexed)
+    assert {k: id(g) for k, g in sigs.items()} == {k: id(g) for k, g in fresh[0].items()}
+    assert {t: r for t, r in ranks_of.items() if r} == fresh[1] and n_bombs == fresh[2]
+
+
 def _play(deals: int, seed: int, start_deal: bool) -> Counter:
     """Play ``deals`` deals with heuristic bots kept from deal to deal, checking every play
     decision against the reference; the kinds of follows met."""
@@ -215,6 +225,7 @@ def _play(deals: int, seed: int, start_deal: bool) -> Counter:
             got = bot.choose_play(obs)
             assert got == expected, (seed, i, seat, obs)
             assert _state(bot) == _state(ref), (seed, i, seat)
+            _check_index(bot)
             if obs.top is not None:
                 owner = "partner" if obs.top_owner == seat ^ 2 else "opponent"
                 met[owner, "pass" if got is PASS else "play", len(bot._unsure) > before] += 1
