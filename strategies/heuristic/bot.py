@@ -136,11 +136,11 @@ class HeuristicStrategy(Strategy):
         t, rank = combo[0], combo[1]
         sig = None
         for g in plan.groups:
-            if g.type != t or g.rank != rank:
+            if g[0] != t or g[1] != rank:  # g.type, g.rank
                 continue  # a signature starts with the type and rank
             if sig is None:
                 sig = combo_signature(combo, lv)
-            if group_signature(g) == sig:
+            if g[:4] == sig:  # group_signature(g)
                 rest = _remove(hand, combo.cards)
                 left = plan.without(g)
                 sf = [f for h in left.groups if h.faces for f in h.faces]
@@ -310,13 +310,14 @@ class HeuristicStrategy(Strategy):
         finished = obs.finished
         un, uw = mem.unseen(obs.hand)
         groups = plan.groups
-        normal = [g for g in groups if g.type not in BOMB_TYPES]
-        bombs = [g for g in groups if g.type in BOMB_TYPES]
+        normal = [g for g in groups if g[0] not in BOMB_TYPES]  # g.type
         if not normal:
+            bombs = [g for g in groups if g[0] in BOMB_TYPES]
             g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
             return self._find(g, obs, plan)
         # equal groups are equally control: ``g not in ctrl`` is ``not is_control(g)``
-        is_ctrl = [self._is_control(g, un, uw, lv) for g in normal]
+        higher = Memory.higher_exists  # ``not _is_control(g)`` of a non-bomb group
+        is_ctrl = [not higher(g[0], g[1], g.size, un, uw, lv) for g in normal]
         ctrl = [g for g, c in zip(normal, is_ctrl) if c]
         weak = [g for g, c in zip(normal, is_ctrl) if not c]
         # run out: controls first while at most one weak hand remains

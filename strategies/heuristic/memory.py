@@ -59,7 +59,9 @@ class Memory:
             return
         wild = self.wild
         played = self.played
+        played_wild = self.played_wild
         last_play = self.last_play
+        passed_on = self.passed_on
         top = self.top
         top_owner = self.top_owner
         for ev in events[start:n]:  # Event(kind, seat, combo, ...)
@@ -68,14 +70,15 @@ class Memory:
                 combo = ev[2]
                 for f in combo[2]:
                     if f == wild:
-                        self.played_wild += 1
+                        played_wild += 1
                     else:
                         played[RANK_OF[f]] += 1
                 top = last_play[ev[1]] = combo
                 top_owner = ev[1]
             elif kind == "pass":
                 if top is not None and (top_owner ^ ev[1]) & 1:
-                    self.passed_on[ev[1]].append(top)
+                    passed_on[ev[1]].append(top)
+        self.played_wild = played_wild
         self.top = top
         self.top_owner = top_owner
         self.seen_events = n
