@@ -206,11 +206,6 @@ class HeuristicStrategy(Strategy):
         cards = a[2]
         return any(hand.count(f) - cards.count(f) < reserved.count(f) for f in set(cards) if f in reserved)
 
-    def _is_control(self, g: Group, un, uw, lv: int) -> bool:
-        if g.type in BOMB_TYPES:
-            return True
-        return not Memory.higher_exists(g.type, g.rank, g.size, un, uw, lv)
-
     # ------------------------------------------------------------ tribute and return
 
     def choose_tribute(self, obs) -> int:
@@ -315,8 +310,8 @@ class HeuristicStrategy(Strategy):
             bombs = [g for g in groups if g[0] in BOMB_TYPES]
             g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
             return self._find(g, obs, plan)
-        # equal groups are equally control: ``g not in ctrl`` is ``not is_control(g)``
-        higher = Memory.higher_exists  # ``not _is_control(g)`` of a non-bomb group
+        # a control: no unseen cards could beat it (bombs aside); equal groups are equally control
+        higher = Memory.higher_exists
         is_ctrl = [not higher(g[0], g[1], g.size, un, uw, lv) for g in normal]
         ctrl = [g for g, c in zip(normal, is_ctrl) if c]
         weak = [g for g, c in zip(normal, is_ctrl) if not c]
