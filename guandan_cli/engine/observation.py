@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 
 from .combos import COMBO_TYPES, SINGLE, Combo
 from .deal import OVER, PASS, PLAY, RETURN, Deal, Event
-from .legal import _Hand, _plays, plays_of_type
+from .legal import _follow_tuple, _Hand, _plays, plays_of_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +73,8 @@ class Observation:
         ``legal_actions`` (play phase).
 
         An observation made by ``observe`` in the play phase builds only these types' plays (a
-        lead that looks at one type need not build every full house); ``legal_actions`` is
-        built on first use.
+        lead that looks at one type need not build every full house, a follow that passes need
+        not build its bombs); ``legal_actions`` is built on first use.
 
         >>> import random
         >>> from guandan_cli.engine import deal_hands
@@ -118,7 +118,8 @@ class _LazyPlays:
         """The plays of these types, in legal order (types in ``COMBO_TYPES`` order, PASS last)."""
         if len(types) == 1:
             for t in types:
-                return self.of_type(t)
+                plays = self._by_type.get(t)
+                return self.of_type(t) if plays is None else plays
         out: tuple = ()
         for t in _LISTED_TYPES:
             if t in types:
@@ -126,14 +127,15 @@ class _LazyPlays:
         return out
 
     def all(self) -> tuple:
-        """Every legal action: ``Deal.legal_actions()`` of this seat."""
-        found = _plays(self._hand, self._top)
+        """Every legal action: ``Deal.legal_actions()`` of this seat (built as the deal builds it)."""
         if self._top is not None:
-            found.append(PASS)
-        return tuple(found)
+            return _follow_tuple(self._hand, self._top, PASS)
+        return tuple(_plays(self._hand, None))
 
     def find(self, action: object) -> Combo | None:
         """The listed action equal to ``action``, or None (looked up among the plays of its type)."""
+        if action is PASS:  # the commonest answer of a follow
+            return PASS if self._top is not None else None
         if not isinstance(action, tuple) or len(action) != 3:
             return None
         t = action[0]
@@ -181,6 +183,10 @@ class _LazyObservation(Observation):
 
     def legal_of_types(self, types: Collection[str] | str) -> tuple:
         if _get_legal(self) is None:
+            if type(types) is tuple and len(types) == 1:  # one type: the common question
+                lazy = self._lazy_plays
+                plays = lazy._by_type.get(types[0])
+                return lazy.of_type(types[0]) if plays is None else plays
             return self._lazy_plays.of_types((types,) if isinstance(types, str) else types)
         return Observation.legal_of_types(self, types)
 
@@ -241,7 +247,8 @@ def observe(deal: Deal, seat: int) -> Observation:
     if len(events) != len(deal.events) or (events and events[-1] is not deal.events[-1]):
         events = deal._events_tuple = tuple(deal.events)
     hands = deal.hands
-    if my_turn and phase == PLAY and deal.top is None and deal._legal_cache is None:
+    if my_turn and phase == PLAY and deal._legal_cache is None:
+        # leads and follows: a follow that passes may never build its plays (bombs, full houses)
         obs = _new_observation(_LazyObservation)
         _set_lazy_plays(obs, _LazyPlays(deal._analysed(seat), deal.top))
         legal = None

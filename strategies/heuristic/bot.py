@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from guandan_cli.engine.cards import RANK_OF
 from guandan_cli.engine.combos import BOMB_CLASS, COMBO_TYPES, POWER, SEQUENCE_TYPES, SIZES, Combo, bomb_value
 from guandan_cli.engine.deal import PASS
@@ -29,10 +27,24 @@ _TYPES_OF_SIZE = tuple(tuple(t for t in COMBO_TYPES if n in SIZES[t]) for n in r
 
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    """``hand`` less ``cards`` (which it holds), in its order."""
+    if len(cards) == 1:
+        i = hand.index(cards[0])
+        return hand[:i] + hand[i + 1 :]
     h = list(hand)
     for f in cards:
         h.remove(f)
     return tuple(h)
+
+
+def _bomb_may_be(hand: tuple[int, ...], lv: int) -> bool:
+    """Whether the whole hand may be a bomb (rules.md §4): 4 to 10 cards of one natural rank, wilds
+    included, a straight flush (5 cards) or the four jokers; false only when it cannot."""
+    n = len(hand)
+    if n == 5 or (n == 4 and hand.count(52) == 2 and hand.count(53) == 2):
+        return True
+    wild = lv * 4 + 1
+    return len({RANK_OF[f] for f in hand if f != wild}) <= 1
 
 
 def _key(c, lv: int) -> int:
@@ -68,9 +80,15 @@ class HeuristicStrategy(Strategy):
         self._next_plans: dict[tuple[int, ...], Plan] = {}
         #: the last plan indexed by ``_index`` and its index
         self._indexed: Plan | None = None
-        self._index_of: tuple[dict, set] = ({}, set())
+        self._index_of: tuple[dict, dict, int] = ({}, {}, 0)
         #: the number of events at this seat's last play decision (a smaller one: a new deal)
         self._events_seen = 0
+        #: follows answered (PASS) without learning whether they had a play: a decision with only
+        #: PASS to choose from does not count as seen (``_memory``), so each counts only if it had
+        #: one, which is asked only when it matters (``_settle``)
+        self._unsure: list = []
+        #: whether ``_follow`` saw a play (True), saw there was none (False), or did not look (None)
+        self._saw_play: bool | None = None
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -78,6 +96,7 @@ class HeuristicStrategy(Strategy):
         self.mem = Memory(obs.level)
         self._next_plans.clear()
         self._events_seen = 0
+        self._unsure.clear()
 
     def _memory(self, obs, update: bool = True) -> Memory:
         """This deal's memory (a new one when the level changed or the events went back: a new
@@ -86,6 +105,8 @@ class HeuristicStrategy(Strategy):
         leaves the update to the next lead."""
         m = self.mem
         events = obs.events
+        if self._unsure:
+            self._settle(len(events))
         if m is None or m.level != obs.level or len(events) < self._events_seen:
             m = self.mem = Memory(obs.level)
             self._next_plans.clear()
@@ -93,6 +114,16 @@ class HeuristicStrategy(Strategy):
         if update:
             m.update(events)
         return m
+
+    def _settle(self, n_events: int) -> None:
+        """Count the unsure follows that had a play, if a decision at ``n_events`` events depends
+        on it: only when ``n_events`` is below theirs (else no new deal is seen either way)."""
+        unsure = self._unsure
+        if n_events < len(unsure[-1].events):
+            for o in unsure:
+                if len(o.legal_actions) > 1:
+                    self._events_seen = len(o.events)
+        unsure.clear()
 
     def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
         p = self._next_plans.get(hand)
@@ -105,15 +136,16 @@ class HeuristicStrategy(Strategy):
         t, rank = combo[0], combo[1]
         sig = None
         for g in plan.groups:
-            if g.type != t or g.rank != rank:
+            if g[0] != t or g[1] != rank:  # g.type, g.rank
                 continue  # a signature starts with the type and rank
             if sig is None:
                 sig = combo_signature(combo, lv)
-            if group_signature(g) == sig:
+            if g[:4] == sig:  # group_signature(g)
                 rest = _remove(hand, combo.cards)
                 left = plan.without(g)
                 sf = [f for h in left.groups if h.faces for f in h.faces]
-                if not sf or not Counter(sf) - Counter(rest):
+                # the faces of the straight flushes left are all in the hand left (``Counter(sf) <= Counter(rest)``)
+                if not sf or all(sf.count(f) <= rest.count(f) for f in set(sf)):
                     self._next_plans[rest] = left
                 break
         return combo
@@ -124,47 +156,55 @@ class HeuristicStrategy(Strategy):
         sig = group_signature(g)
         reserved = self._reserved(plan, g)
         t, rank, size = g.type, g.rank, g.size  # a signature fixes the number of cards too
-        for a in obs.legal_of_types((t,)) if obs.top is None else obs.legal_actions:
+        for a in obs.legal_of_types((t,)):
             if a[0] == t and a[1] == rank and len(a[2]) == size and combo_signature(a, lv) == sig:
                 if not reserved or not self._touches(a, reserved, obs.hand):
                     return a
                 break
         return group_combo(g, obs.hand, lv, reserved)
 
-    def _index(self, plan: Plan) -> tuple[dict, set]:
-        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps)
-        and the (type, rank, cards) of its groups: a play whose signature is a group's has the
-        group's type, rank and number of cards, so a play outside this set needs no signature."""
+    def _index(self, plan: Plan) -> tuple[dict, dict, int]:
+        """The plan's groups by signature (the last of equal ones, as a dict comprehension keeps),
+        the ranks of its groups by type (a play whose signature is a group's has the group's type
+        and rank, so a play of another rank needs no signature) and its number of bombs."""
         if self._indexed is not plan:
             sigs = {}
-            keys = set()
+            ranks_of: dict[str, set[int]] = {}
+            n_bombs = 0
             for g in plan.groups:
-                t, rank, counts, wilds = g[0], g[1], g[2], g[3]
-                sigs[(t, rank, counts, wilds)] = g  # group_signature(g)
-                size = wilds
-                for _r, n in counts:
-                    size += n
-                keys.add((t, rank, size))  # (g.type, g.rank, g.size)
-            self._index_of = (sigs, keys)
+                t = g[0]
+                sigs[g[:4]] = g  # group_signature(g): (type, rank, counts, wilds)
+                ranks = ranks_of.get(t)
+                if ranks is None:
+                    ranks_of[t] = {g[1]}
+                else:
+                    ranks.add(g[1])
+                if t in BOMB_TYPES:
+                    n_bombs += 1
+            self._index_of = (sigs, ranks_of, n_bombs)
             self._indexed = plan
         return self._index_of
+
+    def _answer(self, g: Group, a: Combo, obs, plan: Plan) -> Combo:
+        """``_find(g, obs, plan)`` when ``a`` is the first legal play with ``g``'s signature."""
+        reserved = self._reserved(plan, g)
+        if not reserved or not self._touches(a, reserved, obs.hand):
+            return a
+        return group_combo(g, obs.hand, obs.level, reserved)
 
     @staticmethod
     def _reserved(plan: Plan, g: Group) -> tuple[int, ...]:
         """Faces of the plan's straight flushes other than ``g``."""
-        return tuple(f for h in plan.groups if h.faces and h is not g for f in h.faces)
+        sfs = [h for h in plan.groups if h[4]]  # h.faces: straight flushes only
+        if not sfs:
+            return ()
+        return tuple(f for h in sfs if h is not g for f in h.faces)
 
     @staticmethod
     def _touches(a: Combo, reserved: tuple[int, ...], hand: tuple[int, ...]) -> bool:
         """Whether playing ``a`` would take a face the reserved straight flushes need."""
-        need = Counter(reserved)
-        used = Counter(a[2])
-        return any(hand.count(f) - used[f] < need[f] for f in used if f in need)
-
-    def _is_control(self, g: Group, un, uw, lv: int) -> bool:
-        if g.type in BOMB_TYPES:
-            return True
-        return not Memory.higher_exists(g.type, g.rank, g.size, un, uw, lv)
+        cards = a[2]
+        return any(hand.count(f) - cards.count(f) < reserved.count(f) for f in set(cards) if f in reserved)
 
     # ------------------------------------------------------------ tribute and return
 
@@ -227,6 +267,16 @@ class HeuristicStrategy(Strategy):
             if only is not None:
                 return only
         else:
+            m = self.mem
+            unsure = self._unsure
+            if (
+                m is not None
+                and m.level == obs.level
+                and len(obs.events) >= (len(unsure[-1].events) if unsure else self._events_seen)
+            ):
+                # the memory stays (no new deal is seen whatever the answer): the plays are
+                # built only as far as the answer needs
+                return self._follow_lazily(obs)
             acts = obs.legal_actions
             if len(acts) == 1:
                 return acts[0]
@@ -255,13 +305,14 @@ class HeuristicStrategy(Strategy):
         finished = obs.finished
         un, uw = mem.unseen(obs.hand)
         groups = plan.groups
-        normal = [g for g in groups if g.type not in BOMB_TYPES]
-        bombs = [g for g in groups if g.type in BOMB_TYPES]
+        normal = [g for g in groups if g[0] not in BOMB_TYPES]  # g.type
         if not normal:
+            bombs = [g for g in groups if g[0] in BOMB_TYPES]
             g = min(bombs, key=lambda g: bomb_value(Combo(g.type, g.rank, (0,) * g.size), lv))
             return self._find(g, obs, plan)
-        # equal groups are equally control: ``g not in ctrl`` is ``not is_control(g)``
-        is_ctrl = [self._is_control(g, un, uw, lv) for g in normal]
+        # a control: no unseen cards could beat it (bombs aside); equal groups are equally control
+        higher = Memory.higher_exists
+        is_ctrl = [not higher(g[0], g[1], g.size, un, uw, lv) for g in normal]
         ctrl = [g for g, c in zip(normal, is_ctrl) if c]
         weak = [g for g, c in zip(normal, is_ctrl) if not c]
         # run out: controls first while at most one weak hand remains
@@ -317,33 +368,68 @@ class HeuristicStrategy(Strategy):
 
     # following ----------------------------------------------------------
 
+    def _follow_lazily(self, obs) -> Combo:
+        """``choose_play`` for a follow whose ``_memory`` call could only count the events: the
+        same answer, with the plays of a type built only when the answer depends on them
+        (``legal_of_types``: the plays of the top's type come first in the legal order, the
+        bombs next). Whether the follow could play at all (``len(legal_actions) > 1``, which
+        ``choose_play`` tests first) is settled only when the answer or the memory needs it."""
+        hand = obs.hand
+        n = len(hand)
+        lv = obs.level
+        if n <= MAX_COMBO_CARDS:
+            # the first legal play of all n cards: of the top's type (all of one size), or a bomb
+            t = obs.top[0]
+            if t not in BOMB_CLASS:
+                plays = obs.legal_of_types((t,))
+                if plays and len(plays[0][2]) == n:
+                    self._memory(obs, False)
+                    return plays[0]  # goes out
+            if n >= 4 and _bomb_may_be(hand, lv):
+                for a in obs.legal_of_types(BOMB_CLASS):
+                    if len(a[2]) == n:
+                        self._memory(obs, False)
+                        return a  # goes out
+        plan = self._plan(hand, lv)
+        self._saw_play = None
+        combo = self._follow(obs, plan)
+        if combo is not PASS or self._saw_play:
+            self._memory(obs, False)  # counts the events (no new deal: checked by the caller)
+        elif self._saw_play is None:
+            self._unsure.append(obs)
+        return self._played(hand, plan, combo, lv)
+
     def _follow(self, obs, plan: Plan):
+        """The answer to the trick's top (a play, or PASS); ``_saw_play`` tells what it learned
+        of the legal plays (asked of ``obs`` type by type, in their legal order)."""
         lv = obs.level
         seat = obs.seat
         counts = obs.card_counts
         finished = obs.finished
         owner = obs.top_owner
         top = obs.top
-        hand = obs.hand
         partner = seat ^ 2
         if owner == partner:
             if owner in finished:
                 return PASS  # 接风: the lead comes to me if everyone passes
             if plan.hands != 1:
                 return PASS  # a planned non-bomb play leaves plan.hands - 1 hands to play out
-        plays = [a for a in obs.legal_actions if a[0] != "pass"]
-        if not plays:
-            return PASS
+        sigs, ranks_of, n_bombs = self._index(plan)
+        # the non-bomb plays: those of the top's type (none against a bomb), listed first
+        t = top[0]
+        plays = () if t in BOMB_CLASS else obs.legal_of_types((t,))
+        if plays:
+            self._saw_play = True
+        ranks = ranks_of.get(t)  # a play of another rank is no planned group
         if owner == partner:
-            sigs, keys = self._index(plan)
-            for a in plays:
-                if a[0] in BOMB_CLASS or (a[0], a[1], len(a[2])) not in keys:
-                    continue
-                g = sigs.get(combo_signature(a, lv))
-                if g is not None:
-                    return self._find(g, obs, plan)
+            if ranks:
+                for a in plays:
+                    if a[1] in ranks:
+                        g = sigs.get(combo_signature(a, lv))
+                        if g is not None:
+                            return self._answer(g, a, obs, plan)  # the first play of its signature
             return PASS
-        sigs, keys = self._index(plan)
+        hand = obs.hand
         # an owner already out hands the lead to its partner if all pass (接风)
         oc = counts[owner] if owner not in finished else counts[owner ^ 2]
         opp_min = None  # the fewest cards of an opponent still in play (99: none)
@@ -355,53 +441,56 @@ class HeuristicStrategy(Strategy):
         urgent = oc <= self.URGENT
         danger = oc <= self.DANGER or opp_min <= self.URGENT
         thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
-        base = plan.cost
         best = None
-        evaluated = 0
-        pw = POWER[lv]
-        # (the sort is stable: plays of equal key keep their legal order)
-        normal = sorted(
-            (a for a in plays if a[0] not in BOMB_CLASS),
-            key=lambda a: a[1] if a[0] in SEQUENCE_TYPES else pw[a[1]],
-        )
-        # the planned group of each play of ``normal`` (None for a play outside the plan)
-        planned: list[Group | None] = []
-        any_planned = False
-        for a in normal:
-            g = None
-            if (a[0], a[1], len(a[2])) in keys:
-                g = sigs.get(combo_signature(a, lv))
+        if plays:
+            pw = POWER[lv]
+            # the planned group of each play (None for a play outside the plan), and the first
+            # play (in legal order) of each planned group's signature: ``_find``'s answer
+            planned: list[Group | None] | None = []
+            firsts: dict[int, Combo] = {}
+            if ranks:
+                for a in plays:
+                    g = None
+                    if a[1] in ranks:
+                        g = sigs.get(combo_signature(a, lv))
+                        if g is not None and id(g) not in firsts:
+                            firsts[id(g)] = a
+                    planned.append(g)
+            # each play's key (a sequence's top, else the power of its rank), and the plays in key
+            # order (the sort is stable: plays of equal key keep their legal order)
+            seq = t in SEQUENCE_TYPES
+            keys = [a[1] for a in plays] if seq else [pw[a[1]] for a in plays]
+            order = sorted(range(len(plays)), key=keys.__getitem__)
+            if firsts:
+                limit = 3 if danger else 0
+            else:
+                # no planned play: only the first ``limit`` plays are looked at
+                limit = 3 if danger else 2
+                order = order[:limit]
+                planned = None
+            # spending a top card on a low play is a cost when nothing presses
+            spend = not danger and not seq and _key(top, lv) < 9
+            base = plan.cost
+            evaluated = 0
+            for i in order:
+                g = planned[i] if planned is not None else None
                 if g is not None:
-                    any_planned = True
-            planned.append(g)
-        limit = 3 if danger else 0 if any_planned else 2
-        # spending a top card on a low play is a cost when nothing presses
-        spend = not danger and _key(top, lv) < 9
-        for a, g in zip(normal, planned):
-            if g is not None:
-                delta = -group_cost(g, lv)
-            else:
-                if evaluated >= limit:
-                    continue
-                evaluated += 1
-                delta = plan_cost(_remove(hand, a[2]), lv) - base
-            if a[0] in SEQUENCE_TYPES:
-                k = a[1]
-            else:
-                k = pw[a[1]]
+                    delta = -group_cost(g, lv)
+                else:
+                    if evaluated >= limit:
+                        continue
+                    evaluated += 1
+                    delta = plan_cost(_remove(hand, plays[i][2]), lv) - base
+                k = keys[i]
                 if spend and k >= 13:
                     delta += self.SPEND_CONTROL
-            score = delta + 0.01 * k
-            if best is None or score < best[0]:
-                best = (score, delta, a, g)
+                score = delta + 0.01 * k
+                if best is None or score < best[0]:
+                    best = (score, delta, plays[i], g)
         if best is not None and best[1] <= thr:
             g = best[3]
-            return self._find(g, obs, plan) if g is not None else best[2]
-        # bombs
-        bombs = [a for a in plays if a[0] in BOMB_CLASS]
-        if not bombs:
-            return PASS
-        n_bombs = sum(1 for g in plan.groups if g[0] in BOMB_TYPES)  # len(plan.bombs)
+            return self._answer(g, firsts[id(g)], obs, plan) if g is not None else best[2]
+        # bombs (the plays after the non-bomb ones; asked only when a bomb may answer)
         if not urgent:
             # a planned bomb to win the lead when the plan can then run out (plan.hands <=
             # len(plan.bombs)), or one of two when in danger
@@ -409,8 +498,14 @@ class HeuristicStrategy(Strategy):
                 return PASS
             if not n_bombs:
                 return PASS  # no bomb play has a bomb group's signature
+        bombs = obs.legal_of_types(BOMB_CLASS)
+        if not bombs:
+            if not plays:
+                self._saw_play = False
+            return PASS
+        self._saw_play = True
         planned_bombs = [
-            a for a in bombs if (a[0], a[1], len(a[2])) in keys and combo_signature(a, lv) in sigs
+            a for a in bombs if a[1] in ranks_of.get(a[0], ()) and combo_signature(a, lv) in sigs
         ]
         if not urgent and not planned_bombs:
             return PASS

@@ -7,6 +7,8 @@ the ♥ level cards likewise. The other three hands hold exactly the unseen card
 
 from __future__ import annotations
 
+from operator import sub
+
 from guandan_cli.engine.cards import RANK_OF
 from guandan_cli.engine.combos import POWER, STRAIGHT_WINDOWS, TUBE_WINDOWS
 
@@ -14,6 +16,10 @@ from guandan_cli.engine.combos import POWER, STRAIGHT_WINDOWS, TUBE_WINDOWS
 _RANKS_ABOVE: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(r for r in range(15) if POWER[lv][r] > p) for p in range(16)) for lv in range(13)
 )
+
+
+#: per level, the cards of each rank 0..14 in two decks, the two wilds left out
+_DECKS = tuple(tuple(6 if r == lv else 8 if r < 13 else 2 for r in range(15)) for lv in range(13))
 
 
 class Memory:
@@ -53,24 +59,26 @@ class Memory:
             return
         wild = self.wild
         played = self.played
+        played_wild = self.played_wild
         last_play = self.last_play
+        passed_on = self.passed_on
         top = self.top
         top_owner = self.top_owner
-        for i in range(start, n):
-            ev = events[i]  # Event(kind, seat, combo, ...)
+        for ev in events[start:n]:  # Event(kind, seat, combo, ...)
             kind = ev[0]
             if kind == "play":
                 combo = ev[2]
                 for f in combo[2]:
                     if f == wild:
-                        self.played_wild += 1
+                        played_wild += 1
                     else:
                         played[RANK_OF[f]] += 1
                 top = last_play[ev[1]] = combo
                 top_owner = ev[1]
             elif kind == "pass":
                 if top is not None and (top_owner ^ ev[1]) & 1:
-                    self.passed_on[ev[1]].append(top)
+                    passed_on[ev[1]].append(top)
+        self.played_wild = played_wild
         self.top = top
         self.top_owner = top_owner
         self.seen_events = n
@@ -78,12 +86,8 @@ class Memory:
     def unseen(self, hand: tuple[int, ...]) -> tuple[list[int], int]:
         """Unseen counts per rank (15) and unseen wilds, given this seat's hand."""
         wild = self.wild
-        lv = self.level
-        un = [8] * 13 + [2, 2]
-        un[lv] = 6
+        un = list(map(sub, _DECKS[self.level], self.played))
         uw = 2 - self.played_wild
-        for r in range(15):
-            un[r] -= self.played[r]
         for f in hand:
             if f == wild:
                 uw -= 1
