@@ -301,10 +301,13 @@ def _leaf_groups(c: list[int], w: int, lv: int) -> list[Group]:
     nfh = min(len(triples), len(pairs))
     new = _new_tuple
     groups: list[Group] = []
+    # a rank no wild went to holds exactly its group's cards: its group comes from the tables
     for r in bombs:
-        groups.append(new(Group, (BOMB, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+        groups.append(
+            new(Group, (BOMB, r, ((r, c[r]),), wc[r], (), -1)) if r in wc else _BOMB_GROUPS[r][c[r]]
+        )
     if joker_bomb:
-        groups.append(new(Group, (JOKER_BOMB, 14, ((13, 2), (14, 2)), 0, (), -1)))
+        groups.append(_JOKER_BOMB_GROUP)
     by_power = sorted(triples, key=pw.__getitem__, reverse=True) if len(triples) > 1 else triples
     for i, r in enumerate(by_power):
         if i < nfh:
@@ -312,16 +315,30 @@ def _leaf_groups(c: list[int], w: int, lv: int) -> list[Group]:
             counts = tuple(sorted(((r, c[r]), (p, c[p])))) if c[p] else ((r, c[r]),)
             groups.append(new(Group, (FULL_HOUSE, r, counts, wc.get(r, 0) + wc.get(p, 0), (), p)))
         else:
-            groups.append(new(Group, (TRIPLE, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+            groups.append(
+                new(Group, (TRIPLE, r, ((r, c[r]),), wc[r], (), -1)) if r in wc else _TRIPLE_GROUPS[r]
+            )
     for r in pairs[nfh:]:
-        groups.append(new(Group, (PAIR, r, ((r, c[r]),), wc.get(r, 0), (), -1)))
+        groups.append(new(Group, (PAIR, r, ((r, c[r]),), wc[r], (), -1)) if r in wc else _PAIR_GROUPS[r])
     for r in jpairs:
-        groups.append(new(Group, (PAIR, r, ((r, 2),), 0, (), -1)))
+        groups.append(_PAIR_GROUPS[r])
     for r in singles:
-        groups.append(new(Group, (SINGLE, r, ((r, 1),), 0, (), -1)))
-    for _ in range(wild_single):
-        groups.append(new(Group, (SINGLE, lv, (), 1, (), -1)))
+        groups.append(_SINGLE_GROUPS[r])
+    if wild_single:
+        groups += [_WILD_SINGLE_GROUPS[lv]] * wild_single
     return groups
+
+
+#: the groups of a rank's cards without wilds, by rank (0..14): ranks left single, paired,
+#: tripled, and bombs by number of cards (shared: groups are compared by value, and only a
+#: straight flush's group, never from these tables, is told apart by identity)
+_SINGLE_GROUPS = tuple(Group(SINGLE, r, ((r, 1),)) for r in range(15))
+_PAIR_GROUPS = tuple(Group(PAIR, r, ((r, 2),)) for r in range(15))
+_TRIPLE_GROUPS = tuple(Group(TRIPLE, r, ((r, 3),)) for r in range(15))
+_BOMB_GROUPS = tuple(tuple(Group(BOMB, r, ((r, n),)) for n in range(9)) for r in range(15))
+_JOKER_BOMB_GROUP = Group(JOKER_BOMB, 14, ((13, 2), (14, 2)))
+#: a wild left single, by level
+_WILD_SINGLE_GROUPS = tuple(Group(SINGLE, lv, (), 1) for lv in range(13))
 
 
 #: per level, the cost of a rank left as a single / pair / triple (1 + its penalty), by rank
@@ -893,25 +910,35 @@ def _search_counts(c: list[int], w: int, lv: int) -> tuple[float, list[tuple[int
     return hit
 
 
+#: (type, top, ranks in natural order, cards per rank) of every sequence window: the ranks of
+#: a window are distinct, so its counts come sorted without a sort (the A-low straight's A last)
+_SEQS_SORTED = tuple((t, top, tuple(sorted(ranks)), k) for t, top, ranks, k in SEQS)
+
+
 def _groups_of(c: list[int], w: int, lv: int, windows: list[tuple[int, int]]) -> list[Group]:
     """The groups of the search state reached by taking ``windows`` from ``c`` (restored after)."""
+    if not windows:
+        return _leaf_groups(c, w, lv)
     groups: list[Group] = []
+    new = _new_tuple
     wleft = w
     for i, need in windows:
-        t, top, ranks, k = SEQS[i]
+        t, top, ranks, k = _SEQS_SORTED[i]
         counts = []
         for r in ranks:
-            take = k if c[r] >= k else c[r]
-            c[r] -= take
-            if take:
+            n = c[r]
+            if n:
+                take = k if n >= k else n
+                c[r] = n - take
                 counts.append((r, take))
         wleft -= need
-        groups.append(Group(t, top, tuple(sorted(counts)), need))
+        groups.append(new(Group, (t, top, tuple(counts), need, (), -1)))
     rest = _leaf_groups(c, wleft, lv)
     for g in groups:
-        for r, n in g.counts:
+        for r, n in g[2]:
             c[r] += n
-    return groups + rest
+    groups += rest
+    return groups
 
 
 def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple[int, ...], int]]:
@@ -1057,7 +1084,7 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
             c[r] += 1
         counts = tuple((r, 1) for r in sorted(ranks))
         groups = [Group(STRAIGHT_FLUSH, top, counts, miss, faces + (lv * 4 + 1,) * miss)] + rest
-    plan = Plan(tuple(groups), cost, lv)
+    plan = _new_tuple(Plan, (tuple(groups), cost, lv))
     if len(_CACHE) >= _CACHE_MAX:
         _CACHE.clear()
     _CACHE[key] = plan
