@@ -94,9 +94,10 @@ class Plan(NamedTuple):
         return tuple(g for g in self.groups if g.type in BOMB_TYPES)
 
     def without(self, group: Group) -> Plan:
-        gs = list(self.groups)
+        gs = list(self[0])
         gs.remove(group)
-        return Plan(tuple(gs), self.cost - group_cost(group, self.level), self.level)
+        lv = self[2]
+        return _new_tuple(Plan, (tuple(gs), self[1] - group_cost(group, lv), lv))
 
 
 # ---------------------------------------------------------------- costs
