@@ -490,6 +490,30 @@ def _build_cand_tables() -> None:
     )
 
 
+def _joker_parts(lv: int, sb: int, hr: int) -> tuple[bool, tuple[float, ...], tuple[float, ...]]:
+    """Whether ``sb`` small and ``hr`` big jokers make a joker bomb, the costs of the lone jokers
+    and those of the joker pairs (small joker first) at level ``lv``."""
+    joker_bomb = sb == 2 and hr == 2
+    jsingles: list[float] = []
+    jpairs: list[float] = []
+    if not joker_bomb:
+        if sb == 2:
+            jpairs.append(_PAIR_COST[lv][13])
+        elif sb == 1:
+            jsingles.append(_SINGLE_COST[lv][13])
+        if hr == 2:
+            jpairs.append(_PAIR_COST[lv][14])
+        elif hr == 1:
+            jsingles.append(_SINGLE_COST[lv][14])
+    return joker_bomb, tuple(jsingles), tuple(jpairs)
+
+
+#: ``_joker_parts`` by level, then by ``sb * 3 + hr`` (a hand holds at most 2 of a joker)
+_JOKER_PARTS = tuple(
+    tuple(_joker_parts(lv, sb, hr) for sb in range(3) for hr in range(3)) for lv in range(13)
+)
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -531,20 +555,9 @@ class _Search:
         self.cap = self.CAP  # (a slot reads faster than the class attribute)
         # the jokers never enter a window: their part of every leaf is fixed
         sb, hr = c[13], c[14]
-        self.joker_bomb = joker_bomb = sb == 2 and hr == 2
-        jsingles: list[float] = []  # the lone jokers' costs, then the joker pairs'
-        jpairs: list[float] = []
-        if not joker_bomb:
-            if sb == 2:
-                jpairs.append(_PAIR_COST[lv][13])
-            elif sb == 1:
-                jsingles.append(_SINGLE_COST[lv][13])
-            if hr == 2:
-                jpairs.append(_PAIR_COST[lv][14])
-            elif hr == 1:
-                jsingles.append(_SINGLE_COST[lv][14])
-        self.jsingles = tuple(jsingles)
-        self.jpairs = tuple(jpairs)
+        self.joker_bomb, self.jsingles, self.jpairs = (
+            _JOKER_PARTS[lv][sb * 3 + hr] if sb < 3 and hr < 3 else _joker_parts(lv, sb, hr)
+        )
         self.ss = _SINGLES_SUM[lv]
         self.pcs = _PAIR_COSTS[lv]
         self.tcs = _TRIPLE_COSTS[lv]
@@ -1026,7 +1039,12 @@ def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
         held &= ~suit_rank_bit[lv * 4 + 1]
     best_cost, best_windows = _search_counts(c, w, lv)
     best_sf = None
-    options = _sf_windows([held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39], w)
+    # a straight flush needs 4 natural faces of a suit at least
+    options = (
+        _sf_windows([held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39], w)
+        if held.bit_count() >= 4
+        else ()
+    )
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first
         options.sort(key=lambda o: (-sum(1 for f in o[1] if c[RANK_OF[f]] == 1), o[2], o[0]))
