@@ -969,42 +969,54 @@ def _sf_options(hand: tuple[int, ...], lv: int, w: int) -> list[tuple[int, tuple
 _SUIT_RANK_BIT = tuple([1 << ((f & 3) * 13 + RANK_OF[f]) for f in range(52)] + [0, 0])
 
 
-#: ``held << 6 | window << 2 | suit`` -> the faces of a straight flush's natural cards, ``held``
-#: the window's ranks held in the suit (filled on use)
-_SF_FACES: dict[int, tuple[int, ...]] = {}
-
-
 def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
-    """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out)."""
+    """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out):
+    each suit's own, in suit order (cached by suit, mask and whether a wild may fill a gap)."""
     out = []
+    wild = 0x2000 if w else 0
     for s in range(4):
         m = masks[s]
-        if m.bit_count() < 4:
-            continue  # a window of five ranks misses at most one of them
-        # bit i for the straight windows i (A also below 2) whose ranks are all held, or, with
-        # a wild, all but one (the bit-sliced counts of ``_wild_windows``)
-        a = m << 1 | m >> 12
-        b1 = a >> 1
-        b2 = a >> 2
-        b3 = a >> 3
-        b4 = a >> 4
-        if w:
-            p2 = a & b1
-            cand = (p2 & b2 & (b3 | b4) | b3 & b4 & (p2 | b2 & (a | b1))) & 0x3FF
-        else:
-            cand = a & b1 & b2 & b3 & b4 & 0x3FF
-        while cand:
-            low = cand & -cand
-            cand ^= low
-            i = low.bit_length() - 1
-            top, ranks, wm = _SF_WINDOWS[i]
-            held = wm & m
-            key = held << 6 | i << 2 | s
-            faces = _SF_FACES.get(key)
-            if faces is None:
-                faces = _SF_FACES[key] = tuple(sorted(r * 4 + s for r in ranks if held >> r & 1))
-            out.append((top, faces, 5 - held.bit_count()))
+        key = s << 14 | wild | m
+        opts = _SF_SUIT.get(key)
+        if opts is None:
+            opts = _SF_SUIT[key] = _sf_suit(m, s, w)
+        if opts:
+            out += opts
     return out
+
+
+#: ``suit << 14 | (0x2000 with a wild) | natural ranks held in the suit`` -> ``_sf_suit`` (filled
+#: on use, at most 65,536 entries)
+_SF_SUIT: dict[int, tuple[tuple[int, tuple[int, ...], int], ...]] = {}
+
+
+def _sf_suit(m: int, s: int, w: int) -> tuple[tuple[int, tuple[int, ...], int], ...]:
+    """(top, natural faces, wilds needed) of the straight flushes of suit ``s`` holding the ranks
+    of ``m``, windows in order; with ``w`` wilds a window may miss one rank."""
+    if m.bit_count() < 4:
+        return ()  # a window of five ranks misses at most one of them
+    # bit i for the straight windows i (A also below 2) whose ranks are all held, or, with
+    # a wild, all but one (the bit-sliced counts of ``_wild_windows``)
+    a = m << 1 | m >> 12
+    b1 = a >> 1
+    b2 = a >> 2
+    b3 = a >> 3
+    b4 = a >> 4
+    if w:
+        p2 = a & b1
+        cand = (p2 & b2 & (b3 | b4) | b3 & b4 & (p2 | b2 & (a | b1))) & 0x3FF
+    else:
+        cand = a & b1 & b2 & b3 & b4 & 0x3FF
+    out = []
+    while cand:
+        low = cand & -cand
+        cand ^= low
+        i = low.bit_length() - 1
+        top, ranks, wm = _SF_WINDOWS[i]
+        held = wm & m
+        faces = tuple(sorted(r * 4 + s for r in ranks if held >> r & 1))
+        out.append((top, faces, 5 - held.bit_count()))
+    return tuple(out)
 
 
 _CACHE: dict[tuple, Plan] = {}
