@@ -309,13 +309,13 @@ def test_mask_cost_tables_are_the_sums_in_power_order():
             total = 0.0
             for r in ranks:
                 total += plan_module._SINGLE_COST[lv][r]
-            got = plan_module._SINGLES_SUM[lv].get(mask)
+            got = plan_module._SINGLES_SUM[lv][mask]
             if got is None:
                 got = plan_module._singles_sum(lv, mask)
             assert got.hex() == total.hex()
             if mask % 7 == 1:  # a sample of the pair/triple masks
-                pcs = plan_module._PAIR_COSTS[lv].get(mask) or plan_module._pair_costs(lv, mask)
-                tcs = plan_module._TRIPLE_COSTS[lv].get(mask) or plan_module._triple_costs(lv, mask)
+                pcs = plan_module._PAIR_COSTS[lv][mask] or plan_module._pair_costs(lv, mask)
+                tcs = plan_module._TRIPLE_COSTS[lv][mask] or plan_module._triple_costs(lv, mask)
                 assert pcs == tuple(plan_module._PAIR_COST[lv][r] for r in ranks)
                 assert tcs == tuple(plan_module._TRIPLE_COST[lv][r] for r in ranks)
 

@@ -356,11 +356,12 @@ if [t for t, _top, _r, _k in SEQS] != [STRAIGHT] * 10 + [TUBE] * 12 + [PLATE] * 
 if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in range(13)):  # pragma: no cover
     raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
 
-#: per level, the cost of a rank mask's singles summed in power order from 0.0 (filled on use,
-#: at most 8,192 per level). In power order at level lv, the ranks of a mask are its natural
+#: per level, the cost of a rank mask's singles summed in power order from 0.0, by mask (None
+#: until used: lists of 8,192 slots, read faster than dicts on the search's every node; 13 levels
+#: x 3 tables take ~2.5 MB). In power order at level lv, the ranks of a mask are its natural
 #: ranks but lv, then lv if held: the sum of a mask is the sum of the mask without its last
 #: rank in that order plus that rank's cost, the same additions in the same order.
-_SINGLES_SUM: tuple[dict[int, float], ...] = tuple({0: 0.0} for _ in range(13))
+_SINGLES_SUM: tuple[list[float | None], ...] = tuple([0.0] + [None] * 8191 for _ in range(13))
 
 
 def _singles_sum(lv: int, mask: int) -> float:
@@ -368,7 +369,7 @@ def _singles_sum(lv: int, mask: int) -> float:
     ``_SINGLES_SUM[lv]`` (filled)."""
     table = _SINGLES_SUM[lv]
     last = lv if mask >> lv & 1 else mask.bit_length() - 1  # the last rank in power order
-    head = table.get(mask ^ 1 << last)
+    head = table[mask ^ 1 << last]
     if head is None:
         head = _singles_sum(lv, mask ^ 1 << last)
     total = table[mask] = head + _SINGLE_COST[lv][last]
@@ -419,10 +420,10 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
     return cand
 
 
-#: per level: a pairs (triples) mask -> the costs of its ranks left as pairs (triples), in
-#: power order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; filled on use, at most 8,192)
-_PAIR_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
-_TRIPLE_COSTS: tuple[dict[int, tuple[float, ...]], ...] = tuple({0: ()} for _ in range(13))
+#: per level, by pairs (triples) mask: the costs of its ranks left as pairs (triples), in power
+#: order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; None until used, as ``_SINGLES_SUM``)
+_PAIR_COSTS: tuple[list[tuple[float, ...] | None], ...] = tuple([()] + [None] * 8191 for _ in range(13))
+_TRIPLE_COSTS: tuple[list[tuple[float, ...] | None], ...] = tuple([()] + [None] * 8191 for _ in range(13))
 #: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
 _FREE_WINDOWS: dict[int, int] = {}
 #: the windows i.. (bit i for window i), by i
@@ -431,13 +432,13 @@ _FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
 _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
-def _mask_costs(tables: tuple[dict, ...], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
+def _mask_costs(tables: tuple[list, ...], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
     """On a miss of ``tables[lv]`` (``_PAIR_COSTS`` or ``_TRIPLE_COSTS``): the costs
     (``costs[lv]``: ``_PAIR_COST`` or ``_TRIPLE_COST``) of ``mask``'s ranks in power order,
     filled from the mask without its last rank."""
     table = tables[lv]
     last = lv if mask >> lv & 1 else mask.bit_length() - 1
-    head = table.get(mask ^ 1 << last)
+    head = table[mask ^ 1 << last]
     if head is None:
         head = _mask_costs(tables, costs, lv, mask ^ 1 << last)
     out = table[mask] = head + (costs[lv][last],)
@@ -598,7 +599,7 @@ class _Search:
         """The cost of a node's plan: singles, wild singles, pairs beyond the full houses,
         joker pairs, triples, bombs, sequences, summed in one fixed order (ties between plans
         depend on the floats); the masks are those after the wild placement."""
-        cost = self.ss.get(sm)
+        cost = self.ss[sm]
         if cost is None:
             cost = _singles_sum(self.lv, sm)
         for x in self.jsingles:
@@ -612,10 +613,10 @@ class _Search:
     def _pairs_triples(self, cost: float, pm: int, tm: int) -> float:
         """``cost`` plus the pairs beyond the full houses (the lowest pairs go with the
         triples), the joker pairs and the triples, in power order."""
-        pcs = self.pcs.get(pm)
+        pcs = self.pcs[pm]
         if pcs is None:
             pcs = _pair_costs(self.lv, pm)
-        tcs = self.tcs.get(tm)
+        tcs = self.tcs[tm]
         if tcs is None:
             tcs = _triple_costs(self.lv, tm)
         if tcs and pcs:
@@ -656,7 +657,7 @@ class _Search:
                         pm |= low
                     else:
                         wild_single += 1
-            cost = self.ss.get(sm)
+            cost = self.ss[sm]
             if cost is None:
                 cost = _singles_sum(self.lv, sm)
             for x in self.jsingles:
@@ -665,18 +666,18 @@ class _Search:
                 cost += wild_single * _WILD_SINGLE_COST
             bsub = BOMB_BONUS * (bombs + self.joker_bomb)
         else:
-            cost = self.ss.get(sm)
+            cost = self.ss[sm]
             if cost is None:
                 cost = _singles_sum(self.lv, sm)
             for x in self.jsingles:
                 cost += x
             bsub = self.bsub
         if pm:
-            pcs = self.pcs.get(pm)
+            pcs = self.pcs[pm]
             if pcs is None:
                 pcs = _pair_costs(self.lv, pm)
             if tm:
-                tcs = self.tcs.get(tm)
+                tcs = self.tcs[tm]
                 if tcs is None:
                     tcs = _triple_costs(self.lv, tm)
                 if len(tcs) < len(pcs):  # the lowest pairs go with the triples
@@ -695,7 +696,7 @@ class _Search:
             for x in self.jpairs:
                 cost += x
             if tm:
-                tcs = self.tcs.get(tm)
+                tcs = self.tcs[tm]
                 if tcs is None:
                     tcs = _triple_costs(self.lv, tm)
                 for x in tcs:
