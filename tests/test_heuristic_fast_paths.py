@@ -304,6 +304,7 @@ def test_mask_cost_tables_are_the_sums_in_power_order():
     """Singles sums and pair/triple cost tuples, filled from shorter masks, are the chain sums."""
     for lv in range(13):
         pw = POWER[lv]
+        plan_module._level_tables(lv)  # (made on a level's first search)
         for mask in range(8192):
             ranks = sorted((r for r in range(13) if mask >> r & 1), key=pw.__getitem__)
             total = 0.0

@@ -357,11 +357,11 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
     raise ImportError("the plan search assumes the power order is the natural one, the level rank last")
 
 #: per level, the cost of a rank mask's singles summed in power order from 0.0, by mask (None
-#: until used: lists of 8,192 slots, read faster than dicts on the search's every node; 13 levels
-#: x 3 tables take ~2.5 MB). In power order at level lv, the ranks of a mask are its natural
+#: until used: lists of 8,192 slots, read faster than dicts on the search's every node, made by
+#: ``_level_tables`` on a level's first search). In power order at level lv, the ranks of a mask are its natural
 #: ranks but lv, then lv if held: the sum of a mask is the sum of the mask without its last
 #: rank in that order plus that rank's cost, the same additions in the same order.
-_SINGLES_SUM: tuple[list[float | None], ...] = tuple([0.0] + [None] * 8191 for _ in range(13))
+_SINGLES_SUM: list[list[float | None] | None] = [None] * 13
 
 
 def _singles_sum(lv: int, mask: int) -> float:
@@ -422,8 +422,20 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
 
 #: per level, by pairs (triples) mask: the costs of its ranks left as pairs (triples), in power
 #: order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; None until used, as ``_SINGLES_SUM``)
-_PAIR_COSTS: tuple[list[tuple[float, ...] | None], ...] = tuple([()] + [None] * 8191 for _ in range(13))
-_TRIPLE_COSTS: tuple[list[tuple[float, ...] | None], ...] = tuple([()] + [None] * 8191 for _ in range(13))
+_PAIR_COSTS: list[list[tuple[float, ...] | None] | None] = [None] * 13
+_TRIPLE_COSTS: list[list[tuple[float, ...] | None] | None] = [None] * 13
+
+
+def _level_tables(lv: int) -> list[float | None]:
+    """Level ``lv``'s ``_SINGLES_SUM``, ``_PAIR_COSTS`` and ``_TRIPLE_COSTS`` lists, made on
+    first use (a level's first search): the singles sums."""
+    if _SINGLES_SUM[lv] is None:
+        _PAIR_COSTS[lv] = [()] + [None] * 8191
+        _TRIPLE_COSTS[lv] = [()] + [None] * 8191
+        _SINGLES_SUM[lv] = [0.0] + [None] * 8191
+    return _SINGLES_SUM[lv]
+
+
 #: rank-4+ mask -> the windows (bit i for window i) that take no card of those ranks
 _FREE_WINDOWS: dict[int, int] = {}
 #: the windows i.. (bit i for window i), by i
@@ -432,7 +444,7 @@ _FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
 _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
-def _mask_costs(tables: tuple[list, ...], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
+def _mask_costs(tables: list[list], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
     """On a miss of ``tables[lv]`` (``_PAIR_COSTS`` or ``_TRIPLE_COSTS``): the costs
     (``costs[lv]``: ``_PAIR_COST`` or ``_TRIPLE_COST``) of ``mask``'s ranks in power order,
     filled from the mask without its last rank."""
@@ -559,7 +571,8 @@ class _Search:
         self.joker_bomb, self.jsingles, self.jpairs = (
             _JOKER_PARTS[lv][sb * 3 + hr] if sb < 3 and hr < 3 else _joker_parts(lv, sb, hr)
         )
-        self.ss = _SINGLES_SUM[lv]
+        ss = _SINGLES_SUM[lv]
+        self.ss = ss if ss is not None else _level_tables(lv)
         self.pcs = _PAIR_COSTS[lv]
         self.tcs = _TRIPLE_COSTS[lv]
         self.lvbit = _RANK_BIT[lv]
