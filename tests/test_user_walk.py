@@ -213,3 +213,47 @@ def test_plays_refuses_an_empty_hand(hand):
     assert res.exit_code == 2
     line = _one_error_line(res)  # the one-line style folds runs of spaces in the quoted hand
     assert line.startswith("guandan: error: HAND '") and "': no cards; give card tokens" in line
+
+
+def _edited_run(small_run, tmp_path, edit):  # noqa: F811
+    """A copy of ``small_run`` whose first deal line is ``edit``-ed (a log edited by hand)."""
+    run = tmp_path / "edited"
+    shutil.copytree(small_run, run)
+    part = run / "deals-00000.jsonl"
+    lines = part.read_text().splitlines()
+    lines[0] = edit(lines[0]) if callable(edit) else edit
+    part.write_text("\n".join(lines) + "\n")
+    return run, part
+
+
+def _json_edit(**fields):
+    import json
+
+    def edit(line: str) -> str:
+        rec = json.loads(line)
+        for k, v in fields.items():
+            rec[k] = v(rec[k]) if callable(v) else v
+        return json.dumps(rec, separators=(",", ":"))
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        ("not json at all", "not valid JSON"),  # exit 2 before: caught as bad input
+        (_json_edit(deal="0"), "expected int"),
+        (_json_edit(strategies=["greedy"]), "strategies"),  # IndexError traceback before
+        (_json_edit(hands=lambda h: [h[1], *h[1:]]), "faces dealt more than twice"),  # ValueError traceback
+        (_json_edit(ruleset="poker"), "unknown ruleset"),  # exit 2, no file:line before
+        (_json_edit(actions=lambda a: [a[0], a[0], *a[2:]]), "cannot play"),  # no file:line before
+    ],
+)
+@pytest.mark.parametrize("command", ["watch", "replay"])
+def test_a_log_edited_by_hand_is_a_failure_naming_file_and_line(small_run, tmp_path, command, edit, reason):  # noqa: F811
+    run, part = _edited_run(small_run, tmp_path, edit)
+    args = [command, str(run), "--match", "0"] + (["--delay", "0", "--plain"] if command == "watch" else [])
+    res = runner.invoke(app, args)
+    line = _one_error_line(res)
+    assert res.exit_code == 1, res.output  # a corrupt log is a failure while working, not bad input
+    assert f"{part}:1: " in line and reason in line, line
