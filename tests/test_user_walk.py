@@ -257,3 +257,19 @@ def test_a_log_edited_by_hand_is_a_failure_naming_file_and_line(small_run, tmp_p
     line = _one_error_line(res)
     assert res.exit_code == 1, res.output  # a corrupt log is a failure while working, not bad input
     assert f"{part}:1: " in line and reason in line, line
+
+
+def test_an_experiment_refuses_an_out_holding_another_experiment(tmp_path):
+    import json
+
+    out = tmp_path / "exp"
+    args = ["--deals", "2", "-s", "random", "-w", "1", "-q", "--out", str(out)]
+    assert runner.invoke(app, ["experiment", "tribute", *args]).exit_code == 0
+    res = runner.invoke(app, ["experiment", "resistance", *args])
+    line = _one_error_line(res)  # it ran, and its effects.json replaced the tribute one
+    assert res.exit_code == 2 and str(out) in line and "tribute" in line, line
+    assert json.loads((out / "effects.json").read_text())["experiment"] == "tribute"
+    assert not (out / "resisted").exists()  # refused before any work
+    res = runner.invoke(app, ["experiment", "resistance", *args, "--force"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "effects.json").read_text())["experiment"] == "resistance"
