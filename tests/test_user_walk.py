@@ -273,3 +273,12 @@ def test_an_experiment_refuses_an_out_holding_another_experiment(tmp_path):
     res = runner.invoke(app, ["experiment", "resistance", *args, "--force"])
     assert res.exit_code == 0, res.output
     assert json.loads((out / "effects.json").read_text())["experiment"] == "resistance"
+
+
+def test_simulate_into_a_saved_game_says_to_resume_it_with_play(tmp_path, monkeypatch):
+    """simulate -o GAME blamed "strategy 'human'", a name the user never typed."""
+    _saved_game(tmp_path, monkeypatch)
+    for extra in ([], ["--resume"]):
+        res = runner.invoke(app, ["simulate", "-q", "-o", "p", *extra])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and "guandan play --resume --out p" in line, line
