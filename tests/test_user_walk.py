@@ -282,3 +282,18 @@ def test_simulate_into_a_saved_game_says_to_resume_it_with_play(tmp_path, monkey
         res = runner.invoke(app, ["simulate", "-q", "-o", "p", *extra])
         line = _one_error_line(res)
         assert res.exit_code == 2 and "guandan play --resume --out p" in line, line
+
+
+def test_serve_refuses_an_out_whose_disk_is_full_before_listening(tmp_path, monkeypatch):
+    """serve listened and waited for clients, then failed once they had connected."""
+    import shutil as shutil_module
+
+    real = shutil_module.disk_usage
+    monkeypatch.setattr("guandan_cli.logs.layout.shutil.disk_usage", lambda p: real(p)._replace(free=1000))
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(
+        app, ["serve", "-s", "heuristic,remote", "-n", "3", "-o", "sv", "--port", "0", "--connect-wait", "1"]
+    )
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and "free" in line, line
+    assert "listening" not in res.output

@@ -187,13 +187,20 @@ def serve(
         raise ServeError(
             f"output {out} exists and is not an empty directory or a guandan run; choose another --out"
         )
+    done = 0
     if (out / "manifest.json").is_file():
         try:
-            state = Run(out).state
+            stored = Run(out)
+            state, done = stored.state, stored.counts.get("matches", 0)
         except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
             raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
         if state == "complete":
             raise ServeError(f"output {out} holds a complete run; choose another --out")
+    from guandan_cli.logs.layout import space_problem
+
+    problem = space_problem(out, matches - done, max_deals, suggest_compression=False)  # before clients wait
+    if problem is not None:
+        raise ServeError(problem)
     hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
     ws_thread = _WebSocketThread(hub, host, port)
     bound = ws_thread.start()
