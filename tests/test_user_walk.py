@@ -297,3 +297,23 @@ def test_serve_refuses_an_out_whose_disk_is_full_before_listening(tmp_path, monk
     line = _one_error_line(res)
     assert res.exit_code == 2 and "free" in line, line
     assert "listening" not in res.output
+
+
+def test_serve_refuses_an_unfinished_run_of_another_configuration_before_listening(tmp_path, monkeypatch):
+    """serve listened and waited for clients on a run it could not continue (found out after they came)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    assert (
+        runner.invoke(app, ["simulate", "-n", "2", "-s", "random", "-w", "1", "-q", "-o", "u"]).exit_code == 0
+    )
+    manifest = tmp_path / "u" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["state"] = "interrupted"  # as after Ctrl-C
+    manifest.write_text(json.dumps(data))
+    base = ["serve", "-o", "u", "--port", "0", "--connect-wait", "1", "-n", "2"]
+    for extra, named in [(["-s", "random,remote"], "strategies"), (["-s", "remote", "--seed", "3"], "seed")]:
+        res = runner.invoke(app, [*base, *extra])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and "another configuration" in line and named in line, line
+        assert "listening" not in res.output
