@@ -317,3 +317,11 @@ def test_serve_refuses_an_unfinished_run_of_another_configuration_before_listeni
         line = _one_error_line(res)
         assert res.exit_code == 2 and "another configuration" in line and named in line, line
         assert "listening" not in res.output
+
+
+def test_analyze_by_a_grouping_named_twice_counts_it_once(small_run):  # noqa: F811
+    """--by seat,seat failed as "reading … failed: group_by keys contained duplicate output name"."""
+    once = runner.invoke(app, ["analyze", str(small_run), "-r", "strategy-deals", "--by", "seat"])
+    twice = runner.invoke(app, ["analyze", str(small_run), "-r", "strategy-deals", "--by", "seat,seat"])
+    assert once.exit_code == 0 and twice.exit_code == 0, twice.output
+    assert twice.stdout == once.stdout
