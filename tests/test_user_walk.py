@@ -325,3 +325,21 @@ def test_analyze_by_a_grouping_named_twice_counts_it_once(small_run):  # noqa: F
     twice = runner.invoke(app, ["analyze", str(small_run), "-r", "strategy-deals", "--by", "seat,seat"])
     assert once.exit_code == 0 and twice.exit_code == 0, twice.output
     assert twice.stdout == once.stdout
+
+
+def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypatch):
+    """tournament a.py:Mine b.py:Mine said "mine given more than once", a name never typed."""
+    monkeypatch.chdir(tmp_path)
+    for file, base in [
+        ("a.py", "greedy import GreedyStrategy"),
+        ("b.py", "random_bot import RandomStrategy"),
+    ]:
+        parent = base.rpartition(" ")[2]
+        (tmp_path / file).write_text(
+            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+        )
+    res = runner.invoke(app, ["tournament", "a.py:Mine", "b.py:Mine", "-n", "1"])
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and "a.py:Mine" in line and "b.py:Mine" in line and "'mine'" in line, line
+    res = runner.invoke(app, ["tournament", "greedy", "random", "greedy", "-n", "1"])
+    assert "greedy given more than once" in _one_error_line(res)
