@@ -375,6 +375,8 @@ def _compare(
     classes = by_value_classes([a, b])
     oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
     la, lb = _label(a), _label(b)
+    if la == lb and sa != sb:  # two bots whose classes share a name: their specs tell them apart
+        la, lb = sa, sb
     deal_mode = duplicate == "deal"
     if deal_mode:
         if not paired:

@@ -343,3 +343,19 @@ def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypa
     assert res.exit_code == 2 and "a.py:Mine" in line and "b.py:Mine" in line and "'mine'" in line, line
     res = runner.invoke(app, ["tournament", "greedy", "random", "greedy", "-n", "1"])
     assert "greedy given more than once" in _one_error_line(res)
+
+
+def test_compare_tells_two_bots_with_one_name_apart_by_their_specs(tmp_path, monkeypatch):
+    """compare a.py:Mine b.py:Mine printed "mine > mine" and "matches won by mine: 2, by mine: 0"."""
+    monkeypatch.chdir(tmp_path)
+    for file, base in [
+        ("a.py", "greedy import GreedyStrategy"),
+        ("b.py", "random_bot import RandomStrategy"),
+    ]:
+        parent = base.rpartition(" ")[2]
+        (tmp_path / file).write_text(
+            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+        )
+    res = runner.invoke(app, ["compare", "a.py:Mine", "b.py:Mine", "-n", "2", "-w", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "mine > mine" not in res.stdout and "a.py:Mine > b.py:Mine" in res.stdout, res.stdout
