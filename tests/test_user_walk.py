@@ -247,6 +247,8 @@ def _json_edit(**fields):
         (_json_edit(hands=lambda h: [h[1], *h[1:]]), "faces dealt more than twice"),  # ValueError traceback
         (_json_edit(ruleset="poker"), "unknown ruleset"),  # exit 2, no file:line before
         (_json_edit(actions=lambda a: [a[0], a[0], *a[2:]]), "cannot play"),  # no file:line before
+        # the first action logged for another seat: watch showed it for the seat to move
+        (_json_edit(actions=lambda a: [f"{(int(a[0][0]) + 1) % 4}{a[0][1:]}", *a[1:]]), "turn"),
     ],
 )
 @pytest.mark.parametrize("command", ["watch", "replay"])

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
@@ -162,7 +162,11 @@ def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = Fal
     start = "dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads"
     yield screen(start)
     log = TrickLog(deal.level, style)
-    for who, action in shown.actions:
+    for i, (who, action) in enumerate(shown.actions):
+        if who != deal.to_move:  # a log edited by hand: replay() refuses it the same way
+            raise IllegalActionError(
+                who, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {who}'s"
+            )
         before = len(deal.events)
         deal.apply(action)
         new = deal.events[before:]
