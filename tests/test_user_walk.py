@@ -361,3 +361,31 @@ def test_compare_tells_two_bots_with_one_name_apart_by_their_specs(tmp_path, mon
     res = runner.invoke(app, ["compare", "a.py:Mine", "b.py:Mine", "-n", "2", "-w", "1", "-q"])
     assert res.exit_code == 0, res.output
     assert "mine > mine" not in res.stdout and "a.py:Mine > b.py:Mine" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("tribute", "x", "config.tribute must be null or one of on, off, paid, got 'x'"),
+        ("setups", 5, "config.setups must be null or a setup source"),
+    ],
+)
+def test_a_manifest_with_an_unknown_tribute_mode_or_setups_is_refused_naming_the_field(
+    tmp_path, key, value, message
+):
+    """config.tribute 'x' was accepted by analyze and verify, and replay blamed a deal line for it."""
+    import json
+
+    run = tmp_path / "run"
+    assert (
+        runner.invoke(app, ["simulate", "-n", "1", "-s", "random", "-w", "1", "-q", "-o", str(run)]).exit_code
+        == 0
+    )
+    manifest = run / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["config"][key] = value
+    manifest.write_text(json.dumps(data))
+    for command in ("analyze", "verify", "replay"):
+        res = runner.invoke(app, [command, str(run)])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and f"{manifest}: {message}" in line, (command, line)
