@@ -389,3 +389,11 @@ def test_a_manifest_with_an_unknown_tribute_mode_or_setups_is_refused_naming_the
         res = runner.invoke(app, [command, str(run)])
         line = _one_error_line(res)
         assert res.exit_code == 2 and f"{manifest}: {message}" in line, (command, line)
+
+
+@pytest.mark.parametrize("option", ["--max-deals", "--a-fail-limit"])
+def test_play_names_the_option_of_a_bad_cap(tmp_path, option):
+    """play said "max_deals must be a positive number of deals", the Python name, not the option."""
+    res = runner.invoke(app, ["play", option, "0", "--out", str(tmp_path / "p")])
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and f"{option} must be a positive whole number, got 0" in line, line
