@@ -397,3 +397,20 @@ def test_play_names_the_option_of_a_bad_cap(tmp_path, option):
     res = runner.invoke(app, ["play", option, "0", "--out", str(tmp_path / "p")])
     line = _one_error_line(res)
     assert res.exit_code == 2 and f"{option} must be a positive whole number, got 0" in line, line
+
+
+@pytest.mark.parametrize(
+    "argv, given",
+    [
+        (["simulate", "--seed", "1e3"], "'1e3'"),
+        (["simulate", "-n", "abc"], "'abc'"),
+        (["simulate", "--matches=2.5"], "'2.5'"),
+        (["verify", "x", "-w", ""], "''"),
+        (["watch", "--seed", "1", "--delay", "soon"], "'soon'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_in_the_error(argv, given):
+    """`--seed 1e3` said "Invalid value for '--seed': Input should be a valid integer…" without the value."""
+    res = runner.invoke(app, argv)
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and line.endswith(f", got {given} (see 'guandan {argv[0]} --help')"), line
