@@ -375,6 +375,8 @@ def _compare(
     classes = by_value_classes([a, b])
     oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
     la, lb = _label(a), _label(b)
+    if la == lb and sa != sb:  # two bots whose classes share a name: their specs tell them apart
+        la, lb = sa, sb
     deal_mode = duplicate == "deal"
     if deal_mode:
         if not paired:
@@ -758,6 +760,15 @@ def tournament(
         raise ValueError("a tournament needs at least 2 strategies")
     labels = [_label(s) for s in strategies]
     twice = sorted({x for x in labels if labels.count(x) > 1})
+    for name in twice:  # two bots whose classes share a name: say which (the name was never typed)
+        specs = list(
+            dict.fromkeys(strategy_spec(s) for s, x in zip(strategies, labels, strict=True) if x == name)
+        )
+        if len(specs) > 1:
+            raise ValueError(
+                f"strategies {' and '.join(specs)} are both named {name!r} (their class's name): "
+                "give them distinct names"
+            )
     if twice:
         raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
     problem = _pairs_problem(matches)

@@ -200,6 +200,15 @@ def _arm_frame(run_dir: Path, receivers: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _stored_experiment(out: Path) -> str | None:
+    """The name of the experiment whose ``effects.json`` is in ``out`` (None: none, or unreadable)."""
+    try:
+        name = json.loads((out / "effects.json").read_text(encoding="utf-8")).get("experiment")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
 def _padded(text: str, width: int) -> str:
     """``text`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
     wide = sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff")
@@ -383,6 +392,11 @@ def run_experiment(
     out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
     if out.exists() and not out.is_dir():
         raise ExperimentInputError(f"output {out} exists and is not a directory; choose another --out")
+    other = None if force else _stored_experiment(out)
+    if other is not None and other != experiment.name:  # its effects.json would be replaced
+        raise ExperimentInputError(
+            f"output {out} holds the {other} experiment; choose another --out, or --force to replace its effects.json"
+        )
     from guandan_cli.logs.layout import MAX_MATCHES, space_problem
 
     if deals > MAX_MATCHES:

@@ -213,3 +213,204 @@ def test_plays_refuses_an_empty_hand(hand):
     assert res.exit_code == 2
     line = _one_error_line(res)  # the one-line style folds runs of spaces in the quoted hand
     assert line.startswith("guandan: error: HAND '") and "': no cards; give card tokens" in line
+
+
+def _edited_run(small_run, tmp_path, edit):  # noqa: F811
+    """A copy of ``small_run`` whose first deal line is ``edit``-ed (a log edited by hand)."""
+    run = tmp_path / "edited"
+    shutil.copytree(small_run, run)
+    part = run / "deals-00000.jsonl"
+    lines = part.read_text().splitlines()
+    lines[0] = edit(lines[0]) if callable(edit) else edit
+    part.write_text("\n".join(lines) + "\n")
+    return run, part
+
+
+def _json_edit(**fields):
+    import json
+
+    def edit(line: str) -> str:
+        rec = json.loads(line)
+        for k, v in fields.items():
+            rec[k] = v(rec[k]) if callable(v) else v
+        return json.dumps(rec, separators=(",", ":"))
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, reason",
+    [
+        ("not json at all", "not valid JSON"),  # exit 2 before: caught as bad input
+        (_json_edit(deal="0"), "expected int"),
+        (_json_edit(strategies=["greedy"]), "strategies"),  # IndexError traceback before
+        (_json_edit(hands=lambda h: [h[1], *h[1:]]), "faces dealt more than twice"),  # ValueError traceback
+        (_json_edit(ruleset="poker"), "unknown ruleset"),  # exit 2, no file:line before
+        (_json_edit(actions=lambda a: [a[0], a[0], *a[2:]]), "cannot play"),  # no file:line before
+        # the first action logged for another seat: watch showed it for the seat to move
+        (_json_edit(actions=lambda a: [f"{(int(a[0][0]) + 1) % 4}{a[0][1:]}", *a[1:]]), "turn"),
+    ],
+)
+@pytest.mark.parametrize("command", ["watch", "replay"])
+def test_a_log_edited_by_hand_is_a_failure_naming_file_and_line(small_run, tmp_path, command, edit, reason):  # noqa: F811
+    run, part = _edited_run(small_run, tmp_path, edit)
+    args = [command, str(run), "--match", "0"] + (["--delay", "0", "--plain"] if command == "watch" else [])
+    res = runner.invoke(app, args)
+    line = _one_error_line(res)
+    assert res.exit_code == 1, res.output  # a corrupt log is a failure while working, not bad input
+    assert f"{part}:1: " in line and reason in line, line
+
+
+def test_an_experiment_refuses_an_out_holding_another_experiment(tmp_path):
+    import json
+
+    out = tmp_path / "exp"
+    args = ["--deals", "2", "-s", "random", "-w", "1", "-q", "--out", str(out)]
+    assert runner.invoke(app, ["experiment", "tribute", *args]).exit_code == 0
+    res = runner.invoke(app, ["experiment", "resistance", *args])
+    line = _one_error_line(res)  # it ran, and its effects.json replaced the tribute one
+    assert res.exit_code == 2 and str(out) in line and "tribute" in line, line
+    assert json.loads((out / "effects.json").read_text())["experiment"] == "tribute"
+    assert not (out / "resisted").exists()  # refused before any work
+    res = runner.invoke(app, ["experiment", "resistance", *args, "--force"])
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "effects.json").read_text())["experiment"] == "resistance"
+
+
+def test_simulate_into_a_saved_game_says_to_resume_it_with_play(tmp_path, monkeypatch):
+    """simulate -o GAME blamed "strategy 'human'", a name the user never typed."""
+    _saved_game(tmp_path, monkeypatch)
+    for extra in ([], ["--resume"]):
+        res = runner.invoke(app, ["simulate", "-q", "-o", "p", *extra])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and "guandan play --resume --out p" in line, line
+
+
+def test_serve_refuses_an_out_whose_disk_is_full_before_listening(tmp_path, monkeypatch):
+    """serve listened and waited for clients, then failed once they had connected."""
+    import shutil as shutil_module
+
+    real = shutil_module.disk_usage
+    monkeypatch.setattr("guandan_cli.logs.layout.shutil.disk_usage", lambda p: real(p)._replace(free=1000))
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(
+        app, ["serve", "-s", "heuristic,remote", "-n", "3", "-o", "sv", "--port", "0", "--connect-wait", "1"]
+    )
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and "free" in line, line
+    assert "listening" not in res.output
+
+
+def test_serve_refuses_an_unfinished_run_of_another_configuration_before_listening(tmp_path, monkeypatch):
+    """serve listened and waited for clients on a run it could not continue (found out after they came)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    assert (
+        runner.invoke(app, ["simulate", "-n", "2", "-s", "random", "-w", "1", "-q", "-o", "u"]).exit_code == 0
+    )
+    manifest = tmp_path / "u" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["state"] = "interrupted"  # as after Ctrl-C
+    manifest.write_text(json.dumps(data))
+    base = ["serve", "-o", "u", "--port", "0", "--connect-wait", "1", "-n", "2"]
+    for extra, named in [(["-s", "random,remote"], "strategies"), (["-s", "remote", "--seed", "3"], "seed")]:
+        res = runner.invoke(app, [*base, *extra])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and "another configuration" in line and named in line, line
+        assert "listening" not in res.output
+
+
+def test_analyze_by_a_grouping_named_twice_counts_it_once(small_run):  # noqa: F811
+    """--by seat,seat failed as "reading … failed: group_by keys contained duplicate output name"."""
+    once = runner.invoke(app, ["analyze", str(small_run), "-r", "strategy-deals", "--by", "seat"])
+    twice = runner.invoke(app, ["analyze", str(small_run), "-r", "strategy-deals", "--by", "seat,seat"])
+    assert once.exit_code == 0 and twice.exit_code == 0, twice.output
+    assert twice.stdout == once.stdout
+
+
+def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypatch):
+    """tournament a.py:Mine b.py:Mine said "mine given more than once", a name never typed."""
+    monkeypatch.chdir(tmp_path)
+    for file, base in [
+        ("a.py", "greedy import GreedyStrategy"),
+        ("b.py", "random_bot import RandomStrategy"),
+    ]:
+        parent = base.rpartition(" ")[2]
+        (tmp_path / file).write_text(
+            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+        )
+    res = runner.invoke(app, ["tournament", "a.py:Mine", "b.py:Mine", "-n", "1"])
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and "a.py:Mine" in line and "b.py:Mine" in line and "'mine'" in line, line
+    res = runner.invoke(app, ["tournament", "greedy", "random", "greedy", "-n", "1"])
+    assert "greedy given more than once" in _one_error_line(res)
+
+
+def test_compare_tells_two_bots_with_one_name_apart_by_their_specs(tmp_path, monkeypatch):
+    """compare a.py:Mine b.py:Mine printed "mine > mine" and "matches won by mine: 2, by mine: 0"."""
+    monkeypatch.chdir(tmp_path)
+    for file, base in [
+        ("a.py", "greedy import GreedyStrategy"),
+        ("b.py", "random_bot import RandomStrategy"),
+    ]:
+        parent = base.rpartition(" ")[2]
+        (tmp_path / file).write_text(
+            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+        )
+    res = runner.invoke(app, ["compare", "a.py:Mine", "b.py:Mine", "-n", "2", "-w", "1", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "mine > mine" not in res.stdout and "a.py:Mine > b.py:Mine" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("tribute", "x", "config.tribute must be null or one of on, off, paid, got 'x'"),
+        ("setups", 5, "config.setups must be null or a setup source"),
+    ],
+)
+def test_a_manifest_with_an_unknown_tribute_mode_or_setups_is_refused_naming_the_field(
+    tmp_path, key, value, message
+):
+    """config.tribute 'x' was accepted by analyze and verify, and replay blamed a deal line for it."""
+    import json
+
+    run = tmp_path / "run"
+    assert (
+        runner.invoke(app, ["simulate", "-n", "1", "-s", "random", "-w", "1", "-q", "-o", str(run)]).exit_code
+        == 0
+    )
+    manifest = run / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["config"][key] = value
+    manifest.write_text(json.dumps(data))
+    for command in ("analyze", "verify", "replay"):
+        res = runner.invoke(app, [command, str(run)])
+        line = _one_error_line(res)
+        assert res.exit_code == 2 and f"{manifest}: {message}" in line, (command, line)
+
+
+@pytest.mark.parametrize("option", ["--max-deals", "--a-fail-limit"])
+def test_play_names_the_option_of_a_bad_cap(tmp_path, option):
+    """play said "max_deals must be a positive number of deals", the Python name, not the option."""
+    res = runner.invoke(app, ["play", option, "0", "--out", str(tmp_path / "p")])
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and f"{option} must be a positive whole number, got 0" in line, line
+
+
+@pytest.mark.parametrize(
+    "argv, given",
+    [
+        (["simulate", "--seed", "1e3"], "'1e3'"),
+        (["simulate", "-n", "abc"], "'abc'"),
+        (["simulate", "--matches=2.5"], "'2.5'"),
+        (["verify", "x", "-w", ""], "''"),
+        (["watch", "--seed", "1", "--delay", "soon"], "'soon'"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_named_in_the_error(argv, given):
+    """`--seed 1e3` said "Invalid value for '--seed': Input should be a valid integer…" without the value."""
+    res = runner.invoke(app, argv)
+    line = _one_error_line(res)
+    assert res.exit_code == 2 and line.endswith(f", got {given} (see 'guandan {argv[0]} --help')"), line

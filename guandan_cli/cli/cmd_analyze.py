@@ -59,7 +59,7 @@ def _by(spec: str | None) -> list[str] | None:
         fail(
             f"--by {spec!r}: unknown grouping {', '.join(bad) or spec!r}; choose from {', '.join(GROUPINGS)}"
         )
-    return items
+    return list(dict.fromkeys(items))  # a grouping named twice counts once (as --report names do)
 
 
 def _without_match_reports(runs: list[Path], names: list[str], spec: str | None) -> list[str]:

@@ -56,6 +56,9 @@ def play(
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
     check_delay(delay)
+    for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
+        if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
+            fail(f"{option} must be a positive whole number, got {value}")
     try:
         if resume:
             if out is None:

@@ -26,17 +26,21 @@ def replay(
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
     from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import DealNotFound, find_deal, render_deal
+    from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
     from guandan_cli.runner.rundir import read_manifest
 
     try:
         path, line, rec, prev = find_deal(run, match, deal)
         manifest = read_manifest(run) if run.is_dir() else None
-        options = (manifest or {}).get("config", {})
-        text = render_deal(rec, prev, symbols=symbols, options=options)
-    except (LogLineError, IllegalActionError) as exc:  # the log is corrupt or does not replay
+    except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
+    try:
+        text = render_deal(rec, prev, symbols=symbols, options=(manifest or {}).get("config", {}))
+    except IllegalActionError as exc:  # the logged actions do not replay
+        fail(f"{path}:{line}: {exc}", FAILURE)
+    except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
+        fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
     typer.echo(f"{path}:{line}")
     typer.echo(text)

@@ -49,7 +49,8 @@ def watch(
     from guandan_cli.engine.play import StrategyError
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty
     from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
-    from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.logs.reader import LogLineError, LogReadError
+    from guandan_cli.runner.replay import BAD_RECORD
     from guandan_cli.runner.simulation import SimulationInputError, check_strategies, parse_strategies
     from guandan_cli.view.table import Style
 
@@ -84,6 +85,8 @@ def watch(
 
             get_ruleset(ruleset, max_deals=max_deals)
             deals = live_deals(seed, four, ruleset, max_deals)
+    except LogLineError as exc:  # the log is corrupt: a failure while working, not bad input
+        fail(f"{exc}; check the log with: guandan verify {run}", FAILURE)
     except (WatchInputError, SimulationInputError, ValueError) as exc:
         fail(exc)
     except StopIteration:
@@ -93,6 +96,8 @@ def watch(
     colour = not plain and tty
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour, clear=tty)
+    shown = None
+    check = f"; check the log with: guandan verify {run}" if run is not None else ""
     try:
         with Pacer(step, delay) as pacer:
             for shown in deals:
@@ -102,7 +107,11 @@ def watch(
     except Quit:
         screen.print("(quit)")
     except (StrategyError, IllegalActionError, LogReadError) as exc:
-        where = f"; check the log with: guandan verify {run}" if run is not None else ""
-        fail(f"{exc}{where}", FAILURE)
+        where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
+        fail(f"{where}{exc}{check}", FAILURE)
+    except BAD_RECORD as exc:
+        if run is None or shown is None or shown.where is None:
+            raise  # not a logged record: a bug, shown as one
+        fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     except KeyboardInterrupt:
         interrupted()

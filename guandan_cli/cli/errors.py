@@ -13,6 +13,7 @@ are built in :mod:`guandan_cli.cli.error_lines` (no Typer: the fast start-up pat
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
@@ -106,10 +107,41 @@ def _close_options(name: str, possibilities) -> list[str]:
     return [bare[m] for m in difflib.get_close_matches(name.lstrip("-"), list(bare), n=3, cutoff=0.6)]
 
 
-def _usage_line(exc: Any) -> str:
-    """One line for a Click usage error: the message, and where to find help."""
+def _given_value(param: Any, args: list[str]) -> str | None:
+    """The value typed for option ``param`` (its last occurrence in ``args``), or ``None``.
+
+    >>> class P:
+    ...     opts, secondary_opts = ["-n", "--matches"], []
+    >>> _given_value(P, ["simulate", "-n", "abc"]), _given_value(P, ["--matches=2.5"]), _given_value(P, ["-nx"])
+    ('abc', '2.5', 'x')
+    """
+    opts = [
+        o for o in [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())] if o.startswith("-")
+    ]
+    found = None
+    for i, token in enumerate(args):
+        if token == "--":
+            break
+        for o in opts:
+            if token == o and i + 1 < len(args):
+                found = args[i + 1]
+            elif token.startswith(o + "=") and o.startswith("--"):
+                found = token[len(o) + 1 :]
+            elif not o.startswith("--") and token.startswith(o) and len(token) > len(o):
+                found = token[len(o) :]
+    return found
+
+
+def _usage_line(exc: Any, args: list[str] | None = None) -> str:
+    """One line for a Click usage error: the message (with the value typed, for a value of the
+    wrong type), and where to find help."""
     if getattr(exc, "option_name", None) and getattr(exc, "possibilities", None) is not None:
         exc.possibilities = _close_options(exc.option_name, exc.possibilities)
+    param = getattr(exc, "param", None)
+    if args and param is not None and type(exc).__name__ == "BadParameter" and getattr(param, "opts", None):
+        given = _given_value(param, args)
+        if given is not None and repr(given) not in exc.message:
+            exc.message = f"{exc.message}, got {given!r}"
     message = exc.format_message()
     ctx = getattr(exc, "ctx", None)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
@@ -151,7 +183,7 @@ class OneLineErrors(TyperGroup):
             typer.echo(exc.format_message(), err=True)
             raise SystemExit(exc.exit_code) from None
         except exceptions.UsageError as exc:
-            typer.echo(_usage_line(exc), err=True)
+            typer.echo(_usage_line(exc, list(sys.argv[1:] if args is None else args)), err=True)
             raise SystemExit(BAD_INPUT) from None
         except exceptions.ClickException as exc:
             typer.echo(error_line(exc.format_message()), err=True)

@@ -15,13 +15,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import sources
+from guandan_cli.logs.reader import LogLineError, sources
 from guandan_cli.runner.records import record_actions
-from guandan_cli.runner.replay import logged_setup, match_records, record_end_lines, several_runs_problem
+from guandan_cli.runner.replay import (
+    BAD_RECORD,
+    logged_setup,
+    match_records,
+    record_end_lines,
+    several_runs_problem,
+)
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
@@ -48,6 +54,7 @@ class ShownDeal:
     actions: list
     names: Sequence[str]
     end: list[str]
+    where: str | None = None  # ``file:line`` of a logged deal
 
 
 def live_deals(
@@ -96,23 +103,28 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
             raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
     prev = None
     found = False
-    for _source, _line, rec in match_records(run, match):
+    for source, line, rec in match_records(run, match):
         found = True
-        rules = get_ruleset(
-            rec["ruleset"],
-            a_fail_limit=options.get("a_fail_limit"),
-            max_deals=options.get("max_deals"),
-            tribute=options.get("tribute"),
-        )
-        yield ShownDeal(
-            match,
-            rec["match_seed"],
-            rec["deal"],
-            logged_setup(rec, prev, options, rules),
-            record_actions(rec),
-            rec["strategies"],
-            record_end_lines(rec),
-        )
+        try:
+            rules = get_ruleset(
+                rec["ruleset"],
+                a_fail_limit=options.get("a_fail_limit"),
+                max_deals=options.get("max_deals"),
+                tribute=options.get("tribute"),
+            )
+            shown = ShownDeal(
+                match,
+                rec["match_seed"],
+                rec["deal"],
+                logged_setup(rec, prev, options, rules),
+                record_actions(rec),
+                rec["strategies"],
+                record_end_lines(rec),
+                f"{source}:{line}",
+            )
+        except BAD_RECORD as exc:  # a line edited by hand
+            raise LogLineError(source, line, f"cannot show this deal: {exc}") from None
+        yield shown
         prev = rec
     if not found:
         raise WatchInputError(f"--match {match}: no deals of match {match} in {run}")
@@ -150,7 +162,11 @@ def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = Fal
     start = "dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads"
     yield screen(start)
     log = TrickLog(deal.level, style)
-    for who, action in shown.actions:
+    for i, (who, action) in enumerate(shown.actions):
+        if who != deal.to_move:  # a log edited by hand: replay() refuses it the same way
+            raise IllegalActionError(
+                who, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {who}'s"
+            )
         before = len(deal.events)
         deal.apply(action)
         new = deal.events[before:]

@@ -160,6 +160,8 @@ def _config_fields_problem(cfg: dict) -> str | None:
     'config.max_deals must be null or a positive whole number, got 0'
     >>> _config_fields_problem({"strategies": ["greedy"] * 3})
     "config.strategies must be a list of 4 strategy names, got ['greedy', 'greedy', 'greedy']"
+    >>> _config_fields_problem({"tribute": "x"})
+    "config.tribute must be null or one of on, off, paid, got 'x'"
     >>> _config_fields_problem({"seed": -1, "max_deals": None, "a_fail_limit": 3, "strategies": ["a", "b", "a", "b"]})
     """
     if "seed" in cfg and not _whole(cfg["seed"]):
@@ -172,6 +174,14 @@ def _config_fields_problem(cfg: dict) -> str | None:
         v = cfg["strategies"]
         if not (isinstance(v, list) and len(v) == 4 and all(isinstance(x, str) and x for x in v)):
             return f"config.strategies must be a list of 4 strategy names, got {v!r}"
+    from guandan_cli.engine.rules import TRIBUTE_MODES
+
+    v = cfg.get("tribute")
+    if v is not None and v not in TRIBUTE_MODES:  # else replay and watch blame every deal line
+        return f"config.tribute must be null or one of {', '.join(TRIBUTE_MODES)}, got {v!r}"
+    v = cfg.get("setups")
+    if v is not None and not (isinstance(v, str) and v):
+        return f"config.setups must be null or a setup source (fresh, random, paying, resisting or a run directory), got {v!r}"
     return None
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import remote
-from .remote import CLOSED, NAME_PATTERN, Connection, Hub, SeatsGone
+from .remote import CLOSED, MODULE, NAME_PATTERN, Connection, Hub, SeatsGone
 
 REMOTE = "remote"
 SEATS_FILE = "serve-seats.jsonl"
@@ -136,6 +136,33 @@ def parse_seats(spec: str | Sequence[str]) -> list[str]:
     return list(parse_strategies(spec))
 
 
+def _stored_changes(
+    config: dict,
+    seats: Sequence[str],
+    remote_seats: list[int],
+    matches: int,
+    seed: int,
+    ruleset: str,
+    max_deals: int | None,
+    a_fail_limit: int | None,
+) -> list[str]:
+    """How a stored run differs from the one asked for, one phrase each (the remote seats'
+    connection names aside: they are known when the clients come)."""
+    wanted = {"matches": matches, "seed": seed, "ruleset": ruleset, "max_deals": max_deals}
+    wanted["a_fail_limit"] = a_fail_limit
+    out = [f"{k} {config.get(k)!r} (now {v!r})" for k, v in wanted.items() if config.get(k) != v]
+    stored = [str(s) for s in config.get("strategies") or ()]
+    remote_stored = [i for i, s in enumerate(stored) if s.startswith(f"{MODULE}:")]
+    if (
+        len(stored) != 4
+        or remote_stored != remote_seats
+        or any(stored[i] != seats[i] for i in range(4) if i not in remote_seats)
+    ):
+        shown = ",".join("remote" if s.startswith(f"{MODULE}:") else s for s in stored)
+        out.append(f"strategies {shown} (now {','.join(seats)})")
+    return out
+
+
 def serve(
     *,
     strategies: str | Sequence[str],
@@ -187,13 +214,28 @@ def serve(
         raise ServeError(
             f"output {out} exists and is not an empty directory or a guandan run; choose another --out"
         )
+    done = 0
     if (out / "manifest.json").is_file():
         try:
-            state = Run(out).state
+            stored = Run(out)
+            state, done = stored.state, stored.counts.get("matches", 0)
         except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
             raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
         if state == "complete":
             raise ServeError(f"output {out} holds a complete run; choose another --out")
+        changes = _stored_changes(
+            stored.config, seats, remote_seats, matches, seed, ruleset, max_deals, a_fail_limit
+        )
+        if changes:  # found now, not once the clients have come
+            raise ServeError(
+                f"output {out} holds a run with another configuration: {', '.join(changes)}; "
+                "choose another --out"
+            )
+    from guandan_cli.logs.layout import space_problem
+
+    problem = space_problem(out, matches - done, max_deals, suggest_compression=False)  # before clients wait
+    if problem is not None:
+        raise ServeError(problem)
     hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
     ws_thread = _WebSocketThread(hub, host, port)
     bound = ws_thread.start()

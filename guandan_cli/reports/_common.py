@@ -53,7 +53,7 @@ def sort_by_order(df: pl.DataFrame, keys: Sequence[str], orders: dict[str, Seque
 
 
 def check_by(by: Sequence[str]) -> list[str]:
-    by = list(by)
+    by = list(dict.fromkeys(by))  # a grouping named twice counts once (polars refuses a key twice)
     for b in by:
         if b not in GROUPINGS:
             raise ValueError(f"unknown grouping {b!r}: choose from {', '.join(GROUPINGS)}")

@@ -15,7 +15,7 @@ from pathlib import Path
 from guandan_cli.engine.cards import format_cards
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.logs.reader import iter_records, sources
+from guandan_cli.logs.reader import LogLineError, iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.view.table import Style, TrickLog, deal_end_lines, tribute_lines
@@ -27,6 +27,10 @@ class DealNotFound(LookupError):
 
 #: the widest line replay prints (a terminal of 80 to 100 columns)
 WIDTH = 80
+
+#: what the engine or the layout raise on a record edited by hand (values the reader's field
+#: types let through): ``replay`` and ``watch`` report them as ``file:line: reason``
+BAD_RECORD = (ValueError, KeyError, IndexError, TypeError)
 
 
 def hand_lines(head: str, cards: str, width: int = WIDTH) -> list[str]:
@@ -116,6 +120,9 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
         for line, rec in iter_records(f, "deals"):
             if rec["match"] == match:
                 seen = True
+                names = rec["strategies"]
+                if len(names) != 4 or not all(isinstance(n, str) for n in names):
+                    raise LogLineError(f, line, f"strategies {names!r} are not 4 names (seats 0-3)")
                 yield f, line, rec
             elif seen:
                 return
@@ -200,4 +207,4 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     return "\n".join(out)
 
 
-__all__ = ["DealNotFound", "find_deal", "hand_lines", "render_deal"]
+__all__ = ["BAD_RECORD", "DealNotFound", "find_deal", "hand_lines", "render_deal"]

@@ -644,6 +644,11 @@ def simulate(
             try:
                 check_strategies(stored_strategies, classes)
             except SimulationInputError as exc:
+                if "strategies" not in explicit and "human" in stored_strategies:  # `guandan play`'s game
+                    raise SimulationInputError(
+                        f"output {out} holds a game of guandan play (a seat for a person); continue it with: "
+                        f"guandan play --resume --out {out}, or choose another --out"
+                    ) from None
                 raise SimulationInputError(
                     str(exc) + _started_elsewhere(existing, stored_strategies)
                 ) from None
