@@ -91,6 +91,9 @@ def find_deal(
         numbers.append(rec["deal"])
         prev = rec
     if not numbers:
+        total = _planned_matches(run)
+        if total is not None and not 0 <= match < total:
+            raise DealNotFound(f"no match {match} in {run}: its matches are 0..{total - 1}")
         raise DealNotFound(f"no match {match} in {run}")
     contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
     shown = (
@@ -101,6 +104,17 @@ def find_deal(
         else f"its deals are {', '.join(map(str, numbers))}"
     )
     raise DealNotFound(f"match {match} has no deal {deal} ({shown})")
+
+
+def _planned_matches(run: str | os.PathLike) -> int | None:
+    """The number of matches the manifest of ``run`` plans, if it has a readable one."""
+    run = Path(run)
+    try:
+        manifest = read_manifest(run) if run.is_dir() else None
+    except ValueError:
+        return None
+    total = (manifest or {}).get("config", {}).get("matches")
+    return total if type(total) is int and total > 0 else None
 
 
 def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, dict]]:
