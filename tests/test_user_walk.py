@@ -416,8 +416,11 @@ def test_a_value_of_the_wrong_type_is_named_in_the_error(argv, given):
     assert res.exit_code == 2 and line.endswith(f", got {given} (see 'guandan {argv[0]} --help')"), line
 
 
-def test_replay_of_a_match_outside_the_run_names_its_matches(small_run):  # noqa: F811
+def test_replay_of_a_match_outside_the_run_names_its_matches(tmp_path):
     """QA: ``replay RUN --match 99`` said "no match 99 in RUN" without the range ``watch`` gives."""
-    res = runner.invoke(app, ["replay", str(small_run), "--match", "99"])
+    run = tmp_path / "run"
+    made = runner.invoke(app, ["simulate", "-n", "2", "-s", "random", "--max-deals", "1", "-o", str(run)])
+    assert made.exit_code == 0, made.output
+    res = runner.invoke(app, ["replay", str(run), "--match", "99"])
     assert res.exit_code == 2
-    assert "no match 99 in" in res.stderr and "its matches are 0.." in res.stderr, res.stderr
+    assert f"no match 99 in {run}: its matches are 0..1" in res.stderr, res.stderr
