@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .combos import Combo
-from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
+from .deal import OVER, PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
 from .match import Match, MatchUpdate
 from .observation import _get_legal, _LazyObservation, _LazyPlays, listed_legal, observe
 
@@ -204,9 +204,15 @@ def _play_by_shortcuts(
     deal: Deal, players: Sequence[object], picks: list, legal_of: list, match_seed, deal_index
 ):
     """``play_deal``'s loop when every seat answers through ``choose_from_legal`` and nobody
-    watches or listens (self-play of ``random``): the same steps, fewer tests per action."""
+    watches or listens (self-play of ``random``): the same steps, fewer tests per action.
+
+    A shortcut marked ``picks_item`` (its answer is always an element of ``legal``, as the
+    random bot's ``legal[r]``) is applied as it is, not looked up; a play is applied by
+    ``apply_unchecked``'s play branch written out."""
     apply = deal.apply_unchecked
-    while deal.phase != "over":
+    trusted = [getattr(p, "picks_item", False) is True for p in picks]
+    actions = deal.actions
+    while deal.phase != OVER:
         seat = deal.to_move
         legal = legal_of[seat]()
         try:
@@ -215,16 +221,26 @@ def _play_by_shortcuts(
             raise StrategyError(
                 seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
-        canonical = _find_legal(action, legal)
-        if canonical is None:
-            raise StrategyError(
-                seat,
-                _name(players[seat]),
-                match_seed,
-                deal_index,
-                f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
-            )
-        apply(canonical)
+        if not trusted[seat]:
+            canonical = _find_legal(action, legal)
+            if canonical is None:
+                raise StrategyError(
+                    seat,
+                    _name(players[seat]),
+                    match_seed,
+                    deal_index,
+                    f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
+                )
+            action = canonical
+        if deal.phase == PLAY:
+            deal._legal_cache = None
+            actions.append((seat, action))
+            if action[0] == "pass":
+                deal._pass(seat)
+            else:
+                deal._play(seat, action)
+        else:
+            apply(action)
 
 
 def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, deal_index) -> None:
