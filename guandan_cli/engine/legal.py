@@ -151,10 +151,14 @@ class _Hand:
         x = self.x
         w = self.w
         wild = self.wild
-        for f in cards:
-            if f == wild:
-                w -= 1
-            else:
+        if w:
+            for f in cards:
+                if f == wild:
+                    w -= 1
+                else:
+                    x -= _P4[f]
+        else:  # no wild among the cards
+            for f in cards:
                 x -= _P4[f]
         h = _new_hand(_Hand)
         if self.members:
