@@ -230,9 +230,9 @@ def _play_by_shortcuts(
     actions = deal.actions
     hands = deal.hands
     analysis = deal._analysis
-    while deal.phase != OVER:
+    while (phase := deal.phase) != OVER:
         seat = deal.to_move
-        if written_out[seat] and deal._legal_cache is None and deal.phase == PLAY:
+        if phase == PLAY and written_out[seat] and deal._legal_cache is None:
             # deal._legal_lazy() written out (the hot path of random self-play)
             cached = analysis[seat]
             if cached is not None and cached[1] == len(cached[0]) and cached[0] is hands[seat]:
@@ -244,7 +244,7 @@ def _play_by_shortcuts(
                 h = deal._analysed(seat)
             top = deal.top
             if top is not None:
-                legal = deal._legal_cache = _follow_tuple(h, top, PASS)
+                legal = _follow_tuple(h, top, PASS)  # (``_legal_cache`` left unset: reset below)
             elif not h.w and not h.members:
                 legal = PlainLeads(h)
             else:
@@ -268,7 +268,7 @@ def _play_by_shortcuts(
                     f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
                 )
             action = canonical
-        if deal.phase == PLAY:
+        if phase == PLAY:
             deal._legal_cache = None
             actions.append((seat, action))
             if action[0] == "pass":
