@@ -345,12 +345,12 @@ def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
     hand, returned as it is when nothing of the top's type beats it.
     """
     t = top[0]
-    gen = _FOLLOW_BY_POWER.get(t)
+    gen = _power_generator(t)
     if gen is not None:
         out: list = []
         gen(h, POWER[h.lv][top[1]], out)
     else:
-        gen = _FOLLOW_BY_KEY.get(t)
+        gen = _key_generator(t)
         if gen is None:
             if t in BOMB_CLASS:
                 # the bombs above the top's: the hand's bombs (built once per analysed hand, from
@@ -1377,6 +1377,8 @@ _GENERATOR_OF = {
 #: or as it is (sequences)
 _FOLLOW_BY_POWER = {t: _GENERATOR_OF[t] for t in (SINGLE, PAIR, TRIPLE, FULL_HOUSE)}
 _FOLLOW_BY_KEY = {t: _GENERATOR_OF[t] for t in (STRAIGHT, TUBE, PLATE)}
+_power_generator = _FOLLOW_BY_POWER.get
+_key_generator = _FOLLOW_BY_KEY.get
 
 
 def plays_of_type(h: _Hand, t: str, top: Combo | None = None) -> list[Combo]:
