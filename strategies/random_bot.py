@@ -39,3 +39,6 @@ class RandomStrategy(Strategy):
         while r >= n:
             r = getrandbits(k)
         return legal[r]
+
+    #: its answer is always an element of ``legal``: the engine applies it without a look-up
+    choose_from_legal.picks_item = True

@@ -12,7 +12,7 @@ import random
 
 from guandan_cli.engine import deal_hands, legal_plays
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
-from guandan_cli.engine.legal import _all_bombs, _Hand
+from guandan_cli.engine.legal import _all_bombs, _follow_tuple, _Hand
 
 FIELDS = ("by", "rc", "cb", "w", "wild", "lv", "bits", "sfx", "alow", "members", "sb", "hr", "x")
 
@@ -64,3 +64,26 @@ def test_hand_without_equals_a_fresh_analysis():
                 assert h.bombs == _all_bombs(fresh), (trial, play)
             _all_bombs(h)  # fill them, so that the next analysis may carry them over
     assert carried > 1000
+
+
+def test_follow_of_a_bomb_equals_fresh_legal_plays():
+    """Answers to a bomb-class top come from the hand's bombs filtered (``_follow_tuple``): the
+    same as ``legal_plays`` above that top, in its order."""
+    rng = random.Random(11)
+    tops = []
+    checked = 0
+    for trial in range(400):
+        level = rng.randrange(13)
+        hand = sorted(deal_hands(rng)[trial % 4])
+        if trial % 3 == 0:  # both wilds, for more bombs and straight flushes with wilds
+            wild = level * 4 + 1
+            hand = sorted([f for f in hand if f != wild][:25] + [wild, wild])
+        bombs = _all_bombs(_Hand(hand, level))
+        tops += [(level, b) for b in bombs]
+        for lv, top in [(level, b) for b in bombs] + rng.sample(tops, min(len(tops), 6)):
+            if lv != level:
+                continue
+            expected = tuple(legal_plays(hand, level, top)) + (PASS,)
+            assert _follow_tuple(_Hand(hand, level), top, PASS) == expected, (trial, top)
+            checked += 1
+    assert checked > 500

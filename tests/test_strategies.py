@@ -347,3 +347,25 @@ def test_a_shortcut_answer_outside_the_legal_actions_is_a_strategy_error():
     players = [Cheat(0, random.Random(0))] + [RandomStrategy(s, random.Random(s)) for s in range(1, 4)]
     with pytest.raises(StrategyError, match="seat 0.*illegal action"):
         list(iter_match(Match(seed=3), players))
+
+
+def test_a_shortcut_marked_picks_item_plays_as_one_looked_up():
+    """``random``'s answers (``picks_item``: always an item of ``legal``) are applied without the
+    engine's look-up; a copy of the bot without the mark goes through it and plays the same."""
+    from guandan_cli.engine.match import Match
+    from guandan_cli.engine.play import iter_match
+
+    class Checked(RandomStrategy):
+        name = "checked"
+
+        def choose_from_legal(self, legal):  # not marked: its answer is looked up
+            return RandomStrategy.choose_from_legal(self, legal)
+
+    assert RandomStrategy(0, random.Random(0)).choose_from_legal.picks_item is True
+    assert getattr(Checked(0, random.Random(0)).choose_from_legal, "picks_item", None) is None
+    logs = []
+    for cls in (RandomStrategy, Checked):
+        m = Match(seed=5)
+        players = [cls(s, random.Random(s)) for s in range(4)]
+        logs.append([pd.deal.actions for pd in iter_match(m, players)])
+    assert logs[0] == logs[1] and len(logs[0]) > 3

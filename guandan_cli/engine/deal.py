@@ -536,16 +536,17 @@ class Deal:
     def _play(self, seat: int, combo: Combo) -> Event:
         hand = self.hands[seat]
         cached = self._analysis[seat]
-        for f in combo[2]:
+        cards = combo[2]
+        for f in cards:
             hand.remove(f)
         if (
             cached is not None
             and cached[2] is not None
             and cached[0] is hand
-            and cached[1] == len(hand) + len(combo[2])
+            and cached[1] == len(hand) + len(cards)
         ):
             # the next analysis is this one less the cards (built when next asked)
-            self._analysis[seat] = (hand, len(hand), None, cached[2], combo[2])
+            self._analysis[seat] = (hand, len(hand), None, cached[2], cards)
         else:
             self._analysis[seat] = None
         ev = _new_event(Event, (PLAY, seat, combo, -1, -1, self.top is None))
@@ -566,11 +567,11 @@ class Deal:
     def _pass(self, seat: int) -> Event:
         ev = _PASS_EVENTS[seat]
         self.events.append(ev)
-        self.passes += 1
+        passes = self.passes = self.passes + 1
         owner = self.top_owner
-        owner_active = owner not in self.finished
-        needed = 4 - len(self.finished) - (1 if owner_active else 0)
-        if self.passes >= needed:
+        finished = self.finished
+        owner_active = owner not in finished
+        if passes >= (3 if owner_active else 4) - len(finished):  # every other seat in play passed
             self.top = None
             self.top_owner = -1
             self.passes = 0

@@ -151,10 +151,14 @@ class _Hand:
         x = self.x
         w = self.w
         wild = self.wild
-        for f in cards:
-            if f == wild:
-                w -= 1
-            else:
+        if w:
+            for f in cards:
+                if f == wild:
+                    w -= 1
+                else:
+                    x -= _P4[f]
+        else:  # no wild among the cards
+            for f in cards:
                 x -= _P4[f]
         h = _new_hand(_Hand)
         if self.members:
@@ -162,9 +166,22 @@ class _Hand:
             return h
         # no natural straight flush before, none after: only the ranks played change
         h.x = x
-        if self.bombs is not None and not self.bombs:
-            # no bomb before, none after (fewer cards): the same tail of answers, bombs + pass
-            h.bombs = self.bombs
+        bombs = self.bombs
+        if bombs and self.w:
+            bombs = None  # bombs with wilds: built again
+        elif bombs:
+            # no wild nor natural straight flush: the bombs are the ranks of 4 faces or more and
+            # the four jokers, the same after cards of other ranks (the same tuples, by rank byte)
+            cb = self.cb
+            for f in cards:
+                r = f >> 2
+                if (cb[r] >= 4) if r < 13 else (self.sb == 2 and self.hr == 2):
+                    bombs = None
+                    break
+        if bombs is not None:
+            # the bombs before, or none before and none after (fewer cards): the same tail of
+            # answers, bombs + pass
+            h.bombs = bombs
             h.tail = self.tail
         else:
             h.bombs = h.tail = None
@@ -328,14 +345,21 @@ def _follow_tuple(h: _Hand, top: Combo, pass_: Combo) -> tuple:
     hand, returned as it is when nothing of the top's type beats it.
     """
     t = top[0]
-    gen = _FOLLOW_BY_POWER.get(t)
+    gen = _power_generator(t)
     if gen is not None:
         out: list = []
         gen(h, POWER[h.lv][top[1]], out)
     else:
-        gen = _FOLLOW_BY_KEY.get(t)
+        gen = _key_generator(t)
         if gen is None:
-            out = _plays(h, top)
+            if t in BOMB_CLASS:
+                # the bombs above the top's: the hand's bombs (built once per analysed hand, from
+                # tables) filtered, in their order (``_bomb_class`` above ``tb`` lists them so)
+                lv = h.lv
+                tb = bomb_value(top, lv)
+                out = [c for c in _all_bombs(h) if bomb_value(c, lv) > tb]
+            else:
+                out = _plays(h, top)
             out.append(pass_)
             return tuple(out)
         out = []
@@ -1353,6 +1377,8 @@ _GENERATOR_OF = {
 #: or as it is (sequences)
 _FOLLOW_BY_POWER = {t: _GENERATOR_OF[t] for t in (SINGLE, PAIR, TRIPLE, FULL_HOUSE)}
 _FOLLOW_BY_KEY = {t: _GENERATOR_OF[t] for t in (STRAIGHT, TUBE, PLATE)}
+_power_generator = _FOLLOW_BY_POWER.get
+_key_generator = _FOLLOW_BY_KEY.get
 
 
 def plays_of_type(h: _Hand, t: str, top: Combo | None = None) -> list[Combo]:

@@ -25,6 +25,8 @@ hold, in every phase) and builds no observation; its answer must be an element o
 only when its answers depend on the legal actions alone (``random`` does). One that also sets
 ``lazy_legal = True`` may be given, for a lead from a hand without wilds or natural straight
 flushes, a lazy ``Sequence`` of the same plays (``engine.legal.PlainLeads``) instead of the tuple.
+One whose ``choose_from_legal`` carries ``picks_item = True`` promises its answer is an element of
+``legal`` (the random bot's ``legal[r]``): the answer is applied without being looked up.
 
 >>> from strategies import make_players
 >>> from guandan_cli.engine.match import Match
@@ -41,7 +43,19 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .combos import Combo
-from .deal import PLAY, RETURN, TRIBUTE, Deal, DealResult, DealSetup, IllegalActionError, action_text
+from .deal import (
+    OVER,
+    PASS,
+    PLAY,
+    RETURN,
+    TRIBUTE,
+    Deal,
+    DealResult,
+    DealSetup,
+    IllegalActionError,
+    action_text,
+)
+from .legal import PlainLeads, _follow_tuple
 from .match import Match, MatchUpdate
 from .observation import _get_legal, _LazyObservation, _LazyPlays, listed_legal, observe
 
@@ -204,27 +218,65 @@ def _play_by_shortcuts(
     deal: Deal, players: Sequence[object], picks: list, legal_of: list, match_seed, deal_index
 ):
     """``play_deal``'s loop when every seat answers through ``choose_from_legal`` and nobody
-    watches or listens (self-play of ``random``): the same steps, fewer tests per action."""
+    watches or listens (self-play of ``random``): the same steps, fewer tests per action.
+
+    A shortcut marked ``picks_item`` (its answer is always an element of ``legal``, as the
+    random bot's ``legal[r]``) is applied as it is, not looked up; a play is applied by
+    ``apply_unchecked``'s play branch written out."""
     apply = deal.apply_unchecked
-    while deal.phase != "over":
+    trusted = [getattr(p, "picks_item", False) is True for p in picks]
+    lazy = deal._legal_lazy
+    written_out = [f == lazy for f in legal_of]
+    actions = deal.actions
+    hands = deal.hands
+    analysis = deal._analysis
+    while (phase := deal.phase) != OVER:
         seat = deal.to_move
-        legal = legal_of[seat]()
+        if phase == PLAY and written_out[seat] and deal._legal_cache is None:
+            # deal._legal_lazy() written out (the hot path of random self-play)
+            cached = analysis[seat]
+            if cached is not None and cached[1] == len(cached[0]) and cached[0] is hands[seat]:
+                h = cached[2]
+                if h is None:  # after the seat's own play: the analysis before, less its cards
+                    h = cached[3].without(cached[4])
+                    analysis[seat] = (cached[0], cached[1], h)
+            else:
+                h = deal._analysed(seat)
+            top = deal.top
+            if top is not None:
+                legal = _follow_tuple(h, top, PASS)  # (``_legal_cache`` left unset: reset below)
+            elif not h.w and not h.members:
+                legal = PlainLeads(h)
+            else:
+                legal = deal._legal_tuple()
+        else:
+            legal = legal_of[seat]()
         try:
             action = picks[seat](legal)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
             raise StrategyError(
                 seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
             ) from exc
-        canonical = _find_legal(action, legal)
-        if canonical is None:
-            raise StrategyError(
-                seat,
-                _name(players[seat]),
-                match_seed,
-                deal_index,
-                f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
-            )
-        apply(canonical)
+        if not trusted[seat]:
+            canonical = _find_legal(action, legal)
+            if canonical is None:
+                raise StrategyError(
+                    seat,
+                    _name(players[seat]),
+                    match_seed,
+                    deal_index,
+                    f"illegal action {action_text(action)!r}: not one of the legal actions it was given",
+                )
+            action = canonical
+        if phase == PLAY:
+            deal._legal_cache = None
+            actions.append((seat, action))
+            if action[0] == "pass":
+                deal._pass(seat)
+            else:
+                deal._play(seat, action)
+        else:
+            apply(action)
 
 
 def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, deal_index) -> None:

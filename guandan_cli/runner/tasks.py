@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.engine.seeding import derive_seed
+from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.deal_lines import DealLines
 from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
@@ -166,15 +166,19 @@ def forget_loaded() -> None:
 
 def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], bytes, dict]:
     """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error)."""
-    from strategies.registry import make_players
-
     rules = rules or spec.rules()
     if spec.setups is not None:
         return play_setup_match(spec, index, rules)
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
-    players = make_players(_classes(spec.strategies, spec.classes), seed)
+    classes = _classes(spec.strategies, spec.classes)
+    if len(classes) == 4:  # make_players' players, the classes not checked again (``_classes`` did)
+        players = [cls(seat, derived_rng(seed, "seat", seat)) for seat, cls in enumerate(classes)]
+    else:
+        from strategies.registry import make_players
+
+        players = make_players(classes, seed)  # its error
     lines: list[bytes] = []
     error = None
     # the bytes of dumps_line(deal_record(...)), built directly (logs/deal_lines.py)
