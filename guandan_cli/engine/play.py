@@ -57,7 +57,7 @@ from .deal import (
 )
 from .legal import PlainLeads, _follow_tuple
 from .match import Match, MatchUpdate
-from .observation import _get_legal, _LazyObservation, _LazyPlays, listed_legal, observe
+from .observation import Observation, _get_legal, _LazyObservation, _LazyPlays, listed_legal, observe
 
 
 class StrategyError(RuntimeError):
@@ -125,18 +125,7 @@ def play_deal(
         else:
             obs = observe(deal, seat)
         try:
-            if pick is not None:
-                action = pick(legal)
-            else:
-                phase = deal.phase
-                if phase == PLAY:
-                    action = player.choose_play(obs)
-                elif phase == TRIBUTE:
-                    action = player.choose_tribute(obs)
-                elif phase == RETURN:
-                    action = player.choose_return(obs)
-                else:  # pragma: no cover
-                    raise AssertionError(phase)
+            action = pick(legal) if pick is not None else _answer(player, obs, deal.phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
@@ -161,6 +150,17 @@ def play_deal(
         if listeners:
             seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
     return deal
+
+
+def _answer(player: object, obs: Observation, phase: str) -> object:
+    """The player's answer to the question of ``phase`` (a play, a tribute or a return card)."""
+    if phase == PLAY:
+        return player.choose_play(obs)
+    if phase == TRIBUTE:
+        return player.choose_tribute(obs)
+    if phase == RETURN:
+        return player.choose_return(obs)
+    raise AssertionError(phase)  # pragma: no cover
 
 
 def _apply_checked(deal: Deal, action: object, seat: int, player: object, match_seed, deal_index) -> None:
@@ -191,15 +191,7 @@ def _play_by_observations(deal: Deal, players: Sequence[object], match_seed, dea
         player = players[seat]
         obs = observe(deal, seat)
         try:
-            phase = deal.phase
-            if phase == PLAY:
-                action = player.choose_play(obs)
-            elif phase == TRIBUTE:
-                action = player.choose_tribute(obs)
-            elif phase == RETURN:
-                action = player.choose_return(obs)
-            else:  # pragma: no cover
-                raise AssertionError(phase)
+            action = _answer(player, obs, deal.phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
             raise StrategyError(
                 seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
