@@ -46,3 +46,18 @@ def test_bench_rejects_a_negative_parallel_run():
     result = runner.invoke(app, ["bench", "--parallel-matches", "-1"])
     assert result.exit_code == 2
     assert "--parallel-matches" in result.output
+
+
+def test_bench_refuses_to_time_nothing_and_strategies_without_deals():
+    """QA: every figure off printed nothing and exited 0; --strategies with --no-deals did nothing."""
+    res = runner.invoke(app, ["bench", "--no-legal", "--no-startup", "--no-deals"])
+    assert res.exit_code == 2 and "nothing to time" in res.stderr
+    res = runner.invoke(app, ["bench", "--no-deals", "--strategies", "random"])
+    assert res.exit_code == 2 and "--strategies" in res.stderr
+
+
+def test_bench_times_a_bot_named_twice_once():
+    args = ["bench", "--no-legal", "--no-startup", "-n", "1", "--parallel-matches", "0", "-w", "1"]
+    res = runner.invoke(app, [*args, "--strategies", "random,random"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.count("deals/s random") == 1, res.stdout

@@ -48,7 +48,12 @@ def bench(
     ):
         if value is not None and value < least:
             fail(f"{option} must be {'positive' if least else '0 or more'}, got {value}")
-    names = [s.strip() for s in strategies.split(",")] if strategies else None
+    if not (legal or startup or deals):
+        fail("nothing to time: --no-legal, --no-startup and --no-deals leave no figure")
+    if strategies is not None and not deals:
+        fail("--strategies names the bots of the self-play figures: drop it or --no-deals")
+    # a bot named twice is timed once (as a report named twice in analyze)
+    names = list(dict.fromkeys(s.strip() for s in strategies.split(","))) if strategies else None
     if deals and names:  # checked before the legal-plays and start-up figures take their time
         from guandan_cli.runner.simulation import SimulationInputError, check_strategies
 
