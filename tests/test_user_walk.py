@@ -424,3 +424,15 @@ def test_replay_of_a_match_outside_the_run_names_its_matches(tmp_path):
     res = runner.invoke(app, ["replay", str(run), "--match", "99"])
     assert res.exit_code == 2
     assert f"no match 99 in {run}: its matches are 0..1" in res.stderr, res.stderr
+
+
+def test_play_on_a_full_disk_is_refused_before_its_opening_line():
+    """QA: ``play -o /sys/p`` printed "guandan play: seed …, the game is saved in /sys/p" and
+    only then the disk-space refusal."""
+    import os
+
+    if not os.path.isdir("/sys") or shutil.disk_usage("/sys").free > 10_000:
+        pytest.skip("needs /sys, a file system with no free space (Linux)")
+    res = runner.invoke(app, ["play", "-o", "/sys/guandan-play", "--seed", "3"], input="")
+    assert res.exit_code == 2, res.output
+    assert res.stdout == "" and "free on /sys" in res.stderr, res.output

@@ -81,6 +81,11 @@ def play(
             get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
     except (PlayInputError, SimulationInputError, ValueError) as exc:
         fail(exc)
+    from guandan_cli.logs.layout import space_problem
+
+    problem = space_problem(game.out, 1, game.max_deals, suggest_compression=False)
+    if problem is not None:  # before the opening line and the first question
+        fail(problem.replace("play fewer matches or write", "make room or write"))
 
     colour = not plain and is_tty(sys.stdout)
     from guandan_cli.view.table import Style
