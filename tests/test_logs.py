@@ -118,12 +118,15 @@ def test_checker_names_file_and_line_of_corrupt_and_truncated_lines(tmp_path, sa
     assert [b.line for b in stats.bad] == [2, 3, 4, len(deals)]
 
 
-def test_truncated_compressed_part_is_reported(tmp_path, sample):
+@pytest.mark.parametrize("compression", ["gzip", "zstd"])
+@pytest.mark.parametrize("keep", [0.5, 0.98])
+def test_truncated_compressed_part_is_reported(tmp_path, sample, compression, keep):
+    """A cut compressed part is an error, never a shorter part (zstd read a cut frame as empty)."""
     deals, _ = sample
-    write_part(tmp_path, "deals", 0, deals, "gzip")
-    path = tmp_path / part_name("deals", 0, "gzip")
+    write_part(tmp_path, "deals", 0, deals, compression)
+    path = tmp_path / part_name("deals", 0, compression)
     data = path.read_bytes()
-    path.write_bytes(data[: len(data) // 2])
+    path.write_bytes(data[: int(len(data) * keep)])
     check = check_file(path)
     assert not check.ok
     assert "unreadable" in check.bad[-1].reason or "truncated" in check.bad[-1].reason

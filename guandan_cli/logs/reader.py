@@ -244,11 +244,49 @@ def open_part(
     if name.endswith(".gz"):
         return gzip.open(raw if raw is not None else path, "rb")
     if name.endswith(".zst"):
+        fh = raw if raw is not None else open(path, "rb")
+        return io.BufferedReader(_ZstdFrameReader(fh), _ZSTD_READ)
+    return raw if raw is not None else open(path, "rb")
+
+
+#: compressed bytes fed to the zstd decompressor at a time (and the buffer of its reader)
+_ZSTD_READ = 1 << 20
+
+
+class _ZstdFrameReader(io.RawIOBase):
+    """The decompressed bytes of the one zstd frame a part holds; a cut frame is an error.
+
+    ``zstandard``'s ``stream_reader`` ends quietly at the end of a cut frame (a truncated
+    part read as a shorter, even empty, one); this reader checks that the frame ended.
+    """
+
+    def __init__(self, fh: io.BufferedIOBase) -> None:
         import zstandard
 
-        fh = raw if raw is not None else open(path, "rb")
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True))
-    return raw if raw is not None else open(path, "rb")
+        self._fh = fh
+        self._dobj = zstandard.ZstdDecompressor().decompressobj()
+        self._buf = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:  # noqa: ANN001 - a writable buffer
+        while not self._buf:
+            if self._dobj.eof:
+                return 0
+            chunk = self._fh.read(_ZSTD_READ)
+            if not chunk:
+                raise EOFError("the compressed file ended before the end of its zstd frame")
+            self._buf = memoryview(self._dobj.decompress(chunk))
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            self._fh.close()
+        super().close()
 
 
 def written_digests(run: str | os.PathLike) -> dict[str, tuple[int, str]]:
