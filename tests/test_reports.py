@@ -533,3 +533,16 @@ def test_mean_intervals_stay_within_the_values_range():
     row = pl.DataFrame({"x": values}).select(mean_ci_aggs(pl.col("x"), "m")).row(0, named=True)
     assert row["m"] == m and row["m_lo"] == lo and abs(row["m_hi"] - hi) < 1e-12
     assert pl.DataFrame({"x": [2]}).select(mean_ci_aggs(pl.col("x"), "m")).row(0) == (2.0, None, None)
+
+
+def test_grouping_given_as_a_string(deals):
+    """``by="seat"`` is one grouping and ``"strategy,seat"`` two, as on the command line (a
+    string was split into letters: ``unknown grouping 's'``)."""
+    assert_frame_equal(partners(deals, by="seat"), partners(deals, by=("seat",)))
+    assert_frame_equal(run_report("partners", deals, by="seat"), partners(deals, by=("seat",)))
+    both = ("strategy", "seat")
+    assert_frame_equal(
+        run_report("strategy-deals", deals, by="strategy,seat"), strategy_deals(deals, by=both)
+    )
+    with pytest.raises(ValueError, match="unknown grouping 'colour'"):
+        run_report("partners", deals, by="colour")

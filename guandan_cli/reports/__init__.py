@@ -60,13 +60,16 @@ class Report:
     definition: str = ""  # one or two sentences: what a row is and what it answers
 
     def run(
-        self, deals: pl.LazyFrame | None, matches: pl.LazyFrame | None = None, by: Sequence[str] | None = None
+        self,
+        deals: pl.LazyFrame | None,
+        matches: pl.LazyFrame | None = None,
+        by: Sequence[str] | str | None = None,
     ) -> pl.DataFrame:
         frame = deals if self.source == "deals" else matches
         if frame is None:
             raise ValueError(f"report {self.name!r} needs the {self.source} records")
         if self.groupable and by is not None:
-            return self.func(frame, by=tuple(by))
+            return self.func(frame, by=by if isinstance(by, str) else tuple(by))
         return self.func(frame)
 
 
@@ -189,7 +192,7 @@ def run_report(
     name: str,
     deals: pl.LazyFrame | None,
     matches: pl.LazyFrame | None = None,
-    by: Sequence[str] | None = None,
+    by: Sequence[str] | str | None = None,
 ) -> pl.DataFrame:
     """Run the report called ``name`` (see :data:`REPORTS`); ``by`` applies to groupable ones."""
     try:

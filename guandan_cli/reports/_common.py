@@ -52,7 +52,9 @@ def sort_by_order(df: pl.DataFrame, keys: Sequence[str], orders: dict[str, Seque
     return out.sort(tmp, nulls_last=True).drop([t for t in tmp if t.startswith("__order_")])
 
 
-def check_by(by: Sequence[str]) -> list[str]:
+def check_by(by: Sequence[str] | str) -> list[str]:
+    if isinstance(by, str):  # "seat" or "strategy,seat", as --by takes it (not its letters)
+        by = [b.strip() for b in by.split(",")]
     by = list(dict.fromkeys(by))  # a grouping named twice counts once (polars refuses a key twice)
     for b in by:
         if b not in GROUPINGS:

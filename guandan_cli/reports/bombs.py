@@ -97,7 +97,7 @@ def bombs(deals: pl.LazyFrame) -> pl.DataFrame:
     return sort_by_order(out, ["ruleset", "class"], {"class": CLASS_ORDER})
 
 
-def bombs_by_player(deals: pl.LazyFrame, by: Sequence[str] = ("strategy",)) -> pl.DataFrame:
+def bombs_by_player(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
     """Bombs per seat-deal grouped by ``by`` (``strategy`` and/or ``seat``) and ruleset.
 
     Columns: ruleset, *by, seat_deals, bombs, per_seat_deal(+CI), near_out,

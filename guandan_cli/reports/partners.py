@@ -15,7 +15,7 @@ from ._common import check_by
 from .stats import wilson_exprs
 
 
-def partners(deals: pl.LazyFrame, by: Sequence[str] = ("strategy",)) -> pl.DataFrame:
+def partners(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
     """Partner's finishing place given 上游, by ruleset and ``by`` (of the 上游).
 
     Columns: ruleset, *by, partner_place (2, 3, 4), upgrade (3, 2, 1), deals (deals

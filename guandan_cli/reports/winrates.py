@@ -16,7 +16,7 @@ from ._common import DEAL_ID, check_by, seat_rows
 from .stats import mean_ci_aggs, wilson_exprs
 
 
-def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] = ("strategy",)) -> pl.DataFrame:
+def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
     """Deal-win rate per ruleset and strategy (and seat if in ``by``).
 
     Columns: ruleset, *by, deals (team-deals or seat-deals), wins, win_rate(+CI),
