@@ -274,6 +274,22 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
 
 
+def _check_options(matches: int, duplicate: str, setups: str | os.PathLike) -> None:
+    """Refuse what ``compare``/``tournament`` cannot play, before any match (the CLI's rules)."""
+    if isinstance(matches, bool) or not isinstance(matches, int):
+        raise TypeError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
+    if duplicate not in DUPLICATE_MODES:
+        raise ValueError(
+            f"unknown duplicate mode {duplicate!r}: expected one of {', '.join(DUPLICATE_MODES)}"
+        )
+    if matches < 1:
+        raise ValueError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
+    if duplicate == "match" and str(setups) != "fresh":
+        raise ValueError(
+            f"setups {str(setups)!r} goes with duplicate='deal' (match-level pairs play whole matches)"
+        )
+
+
 def _pairs_problem(pairs: int) -> str | None:
     """Why ``pairs`` duplicate pairs are more than one comparison's run may hold, or ``None``."""
     from guandan_cli.logs.layout import MAX_MATCHES
@@ -336,12 +352,9 @@ def compare(
     happened. ``force=True`` recomputes in any case; ``resume=False`` refuses to reuse.
     ``on_error``: ``"stop"`` or ``"record"`` (an errored match counts as unfinished).
     """
-    if duplicate not in DUPLICATE_MODES:
-        raise ValueError(
-            f"unknown duplicate mode {duplicate!r}: expected one of {', '.join(DUPLICATE_MODES)}"
-        )
-    if matches < 1:
-        raise ValueError(f"matches (-n/--matches) must be a positive whole number, got {matches!r}")
+    _check_options(matches, duplicate, setups)
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
+        raise ValueError(f"bootstrap must be a positive whole number of resamples, got {bootstrap!r}")
     problem = _pairs_problem(matches)
     if problem is not None:
         raise ValueError(problem)
@@ -756,8 +769,11 @@ def tournament(
     are ``compare``'s (stored pairings are reused only while unchanged; ``out=None`` uses a
     temporary folder removed before returning).
     """
+    if isinstance(strategies, str):
+        raise TypeError(f"strategies: a list of strategies, got the string {strategies!r}")
     if len(strategies) < 2:
         raise ValueError("a tournament needs at least 2 strategies")
+    _check_options(matches, duplicate, setups)
     labels = [_label(s) for s in strategies]
     twice = sorted({x for x in labels if labels.count(x) > 1})
     for name in twice:  # two bots whose classes share a name: say which (the name was never typed)

@@ -251,3 +251,29 @@ def test_a_bot_against_itself_has_exact_match_and_deal_rates(tmp_path):
     res = compare("greedy", "greedy", matches=2, seed=9, workers=1, out=tmp_path, notify=None)
     assert res.match_ci == (0.5, 0.5) and res.deal_ci == (0.5, 0.5)
     assert "matches 50% [50, 50], deals 50% [50, 50]" in res.verdict()
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda o: compare("random", "greedy", matches=2, setups="random", out=o), ValueError,
+         "setups 'random' goes with duplicate='deal'"),
+        (lambda o: compare("random", "greedy", matches="5", out=o), TypeError,
+         r"matches \(-n/--matches\) must be a positive whole number, got '5'"),
+        (lambda o: compare("random", "greedy", matches=2, bootstrap=0, out=o), ValueError,
+         "bootstrap must be a positive whole number of resamples, got 0"),
+        (lambda o: tournament(["random", "greedy"], matches="5", out=o), TypeError,
+         r"matches \(-n/--matches\) must be a positive whole number, got '5'"),
+        (lambda o: tournament(["random", "greedy"], matches=2, setups="random", out=o), ValueError,
+         "setups 'random' goes with duplicate='deal'"),
+        (lambda o: tournament("random,greedy", matches=2, out=o), TypeError,
+         "strategies: a list of strategies, got the string 'random,greedy'"),
+    ],
+)  # fmt: skip
+def test_api_refuses_bad_options_before_playing(tmp_path, call, error, message):
+    """The API's bad options are one clear error naming the option, before any match is
+    played (setups without deal mode was ignored; a text count or bootstrap=0 raised a
+    bare TypeError/IndexError, the latter after playing every match)."""
+    with pytest.raises(error, match=message):
+        call(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
