@@ -189,6 +189,33 @@ def test_illegal_index_is_refused_with_the_legal_ones_named():
         env.step(bad)
 
 
+@pytest.mark.parametrize("action", [1.5, 1.0, "1", "x", [1], np.float64(1)])
+def test_an_action_that_is_not_a_whole_number_is_refused(action):
+    """A float index was truncated (``step(1.5)`` played action 1); a text one raised
+    int()'s own ``invalid literal`` message. Both name the action and the rule now."""
+    env = GuandanDealEnv()
+    env.reset(seed=0)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    assert 1 in legal  # so the float would have been played
+    before = list(env.deal.actions)
+    with pytest.raises(TypeError, match=r"action .*: an action is a whole-number index 0\.\.442"):
+        env.step(action)
+    assert list(env.deal.actions) == before
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.int8(1), np.array(1)])
+def test_numpy_integer_actions_are_taken(action):
+    env = GuandanDealEnv()
+    env.reset(seed=0)
+    env.step(action)
+    assert len(env.deal.actions) == 1
+
+
+def test_single_agent_others_as_a_string_is_refused():
+    with pytest.raises(ValueError, match="others: a list of 3 strategies .* got the string 'random'"):
+        GuandanSingleAgentEnv(others="random")
+
+
 # ------------------------------------------------------------------ encodings
 
 

@@ -25,6 +25,7 @@ makes tribute and return decisions automatic instead of steps.
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
@@ -168,7 +169,13 @@ class _GuandanBase(AECEnv):
             raise ValueError(
                 f"{self.agent_selection} is to move: the action None is only for finished agents"
             )
-        index = int(action)
+        try:  # an int or a NumPy integer (not a float: int() would truncate 1.5 to 1)
+            index = operator.index(action)
+        except TypeError:
+            raise TypeError(
+                f"action {action!r}: an action is a whole-number index 0..{N_ACTIONS - 1} "
+                "(None only for a finished agent)"
+            ) from None
         legal = self.legal_index_map()
         try:
             chosen = legal[index]

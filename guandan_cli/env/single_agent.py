@@ -48,6 +48,10 @@ class GuandanSingleAgentEnv(gym.Env):
 
         if seat not in range(4):
             raise ValueError(f"seat {seat!r}: a seat is 0..3")
+        if isinstance(others, str):
+            raise ValueError(
+                f"others: a list of 3 strategies (next, partner, previous seat), got the string {others!r}"
+            )
         if len(others) != 3:
             raise ValueError(f"others: need 3 strategies (next, partner, previous seat), got {len(others)}")
         kwargs: dict[str, Any] = {
