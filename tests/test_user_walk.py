@@ -436,3 +436,38 @@ def test_play_on_a_full_disk_is_refused_before_its_opening_line():
     res = runner.invoke(app, ["play", "-o", "/sys/guandan-play", "--seed", "3"], input="")
     assert res.exit_code == 2, res.output
     assert res.stdout == "" and "free on /sys" in res.stderr, res.output
+
+
+def test_replay_and_watch_of_a_match_that_errored_before_its_first_deal_say_so(tmp_path):
+    """QA: a match recorded as errored in deal 0 (``--on-error record``, a ``serve`` client
+    that answered out of range) has a match record and no deal line: ``replay``/``watch``
+    said "no match 0 in RUN" although ``analyze`` counts it."""
+    bot = tmp_path / "boom.py"
+    bot.write_text(
+        "from strategies.base import Strategy\n\n"
+        "class Boom(Strategy):\n"
+        "    name = 'boom'\n\n    def choose_play(self, obs):\n"
+        "        raise RuntimeError('boom')\n"
+    )
+    run = tmp_path / "run"
+    args = [
+        "simulate",
+        "-n",
+        "1",
+        "-s",
+        f"{bot}:Boom,random",
+        "--on-error",
+        "record",
+        "-w",
+        "1",
+        "-o",
+        str(run),
+    ]
+    made = runner.invoke(app, args)
+    assert made.exit_code == 0, made.output
+    for argv in (["replay", str(run), "--match", "0"], ["watch", str(run), "--match", "0", "--delay", "0"]):
+        res = runner.invoke(app, argv)
+        line = _one_error_line(res)
+        assert res.exit_code == 2
+        assert line.startswith("guandan: error: match 0 has no finished deal: it ended with an error"), line
+        assert "RuntimeError: boom" in line, line

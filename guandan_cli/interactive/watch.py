@@ -23,6 +23,7 @@ from guandan_cli.logs.reader import LogLineError, sources
 from guandan_cli.runner.records import record_actions
 from guandan_cli.runner.replay import (
     BAD_RECORD,
+    dealless_match_problem,
     logged_setup,
     match_records,
     record_end_lines,
@@ -127,7 +128,8 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         yield shown
         prev = rec
     if not found:
-        raise WatchInputError(f"--match {match}: no deals of match {match} in {run}")
+        dealless = dealless_match_problem(run, match)
+        raise WatchInputError(dealless or f"--match {match}: no deals of match {match} in {run}")
 
 
 def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = False) -> Iterator[str]:

@@ -91,6 +91,9 @@ def find_deal(
         numbers.append(rec["deal"])
         prev = rec
     if not numbers:
+        dealless = dealless_match_problem(run, match)
+        if dealless is not None:
+            raise DealNotFound(dealless)
         total = _planned_matches(run)
         if total is not None and not 0 <= match < total:
             raise DealNotFound(f"no match {match} in {run}: its matches are 0..{total - 1}")
@@ -104,6 +107,26 @@ def find_deal(
         else f"its deals are {', '.join(map(str, numbers))}"
     )
     raise DealNotFound(f"match {match} has no deal {deal} ({shown})")
+
+
+def dealless_match_problem(run: str | os.PathLike, match: int) -> str | None:
+    """Why match ``match`` of ``run`` has no deal line although it has a match record (it
+    errored before its first deal was over), or ``None``."""
+    run = Path(run)
+    try:
+        files = sources(run, "matches") if run.is_dir() else []
+    except (OSError, ValueError):
+        return None
+    for f in files:
+        try:
+            for _line, rec in iter_records(f, "matches"):
+                if rec["match"] == match:
+                    if rec["deals"] == 0 and rec.get("error"):
+                        return f"match {match} has no finished deal: it ended with an error ({rec['error']})"
+                    return None
+        except (LogLineError, OSError, ValueError):
+            return None
+    return None
 
 
 def _planned_matches(run: str | os.PathLike) -> int | None:
