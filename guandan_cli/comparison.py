@@ -658,8 +658,9 @@ class TournamentResult:
         ax.set_title(f"{unit} win rate (duplicate pairs)")
         for i in range(k):
             for j in range(k):
-                if i != j and not math.isnan(grid[i][j]):
-                    ax.text(j, i, f"{grid[i][j]:.0%}", ha="center", va="center", fontsize=10)
+                if i != j:  # "–": no decided game (every match capped or errored), as in the table
+                    shown = "–" if math.isnan(grid[i][j]) else f"{grid[i][j]:.0%}"
+                    ax.text(j, i, shown, ha="center", va="center", fontsize=10)
         fig.colorbar(im, ax=ax, label=f"{unit.lower()} win rate of row vs column")
         fig.tight_layout()
         if path is not None:

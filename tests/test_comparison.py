@@ -277,3 +277,12 @@ def test_api_refuses_bad_options_before_playing(tmp_path, call, error, message):
     with pytest.raises(error, match=message):
         call(tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_tournament_plot_marks_pairings_without_a_decided_game(tmp_path):
+    """QA: with every match capped the heat map was blank (no cell, no word); the table's
+    ``–`` is written in each cell without a decided game, and the rates in the others."""
+    res = tournament(["random", "greedy"], matches=1, max_deals=1, workers=1, out=tmp_path, notify=None)
+    fig = res.plot()
+    texts = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert texts == ["–", "–"], texts
