@@ -146,6 +146,28 @@ def test_incomplete_run_is_marked(run_dir, tmp_path):
     assert "incomplete (interrupted): 4 of 6 matches" in out.read_text(encoding="utf-8")
 
 
+def test_a_run_whose_part_is_gone_is_marked_with_what_was_read(tmp_path):
+    """QA: a complete run with a part file deleted (analyze: "incomplete run: 4 of 6
+    matches", and reads those 4) was shown "complete" with the manifest's 6 matches."""
+    run = tmp_path / "run"
+    simulate(
+        6, seed=5, strategies="greedy,random", max_deals=2, part_size=2, workers=1, out=run, progress=False
+    )
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    gone = manifest["parts"][1]
+    (run / gone["matches_file"]["file"]).unlink()
+    out = tmp_path / "r.html"
+    res = runner.invoke(app, ["analyze", str(run), "-r", "match-length", "--html", str(out), "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    assert "incomplete run: 4 of 6 matches" in res.stderr
+    parser = _Page()
+    parser.feed(out.read_text(encoding="utf-8"))
+    kept = [p for p in manifest["parts"] if p is not gone]
+    deals = sum(p["deals"] for p in kept)
+    row = parser.cells[: parser.cells.index("incomplete (part 1 missing): 4 of 6 matches") + 6]
+    assert row[-2:] == ["4", str(deals)], row  # matches, deals
+
+
 @pytest.mark.parametrize(
     ("target", "message"),
     [

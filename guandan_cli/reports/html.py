@@ -153,13 +153,23 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     counts = dict(counts)
-    if m.get("state") != "complete":  # the manifest counts complete parts; add the journaled matches
-        from guandan_cli.logs.layout import run_completeness
+    state = str(m.get("state", "unknown"))
+    from guandan_cli.logs.layout import run_completeness
 
-        try:
-            extra = run_completeness(path, m).journaled_counts()
-        except ValueError:
-            extra = {}
+    try:
+        completeness = run_completeness(path, m, journals=state != "complete")
+    except ValueError:
+        completeness = None
+    listed = [p for p in m.get("parts") or [] if isinstance(p, dict)]
+    present = {p.index for p in completeness.parts} if completeness is not None else set()
+    gone = sorted({p.get("index") for p in listed} - present, key=str)
+    if completeness is not None and gone:  # a listed part's file is gone: count what readers read
+        kept = [p for p in listed if p.get("index") in present]
+        counts = {k: sum(int(p.get(k) or 0) for p in kept) for k in ("matches", "deals", "errors", "capped")}
+        counts["wins"] = [sum(int((p.get("wins") or [0, 0])[t]) for p in kept) for t in (0, 1)]
+        state = f"part{'s' if len(gone) > 1 else ''} {', '.join(map(str, gone))} missing"
+    if m.get("state") != "complete":  # the manifest counts complete parts; add the journaled matches
+        extra = completeness.journaled_counts() if completeness is not None else {}
         for key in ("matches", "deals", "errors", "capped"):
             counts[key] = int(counts.get(key, 0)) + extra.get(key, 0)
         if "wins" in extra:
@@ -177,7 +187,7 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
         wins=list(counts.get("wins", [0, 0])),
         capped=int(counts.get("capped", 0)),
         errors=int(counts.get("errors", 0)),
-        state=str(m.get("state", "unknown")),
+        state=state,
     )
 
 
