@@ -546,3 +546,15 @@ def test_grouping_given_as_a_string(deals):
     )
     with pytest.raises(ValueError, match="unknown grouping 'colour'"):
         run_report("partners", deals, by="colour")
+
+
+@pytest.mark.parametrize("bad", [5, None, [5], b"runs/x"])
+def test_load_names_a_run_that_is_not_a_path(bad):
+    """QA: ``load(5)`` raised "'int' object is not iterable"."""
+    from guandan_cli.reports import load
+
+    with pytest.raises(
+        TypeError,
+        match=r"load\(\): .* is not a path \(a run directory, a part file or a list of part files\)",
+    ):
+        load(bad)

@@ -240,6 +240,10 @@ def _holds_parts(d: Path) -> bool:
     )
 
 
+def _is_path(run: object) -> bool:
+    return isinstance(run, str | os.PathLike)
+
+
 def distinct_runs(runs: Sequence) -> tuple:
     """``runs`` with each run and part once: what :func:`load` reads.
 
@@ -386,6 +390,13 @@ def load(
     """
     if not runs:
         raise ValueError("no run given")
+    for run in runs:
+        if not _is_path(run) and (
+            isinstance(run, bytes) or not isinstance(run, Sequence) or not all(map(_is_path, run))
+        ):
+            raise TypeError(
+                f"load(): {run!r} is not a path (a run directory, a part file or a list of part files)"
+            )
     runs = distinct_runs(runs)
     completeness = completeness_of(*runs)
     for c in completeness:
