@@ -338,3 +338,21 @@ def test_a_script_read_from_stdin_gets_a_clear_error_not_a_loop(tmp_path):
         [sys.executable, "-"], input=script.format(1), capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0 and out.stdout.strip() == "3", out.stderr
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"out": 5}, r"out must be a path \(the run's folder\), got 5"),
+        ({"workers": "2"}, r"workers \(--workers\) must be a positive whole number, got '2'"),
+    ],
+)
+def test_simulate_names_an_argument_of_the_wrong_type(tmp_path, monkeypatch, kwargs, message):
+    """QA: ``simulate(out=5)`` raised os.fspath's "expected str, bytes or os.PathLike object,
+    not int"; ``workers="2"`` a bare comparison TypeError."""
+    from guandan_cli.runner.simulation import SimulationInputError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SimulationInputError, match=message):
+        simulate(2, seed=1, strategies="random", **{"out": tmp_path / "r", **kwargs})
+    assert list(tmp_path.iterdir()) == []

@@ -555,6 +555,17 @@ def simulate(
     ``SimulationInterrupted`` (a ``KeyboardInterrupt``) saying how many matches are saved
     and how to resume.
     """
+    for name, value in (
+        ("matches", matches),
+        ("part-size", part_size),
+        ("max-deals", max_deals),
+        ("a-fail-limit", a_fail_limit),
+        ("workers", workers),
+        ("chunk-size", chunk_size),
+    ):
+        _positive(name, value)
+    if out is not None and not isinstance(out, str | os.PathLike):
+        raise SimulationInputError(f"out must be a path (the run's folder), got {out!r}")
     if backend == "local" and (workers is None or workers > 1):
         stdin = main_without_file()
         if stdin is not None:
@@ -584,15 +595,6 @@ def simulate(
         }.items()
         if v is not None
     }
-    for name, value in (
-        ("matches", matches),
-        ("part-size", part_size),
-        ("max-deals", max_deals),
-        ("a-fail-limit", a_fail_limit),
-        ("workers", workers),
-        ("chunk-size", chunk_size),
-    ):
-        _positive(name, value)
     if workers is not None and workers > MAX_WORKERS and backend == "local":
         raise SimulationInputError(
             f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
