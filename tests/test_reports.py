@@ -558,3 +558,19 @@ def test_load_names_a_run_that_is_not_a_path(bad):
         match=r"load\(\): .* is not a path \(a run directory, a part file or a list of part files\)",
     ):
         load(bad)
+
+
+def test_run_report_names_a_run_data_given_for_its_frames(deals, matches):
+    """QA: ``run_report("bombs", load(run))`` raised "'RunData' object has no attribute
+    'group_by'"; an eager DataFrame raised "has no attribute 'collect'"."""
+    from guandan_cli.reports import RunData
+
+    data = RunData.__new__(RunData)
+    with pytest.raises(TypeError, match=r"deals: a RunData, not a frame: pass data\.deals and data\.matches"):
+        run_report("bombs", data)
+    with pytest.raises(TypeError, match="matches: a str, not a frame"):
+        run_report("match-length", deals, "runs/x")
+    assert_frame_equal(run_report("bombs", deals.collect()), run_report("bombs", deals))
+    assert_frame_equal(
+        run_report("match-length", None, matches.collect()), run_report("match-length", None, matches)
+    )

@@ -48,6 +48,16 @@ from .wilds import wild_use
 from .winrates import strategy_deals, strategy_matches
 
 
+def _lazy(name: str, frame: object) -> pl.LazyFrame | None:
+    """``frame`` as the lazy frame reports read (an eager one too); a ``RunData`` or a path is refused by name."""
+    if frame is None or isinstance(frame, pl.LazyFrame):
+        return frame
+    if isinstance(frame, pl.DataFrame):
+        return frame.lazy()
+    hint = ": pass data.deals and data.matches" if isinstance(frame, RunData) else " (load() reads a run)"
+    raise TypeError(f"{name}: a {type(frame).__name__}, not a frame{hint}")
+
+
 @dataclass(frozen=True)
 class Report:
     """A named report: its function, the frame it reads, whether it takes ``by``."""
@@ -65,7 +75,7 @@ class Report:
         matches: pl.LazyFrame | None = None,
         by: Sequence[str] | str | None = None,
     ) -> pl.DataFrame:
-        frame = deals if self.source == "deals" else matches
+        frame = _lazy("deals", deals) if self.source == "deals" else _lazy("matches", matches)
         if frame is None:
             raise ValueError(f"report {self.name!r} needs the {self.source} records")
         if self.groupable and by is not None:
