@@ -211,6 +211,23 @@ def test_numpy_integer_actions_are_taken(action):
     assert len(env.deal.actions) == 1
 
 
+@pytest.mark.parametrize("env_class", [GuandanDealEnv, GuandanMatchEnv])
+def test_reset_seed_is_a_whole_number(env_class):
+    """QA: ``reset(seed="a")`` raised int()'s message, ``reset(seed=np.int64(5))`` random's
+    "only supported seed types" and ``seed=1.5`` was taken as 1. A NumPy integer is a seed
+    like the int it holds; anything else is refused by name."""
+    a, b = env_class(), env_class()
+    a.reset(seed=5)
+    b.reset(seed=np.int64(5))
+    assert a.deal.setup == b.deal.setup
+    a.reset()
+    b.reset()
+    assert a.deal.setup == b.deal.setup
+    for bad in ("a", 1.5):
+        with pytest.raises(TypeError, match=r"seed .*: a whole number \(or None\)"):
+            a.reset(seed=bad)
+
+
 def test_single_agent_others_as_a_string_is_refused():
     with pytest.raises(ValueError, match="others: a list of 3 strategies .* got the string 'random'"):
         GuandanSingleAgentEnv(others="random")

@@ -108,8 +108,12 @@ class _GuandanBase(AECEnv):
     def _next_seed(self, seed: int | None) -> int:
         """A seeded reset starts a reproducible sequence; later unseeded resets continue it."""
         if seed is not None:
+            try:  # an int or a NumPy integer (int() would take 1.5 as 1, random.Random refuses np.int64)
+                seed = operator.index(seed)
+            except TypeError:
+                raise TypeError(f"seed {seed!r}: a whole number (or None)") from None
             self._seed_source = random.Random(seed)
-            return int(seed)
+            return seed
         return self._seed_source.randrange(2**63)
 
     # ------------------------------------------------------------------ decisions
