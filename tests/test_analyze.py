@@ -186,6 +186,29 @@ def test_to_parquet_then_reports_read_it(run_copy):
     assert _rounded(json.loads(after.stdout)) == _rounded(json.loads(before))
 
 
+def test_to_parquet_of_a_folder_of_runs_converts_each_run(small_run, tmp_path):  # noqa: F811
+    """QA: ``analyze FOLDER --to-parquet`` (a folder holding runs, which analyze reads as
+    its runs) wrote FOLDER/deals.parquet pooling them, a copy no reader ever uses."""
+    folder = tmp_path / "runs"
+    shutil.copytree(small_run, folder / "a")
+    res = invoke("analyze", folder, "--to-parquet")
+    assert res.exit_code == 0, res.output
+    assert not (folder / "deals.parquet").exists() and not (folder / "matches.parquet").exists()
+    assert fresh_parquet(folder / "a", "deals") == folder / "a" / "deals.parquet"
+    assert f"wrote {folder / 'a' / 'deals.parquet'}" in res.stderr
+
+
+def test_to_parquet_of_a_part_file_is_refused_before_any_note(small_run):  # noqa: F811
+    """QA: ``analyze RUN/deals-00000.jsonl --to-parquet`` printed "note: match-length,
+    strategy-matches left out …" and then refused the part file."""
+    res = invoke("analyze", small_run / "deals-00000.jsonl", "--to-parquet")
+    assert res.exit_code == 2
+    assert res.stderr.splitlines() == [
+        f"guandan: error: --to-parquet {small_run / 'deals-00000.jsonl'}: not a run directory "
+        "(it writes RUN/deals.parquet and RUN/matches.parquet)"
+    ]
+
+
 def test_stale_parquet_is_ignored(run_copy):
     convert_to_parquet(run_copy)
     part = run_copy / "deals-00000.jsonl"

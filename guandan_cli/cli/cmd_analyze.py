@@ -226,6 +226,11 @@ def analyze(
 
     names = _report_names(report)
     groups = _by(by)
+    for run in runs if to_parquet else ():
+        if run.exists() and not run.is_dir():
+            fail(
+                f"--to-parquet {run}: not a run directory (it writes RUN/deals.parquet and RUN/matches.parquet)"
+            )
     names = _without_match_reports(runs, names, report)
     if groups is not None and not any(REPORTS[n].groupable for n in names):
         takes = ", ".join(n for n, r in REPORTS.items() if r.groupable)

@@ -464,7 +464,8 @@ def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
 def convert_to_parquet(
     run: str | os.PathLike, *, skip_bad: bool = False, stats: ScanStats | None = None
 ) -> list[Path]:
-    """Write ``deals.parquet`` and ``matches.parquet`` into the run directory ``run``.
+    """Write ``deals.parquet`` and ``matches.parquet`` into the run directory ``run``
+    (into each run of a folder of runs).
 
     Every line is checked first, as in :func:`load` (bad lines raise, or are skipped
     with ``skip_bad``), and every field is kept. Chunks are spooled to temporary Parquet
@@ -475,6 +476,10 @@ def convert_to_parquet(
     if not run.is_dir():
         raise LogReadError(f"{run}: not a run directory")
     stats = stats if stats is not None else ScanStats()
+    if not _holds_parts(run):  # a folder of runs (as load reads it): a copy per run, read by nobody else
+        subs = sorted(q for q in run.iterdir() if q.is_dir() and _holds_parts(q))
+        if subs:
+            return [p for sub in subs for p in convert_to_parquet(sub, skip_bad=skip_bad, stats=stats)]
     written = []
     for kind in KINDS:
         files = reader.sources(run, kind)
