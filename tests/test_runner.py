@@ -356,3 +356,19 @@ def test_simulate_names_an_argument_of_the_wrong_type(tmp_path, monkeypatch, kwa
     with pytest.raises(SimulationInputError, match=message):
         simulate(2, seed=1, strategies="random", **{"out": tmp_path / "r", **kwargs})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unreadable_setups_source_is_named_not_an_engine_failure(tmp_path):
+    """QA: ``compare … --duplicate deal --setups RUN`` with a cut zstd part in RUN said
+    "engine failure in match 0 (seed …): LogLineError: …"; it is the source that failed."""
+    from guandan_cli.runner.simulation import SimulationError
+
+    source = tmp_path / "source"
+    simulate(4, seed=2, strategies="random", part_size=2, compression="zstd", workers=1, out=source)
+    part = source / "deals-00000.jsonl.zst"
+    part.write_bytes(part.read_bytes()[:-40])
+    with pytest.raises(SimulationError) as info:
+        simulate(2, seed=1, strategies="random", setups=source, workers=1, out=tmp_path / "run")
+    text = str(info.value)
+    assert text.startswith(f"setups {source}: {part}:"), text
+    assert "engine failure" not in text and "ended before the end of its zstd frame" in text

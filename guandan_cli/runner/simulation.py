@@ -940,6 +940,8 @@ class _PartWriterThread:
 
 def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
     """Stop the run on an engine failure, or on a strategy failure with ``on_error="stop"``."""
+    if res.fatal is not None and res.source_failure:
+        raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
     if res.errors and on_error == "stop":

@@ -72,6 +72,11 @@ class TaskResult:
     wins: tuple[int, int] = (0, 0)
     capped: int = 0
     fatal: str | None = None  # an engine failure (not a strategy's): the run must stop
+    source_failure: bool = False  # ``fatal`` is the setups source's (a run directory that cannot be read)
+
+
+class SetupSourceError(Exception):
+    """The run directory a setups run takes its deals from cannot be read."""
 
 
 def match_seed(root_seed: int, match_index: int) -> int:
@@ -114,7 +119,12 @@ def _setup(spec: RunSpec, index: int, rules):
     got = _SETUP_LISTS.get(key)
     if got is None or len(got) <= index:  # read the source's first deals only, growing as needed
         want = max(index + 1, 2 * len(got or ()), 256)
-        got = _SETUP_LISTS[key] = list(itertools.islice(setups.run_setups(spec.setups, rules), want))
+        from guandan_cli.logs.reader import LogLineError, LogReadError
+
+        try:
+            got = _SETUP_LISTS[key] = list(itertools.islice(setups.run_setups(spec.setups, rules), want))
+        except (LogLineError, LogReadError, OSError) as exc:
+            raise SetupSourceError(f"setups {spec.setups}: {exc}") from None
     return got[index]
 
 
@@ -226,6 +236,9 @@ def _run_task(spec: RunSpec, start: int, stop: int) -> TaskResult:
     for i in range(start, stop):
         try:
             lines, mline, facts = play_match(spec, i, rules)
+        except SetupSourceError as exc:  # not the engine's failure: the source's, named as such
+            res.fatal, res.source_failure, res.stop = str(exc), True, i
+            break
         except Exception as exc:  # noqa: BLE001 - an engine bug: report it with its place
             import traceback
 
