@@ -281,3 +281,21 @@ def test_a_setups_source_that_is_unfinished_says_so(tmp_path):
         f"holds {have} deals in complete parts (an unfinished run: resume it first), fewer"
         in setups_problem(str(tmp_path / "src"), have + 1, None)
     )
+
+
+def test_verify_notes_part_files_that_are_not_parts_of_the_run(tmp_path):
+    """QA: part files outside the run's plan (a part copied in from a longer run, one renamed
+    to another index) were passed over by verify and analyze without a word: "ok"."""
+    import shutil
+
+    run, longer = tmp_path / "run", tmp_path / "longer"
+    simulate(4, seed=3, strategies="random", part_size=2, workers=1, out=run)
+    simulate(6, seed=3, strategies="random", part_size=2, workers=1, out=longer)
+    for name in ("deals-00002.jsonl", "matches-00002.jsonl"):
+        shutil.copy(longer / name, run / name)
+    res = runner.invoke(app, ["verify", str(run), "-q", "-w", "1"])
+    assert res.exit_code == 0, res.output
+    assert (
+        f"note: {run}: deals-00002.jsonl, matches-00002.jsonl are not read: the run's 4 matches "
+        "are parts 0..1" in res.stderr
+    ), res.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -109,10 +110,41 @@ def verify(
         f"verified {report.deals} deals and {report.matches} matches in {report.files} files: {verdict}"
         f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
-    for line in _unverified_journals(runs):
+    for line in [*_unverified_journals(runs), *_stray_parts(runs)]:
         typer.echo(line, err=True)
     if not report.ok:
         raise typer.Exit(1)
+
+
+_PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")
+
+
+def _stray_parts(runs: list[Path]) -> list[str]:
+    """A note per run folder holding part files that are no part of the run (outside its plan,
+    or of another compression): no reader reads them, so "ok" would pass over them."""
+    from guandan_cli.logs.layout import part_paths, plan_parts, read_manifest
+
+    notes = []
+    for run in runs:
+        try:
+            manifest = read_manifest(run) if run.is_dir() else None
+            if manifest is None:
+                continue
+            cfg = manifest["config"]
+            plan = plan_parts(int(cfg["matches"]), int(cfg["part_size"]))
+            planned = {p.name for index, _a, _b in plan for p in part_paths(run, index, cfg["compression"])}
+            stray = sorted(
+                q.name for q in run.iterdir() if _PART_FILE.fullmatch(q.name) and q.name not in planned
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if stray:
+            parts = "part 0" if len(plan) == 1 else f"parts 0..{len(plan) - 1}"
+            notes.append(
+                f"note: {run}: {', '.join(stray)} {'is' if len(stray) == 1 else 'are'} not read: "
+                f"the run's {cfg['matches']} matches are {parts} ({cfg['compression']})"
+            )
+    return notes
 
 
 def _unverified_journals(runs: list[Path]) -> list[str]:
