@@ -142,7 +142,7 @@ def _stray_parts(runs: list[Path]) -> list[str]:
             parts = "part 0" if len(plan) == 1 else f"parts 0..{len(plan) - 1}"
             notes.append(
                 f"note: {run}: {', '.join(stray)} {'is' if len(stray) == 1 else 'are'} not read: "
-                f"the run's {cfg['matches']} matches are {parts} ({cfg['compression']})"
+                f"the run's {cfg['matches']} matches are {parts}, {'uncompressed' if cfg['compression'] == 'none' else cfg['compression']}"
             )
     return notes
 
