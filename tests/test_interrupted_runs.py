@@ -475,3 +475,23 @@ def test_stopping_the_pool_cannot_hang_on_a_big_result(tmp_path, monkeypatch):
     finally:
         for p in workers:
             p.kill()
+
+
+def test_ctrl_c_after_the_command_is_over_is_ignored():
+    """A Ctrl-C once the work is done (Python's shutdown: here an exit hook that waits) changed
+    nothing but the ending: a "KeyboardInterrupt" line, or, late in the shutdown, a silent death
+    by SIGINT (exit -2) after a complete run (the flake of the test above). Now it is ignored."""
+    import signal
+    import subprocess
+    import time
+
+    hook = "import atexit, time; atexit.register(time.sleep, 1.0); "
+    cmd = [sys.executable, "-c", hook + "from guandan_cli.cli.app import main; main()"]
+    proc = subprocess.Popen(
+        [*cmd, "plays", "S3", "--level", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().startswith("hand: S3")  # the command's output: its work is done
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and err == "", err

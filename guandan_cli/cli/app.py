@@ -29,6 +29,9 @@ def main() -> None:
 
             typer_app()  # raises SystemExit
         raise SystemExit(code)
+    except SystemExit:
+        _ignore_late_ctrl_c()
+        raise
     except OSError as exc:
         line = write_error_line(exc)
         if line is None:
@@ -39,7 +42,19 @@ def main() -> None:
         if sys.stderr is not None:
             sys.stderr.write(interrupted_line() + "\n")
             sys.stderr.flush()
+        _ignore_late_ctrl_c()
         raise SystemExit(INTERRUPTED) from None
+
+
+def _ignore_late_ctrl_c() -> None:
+    """The command is over (its logs written): a Ctrl-C from here on is ignored. Python puts
+    SIGINT back to the default action while it shuts down, so one arriving then killed the
+    process silently (exit -2) after a complete run; an ignored signal stays ignored."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _stderr_line(line: str) -> None:
