@@ -211,8 +211,9 @@ def _stored_experiment(out: Path) -> str | None:
 
 def _padded(text: str, width: int) -> str:
     """``text`` left-aligned in ``width`` terminal columns (a CJK character takes two)."""
-    wide = sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff")
-    return text + " " * max(0, width - len(text) - wide)
+    from guandan_cli.reports.tables import display_width
+
+    return text + " " * max(0, width - display_width(text))
 
 
 def _effect_text(row: dict) -> str:
