@@ -101,3 +101,25 @@ def test_analyze_refuses_two_copies_of_one_run(run6, tmp_path):
     assert err.startswith(
         f"guandan: error: {run6} and {copy} hold the same run (run_id {_manifest(run6)['run_id']})"
     )
+
+
+def test_parts_without_a_manifest_say_the_sha256_checks_were_skipped(tmp_path):
+    """QA: parts copied without their manifest verified "ok" with no word that nothing was
+    compared with a sha256. One note on stderr; the exit code is still 0."""
+    run_copy = tmp_path / "run"  # not capped: without a manifest, max_deals is not known
+    assert invoke("simulate", "-n", 2, "-s", "random", "-w", 1, "-q", "-o", run_copy).exit_code == 0
+    (run_copy / "manifest.json").unlink()
+    for given in (run_copy, run_copy / "deals-00000.jsonl"):
+        res = invoke("verify", given, "-q", "-w", 1)
+        assert res.exit_code == 0, res.output
+        assert res.stdout.splitlines()[-1].startswith("verified ") and ": ok" in res.stdout
+        assert res.stderr.splitlines() == [
+            f"note: no manifest in {run_copy}: sha256 checks skipped "
+            "(and the lines' run_id, seeds and strategies are not checked against one)"
+        ]
+    assert verify(run_copy).no_manifest == [str(run_copy)]
+
+
+def test_a_run_with_its_manifest_has_no_such_note(run6):
+    res = invoke("verify", run6, "-q", "-w", 1)
+    assert res.exit_code == 0 and "no manifest" not in res.output

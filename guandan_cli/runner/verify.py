@@ -59,6 +59,9 @@ class VerifyReport:
     deals: int = 0
     matches: int = 0
     problems: list[Problem] = field(default_factory=list)
+    #: folders whose parts were read without a manifest: no sha256 (nor run_id, seed,
+    #: strategies) to check them against, which an "ok" must not pass over in silence
+    no_manifest: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -510,7 +513,7 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         files = [*deal_files, *match_files]
         yield (
             None,
-            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir if whole else None),
+            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole),
         )
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
@@ -523,13 +526,17 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_end_matches, v, mf, report)
 
 
-def _start_run(report: VerifyReport, problem, manifest, files, whole: Path | None, _result=None) -> None:
+def _start_run(
+    report: VerifyReport, problem, manifest, files, run_dir: Path, whole: bool, _result=None
+) -> None:
     if problem is not None:
         report.problems.append(problem)
     if manifest is not None:
         _check_hashes(manifest, files, report)
-        if whole is not None:
-            _check_listed(manifest, whole, files, report)
+        if whole:
+            _check_listed(manifest, run_dir, files, report)
+    elif problem is None and files:
+        report.no_manifest.append(str(run_dir))
 
 
 def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
