@@ -566,7 +566,8 @@ class TournamentResult:
 
     ``leaderboard``: one row per strategy: ``rank``, ``strategy``, openskill ``mu`` and
     ``sigma``, the rating interval ``rating_low``/``rating_high`` (μ ± 1.96σ), ``ordinal``
-    (μ − 3σ, which orders the board), the games (matches, or deals in deal mode) won of the
+    (μ − 3σ, which orders the board; when no game was decided every ``rank`` is 1, in the
+    order given: draws alone leave only noise in σ), the games (matches, or deals in deal mode) won of the
     decided ones (``wins``/``games``, ``win_rate`` with a Wilson interval, ``nan`` when none was
     decided) and ``undecided`` (capped or errored matches: rated a draw, in no win rate).
     ``matrix``: the row strategy's win rate over the decided games against each column
@@ -578,6 +579,11 @@ class TournamentResult:
     leaderboard: object  # pl.DataFrame
     matrix: object  # pl.DataFrame: row strategy's match win rate against each column strategy
     duplicate: str = "match"
+
+    @property
+    def decided(self) -> int:
+        """Games with a winner, over all pairings (0: every one was capped or errored)."""
+        return int(sum(self.leaderboard["games"])) // 2
 
     def report(self, width: int = 80) -> str:
         """The leaderboard, the win-rate matrix and each pairing's verdict as plain text tables.
@@ -604,6 +610,11 @@ class TournamentResult:
             lines.append(
                 f"{r['rank']:>4}  {fit(r['strategy']):<{name_w}}  {r['mu']:>6.1f}  {interval:<12}  {won:>11}  {rate:>4}  {ci}"
             )
+        if not self.decided:  # μ − 3σ would order the board on noise: say the tie instead
+            lines.append(
+                f"no {unit[:-2] if unit == 'matches' else unit[:-1]} was decided (all capped or errored):"
+            )
+            lines.append("  the strategies tie at rank 1, in the order given; the ratings differ by noise")
         undecided = [(r["strategy"], r["undecided"]) for r in self.leaderboard.iter_rows(named=True)]
         if any(k for _, k in undecided):
             lines.append(f"{unit} not decided (capped or errored; in no rate, rated a draw):")
@@ -737,8 +748,14 @@ def summarise_tournament(labels: list[str], results: dict, duplicate: str = "mat
                 "ci_high": hi,
             }
         )
-    leaderboard = pl.DataFrame(rows).sort(["ordinal", "strategy"], descending=[True, False])
-    leaderboard = leaderboard.with_row_index("rank", offset=1)
+    leaderboard = pl.DataFrame(rows)
+    if any(games.values()):
+        leaderboard = leaderboard.sort(["ordinal", "strategy"], descending=[True, False])
+        leaderboard = leaderboard.with_row_index("rank", offset=1)
+    else:  # only draws: the ordinals differ by the order of the draws alone, so no one ranks higher
+        leaderboard = leaderboard.with_columns(rank=pl.lit(1, dtype=pl.UInt32)).select(
+            "rank", pl.exclude("rank")
+        )
     leaderboard = leaderboard.with_columns(
         match_wins=pl.col("wins"), matches=pl.col("games")
     )  # the names of earlier versions

@@ -1,7 +1,8 @@
 """Reference competition clients written from the protocol description alone (docs/protocol.md):
 raw JSON over a WebSocket, no guandan imports. ``random_client`` answers every ``act`` with a
 random listed index; ``misbehave`` makes it break the protocol once, in one of the ways a
-server must survive, then (if ``come_back``) reconnect and play properly."""
+server must survive (or ``"silent"``: stop answering, connection open, until the server
+closes it), then (if ``come_back``) reconnect and play properly."""
 
 from __future__ import annotations
 
@@ -55,6 +56,12 @@ async def random_client(
                         pending = None
                         await asyncio.sleep(1.5)  # the tests give the server a 1 s timeout
                         await ws.send(json.dumps({"actIndex": 0}))  # too late
+                    elif pending == "silent":
+                        # hung: never answers, never closes its end; only the server can end this
+                        pending = None
+                        await ws.wait_closed()
+                        log.append(("closed", "by the server", {}))
+                        break
                     elif pending == "disconnect":
                         pending = None
                         await ws.close()

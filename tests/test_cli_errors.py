@@ -197,6 +197,28 @@ def test_an_unknown_option_suggests_only_close_names():
     assert res.exit_code == 2 and "--report" in res.stderr and "--plots" not in res.stderr
 
 
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["simulate", "-n", "1_0", "-o", "{tmp}/r"], "'--matches' / '-n'"),
+        (["simulate", "--seed", "-1_0", "-o", "{tmp}/r"], "'--seed'"),
+        (["verify", "{tmp}", "--max-problems", "2_00"], "'--max-problems'"),
+        (["tournament", "random", "greedy", "-n", "1_0", "-o", "{tmp}/t"], "'--matches' / '-n'"),
+    ],
+)
+def test_a_whole_number_with_an_underscore_is_bad_input(tmp_path, argv, option):
+    # Python's int() reads "1_0" as 10: a typo for 10 or 1,0 ran 10 matches without a word
+    res = runner.invoke(app, [a.format(tmp=tmp_path) for a in argv])
+    assert res.exit_code == 2, res.output
+    assert (
+        res.stderr.startswith(f"guandan: error: Invalid value for {option}: ")
+        and "without underscores" in res.stderr
+    )
+    assert (
+        len(res.stderr.splitlines()) == 1 and not (tmp_path / "r").exists() and not (tmp_path / "t").exists()
+    )
+
+
 def test_deals_parts_alone_leave_the_match_reports_out_of_all(small_run):  # noqa: F811
     res = runner.invoke(app, ["analyze", str(small_run / "deals-00000.jsonl")])
     assert res.exit_code == 0, res.output

@@ -2,6 +2,7 @@
 agreement with the engine, the encodings (and that they read no hidden card)."""
 
 import random
+import warnings
 
 import pytest
 
@@ -20,6 +21,7 @@ from guandan_cli.env import (  # noqa: E402
     GuandanDealEnv,
     GuandanMatchEnv,
     GuandanSingleAgentEnv,
+    UnknownResetOptionWarning,
     action_index,
     describe_index,
     get_encoding,
@@ -59,7 +61,9 @@ def _random_episode(env, seed, rng):
     ids=["deal", "deal-danzero", "match", "match-danzero-cards-by-strategy"],
 )
 def test_pettingzoo_api_test_passes(make):
-    api_test(make(), num_cycles=1000)
+    with warnings.catch_warnings():  # api_test resets with options={"options": 1} on purpose
+        warnings.simplefilter("ignore", UnknownResetOptionWarning)
+        api_test(make(), num_cycles=1000)
 
 
 def test_every_legal_action_has_its_own_index_and_its_description():
@@ -226,6 +230,40 @@ def test_reset_seed_is_a_whole_number(env_class):
     for bad in ("a", 1.5):
         with pytest.raises(TypeError, match=r"seed .*: a whole number \(or None\)"):
             a.reset(seed=bad)
+
+
+@pytest.mark.parametrize(
+    ("make", "known"),
+    [
+        (GuandanDealEnv, "known options are 'setup'"),
+        (GuandanMatchEnv, "known options are none"),
+        (lambda: GuandanSingleAgentEnv(others=["random"] * 3), "known options are 'setup'"),
+    ],
+)
+def test_an_unknown_reset_option_is_named_in_a_warning(make, known):
+    """QA: ``reset(options={"setpu": ...})`` was silently ignored (a random deal was played).
+    A warning, not an error: PettingZoo's api_test resets with ``options={"options": 1}``."""
+    env = make()
+    with pytest.warns(
+        UnknownResetOptionWarning, match=rf"reset option 'setpu' is unknown to \w+ and ignored: {known}"
+    ):
+        env.reset(seed=0, options={"setpu": None})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=0, options={})  # empty options are no options
+        env.reset(seed=0, options=None)
+
+
+@pytest.mark.parametrize("env_class", [GuandanDealEnv, GuandanMatchEnv])
+def test_observe_an_unknown_agent_names_the_agents(env_class):
+    """QA: ``observe("seat_9")`` raised a bare ``KeyError: 'seat_9'``."""
+    env = env_class()
+    env.reset(seed=0)
+    with pytest.raises(
+        ValueError, match=r"agent 'seat_9' is not an agent .*: agents are seat_0, seat_1, seat_2, seat_3"
+    ):
+        env.observe("seat_9")
+    assert env.observe("seat_3")["observation"].shape
 
 
 def test_single_agent_others_as_a_string_is_refused():

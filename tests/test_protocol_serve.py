@@ -255,6 +255,33 @@ def test_nobody_reconnects_the_run_stops_resumable_and_resumes(tmp_path):
     assert result.run.counts["matches"] == 3 and result.run.counts["errors"] == 1
 
 
+def test_a_client_that_stops_answering_is_dropped_after_the_timeout(tmp_path):
+    """A hung client (connected, silent, never closing its end) must not hang serve: after
+    --timeout the match is errored and the server closes the connection, which is what lets
+    the client come back for the next match. A tiny timeout keeps it fast."""
+    out = tmp_path / "run"
+    server = Server(strategies="heuristic,remote", matches=2, seed=4, max_deals=2, out=out, timeout=0.3)
+    seated = len(server.lines)
+    log: list = []
+    hung = _in_thread(random_client, server.url("hung"), misbehave="silent", log=log)
+    while len(server.lines) == seated:
+        threading.Event().wait(0.02)
+    good = _in_thread(random_client, server.url("good"), seed=1)
+    result = server.join()
+    for t, _box in (hung, good):
+        t.join(20)
+        assert not t.is_alive()
+    errors = [line for line in server.lines if "recorded as errored" in line]
+    assert errors == ["match 0: seat 1 (hung) gave no answer within 0.3 s; the match is recorded as errored"]
+    closed = [m[0] for m in log].index("closed")  # the server ended the connection, not the client
+    assert log[closed - 1][0] == "act"  # it was asked, and said nothing
+    assert log[-1][1] == "gameResult"  # back, it played match 1 to the end
+    assert result.stopped is None and result.run.state == "complete"
+    assert result.run.counts["matches"] == 2 and result.run.counts["errors"] == 1
+    seats = [json.loads(line) for line in (out / SEATS_FILE).read_text().splitlines()]
+    assert seats[0]["timeout"] == 0.3 and "gave no answer" in seats[0]["error"] and seats[1]["error"] is None
+
+
 def test_connect_stops_with_one_line_when_the_server_goes_away(tmp_path):
     from websockets.asyncio.server import serve as ws_serve
 

@@ -83,3 +83,34 @@ def test_tournament_cli_prints_tables_within_80_columns(tmp_path):
     for junk in ("null", "shape:", "│", "f64", "dtype"):
         assert junk not in r.output
     assert any(line.split()[:2] == ["1", "greedy"] or line.split()[:2] == ["1", "random"] for line in lines)
+
+
+def test_a_tournament_with_no_decided_match_ranks_everyone_tied():
+    """QA: with every match capped, all games are draws and the board was ordered on the
+    noise the order of the draws leaves in σ (random 1st, heuristic 3rd, all at μ 25.0)."""
+    names = ["heuristic", "greedy", "random"]
+    capped = [None, None]
+    results = {
+        (a, b): _result(a, b, capped, capped, [2, 0])
+        for a, b in (("heuristic", "greedy"), ("heuristic", "random"), ("greedy", "random"))
+    }
+    res = summarise_tournament(names, results)
+    assert res.decided == 0
+    assert res.leaderboard["rank"].to_list() == [1, 1, 1]
+    assert res.leaderboard["strategy"].to_list() == names  # the order given
+    text = res.report()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert (
+        "no match was decided (all capped or errored):\n  the strategies tie at rank 1, in the order given"
+        in text
+    )
+    assert [line.split()[:2] for line in text.splitlines()[3:6]] == [["1", n] for n in names]
+
+
+def test_one_decided_match_ranks_as_before():
+    names = ["heuristic", "greedy"]
+    res = summarise_tournament(
+        names, {("heuristic", "greedy"): _result("heuristic", "greedy", [None], [1.0], [2])}
+    )
+    assert res.decided == 1 and res.leaderboard["rank"].to_list() == [1, 2]
+    assert "tie at rank 1" not in res.report()

@@ -101,3 +101,91 @@ def test_analyze_refuses_two_copies_of_one_run(run6, tmp_path):
     assert err.startswith(
         f"guandan: error: {run6} and {copy} hold the same run (run_id {_manifest(run6)['run_id']})"
     )
+
+
+def test_parts_without_a_manifest_say_the_sha256_checks_were_skipped(tmp_path):
+    """QA: parts copied without their manifest verified "ok" with no word that nothing was
+    compared with a sha256. One note on stderr; the exit code is still 0."""
+    run_copy = tmp_path / "run"  # not capped: without a manifest, max_deals is not known
+    assert invoke("simulate", "-n", 2, "-s", "random", "-w", 1, "-q", "-o", run_copy).exit_code == 0
+    (run_copy / "manifest.json").unlink()
+    for given in (run_copy, run_copy / "deals-00000.jsonl"):
+        res = invoke("verify", given, "-q", "-w", 1)
+        assert res.exit_code == 0, res.output
+        assert res.stdout.splitlines()[-1].startswith("verified ") and ": ok" in res.stdout
+        assert res.stderr.splitlines() == [
+            f"note: no manifest in {run_copy}: sha256 checks skipped "
+            "(and the lines' run_id, seeds and strategies are not checked against one)"
+        ]
+    assert verify(run_copy).no_manifest == [str(run_copy)]
+
+
+def test_a_run_with_its_manifest_has_no_such_note(run6):
+    res = invoke("verify", run6, "-q", "-w", 1)
+    assert res.exit_code == 0 and "no manifest" not in res.output
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory) -> tuple[Path, Path]:
+    """Two uncapped runs of 2 matches, seeds 1 and 2 (do not modify)."""
+    base = tmp_path_factory.mktemp("two")
+    for seed in (1, 2):
+        res = invoke(
+            "simulate", "-n", 2, "--seed", seed, "-s", "random", "-w", 1, "-q", "-o", base / f"s{seed}"
+        )
+        assert res.exit_code == 0, res.output
+    return base / "s1", base / "s2"
+
+
+def test_another_run_s_manifest_is_one_problem_naming_both_run_ids(two_runs, tmp_path):
+    """QA: verifying parts beside another run's manifest printed about three problems per line
+    (run_id, match seed, strategies), plus each match record and sha256, all saying the same."""
+    mine, other = two_runs
+    run = Path(shutil.copytree(mine, tmp_path / "run"))
+    shutil.copy(other / "manifest.json", run / "manifest.json")
+    res = invoke("verify", run, "-q", "-w", 1)
+    assert res.exit_code == 1, res.output
+    *problems, verdict = res.stdout.splitlines()
+    assert len(problems) == 1 and ": 1 problem(s)" in verdict, res.stdout
+    want = f"{run / 'manifest.json'}: another run's manifest: its run_id {_manifest(other)['run_id']!r} is not the log's {_manifest(mine)['run_id']!r}"
+    assert problems[0].startswith(want), problems[0]
+    assert "its seed 2 gives none of the log's match seeds, on all " in problems[0]
+    assert problems[0].endswith("(on every deal line, the match records, the parts' sha256) are not listed")
+    # --max-problems still counts every problem: here the one
+    res = invoke("verify", run, "-q", "-w", 1, "--max-problems", 0)
+    assert (
+        res.exit_code == 1
+        and res.stdout.splitlines()[0].startswith("verified ")
+        and "1 problem(s)" in res.stdout
+    )
+    assert "… and 1 more" in res.stderr
+
+
+def test_a_hand_edited_seed_is_one_problem(two_runs, tmp_path):
+    run = Path(shutil.copytree(two_runs[0], tmp_path / "run"))
+    data = _manifest(run)
+    data["config"]["seed"] = 7
+    (run / "manifest.json").write_text(json.dumps(data))
+    problems = verify(run).problems
+    assert len(problems) == 1, problems
+    assert str(problems[0]).startswith(
+        f"{run / 'manifest.json'}: a manifest that does not fit the log: its seed 7 gives none of the log's match seeds"
+    )
+
+
+def test_one_line_from_another_run_is_still_that_line_s_problem(two_runs, tmp_path):
+    """Only a disagreement on every deal line is the manifest's: one odd line is reported as before."""
+    run = Path(shutil.copytree(two_runs[0], tmp_path / "run"))
+    part = run / "deals-00000.jsonl"
+    lines = part.read_text().splitlines(keepends=True)
+    rec = json.loads(lines[1])
+    rec["run_id"] = "0123456789abcdef"
+    lines[1] = json.dumps(rec, separators=(",", ":")) + "\n"
+    part.write_text("".join(lines))
+    shown = [str(p) for p in verify(run).problems]
+    assert (
+        f"{part}:2: match 0 deal 1: run_id '0123456789abcdef' is not the manifest's {_manifest(run)['run_id']!r}"
+        in shown
+    )
+    assert f"{part}: content differs from the sha256 in the manifest" in shown
+    assert not any("manifest.json" in p for p in shown), shown

@@ -110,6 +110,12 @@ def verify(
         f"verified {report.deals} deals and {report.matches} matches in {report.files} files: {verdict}"
         f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
+    if report.no_manifest:  # "ok" checked the lines only: say what it could not check
+        typer.echo(
+            f"note: no manifest in {', '.join(report.no_manifest)}: sha256 checks skipped "
+            "(and the lines' run_id, seeds and strategies are not checked against one)",
+            err=True,
+        )
     for line in [*_unverified_journals(runs), *_stray_parts(runs)]:
         typer.echo(line, err=True)
     if not report.ok:

@@ -23,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - depends on the install
     ) from None
 
 from .actions import N_ACTIONS, action_index, describe_index, legal_index_map
-from .aec import AGENTS, GuandanDealEnv, GuandanMatchEnv, env
+from .aec import AGENTS, GuandanDealEnv, GuandanMatchEnv, UnknownResetOptionWarning, env
 from .encoding import ENCODINGS, Encoding, get_encoding
 from .single_agent import GuandanSingleAgentEnv
 
@@ -35,6 +35,7 @@ __all__ = [
     "GuandanDealEnv",
     "GuandanMatchEnv",
     "GuandanSingleAgentEnv",
+    "UnknownResetOptionWarning",
     "action_index",
     "describe_index",
     "env",

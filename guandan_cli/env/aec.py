@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import operator
 import random
+import warnings
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,10 @@ AGENTS = ("seat_0", "seat_1", "seat_2", "seat_3")
 _SEAT = {agent: seat for seat, agent in enumerate(AGENTS)}
 
 
+class UnknownResetOptionWarning(UserWarning):
+    """``reset(options=...)`` got a key the env does not use (most likely a typo)."""
+
+
 class EngineAction:
     """An engine action given to ``step`` instead of an index (any card choice ``Deal.apply`` accepts)."""
 
@@ -59,6 +64,8 @@ class _GuandanBase(AECEnv):
     """What both environments share: spaces, masks, observation, stepping one decision."""
 
     metadata = {"render_modes": ["ansi"], "name": "guandan_v0", "is_parallelizable": False}
+    #: the keys ``reset(options=...)`` understands (any other is a typo that would be ignored)
+    RESET_OPTIONS: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -150,8 +157,29 @@ class _GuandanBase(AECEnv):
     def _live(self) -> bool:
         return not any(self.terminations.values()) and not any(self.truncations.values())
 
+    def _check_options(self, options: dict | None) -> dict:
+        """``options`` (``{}`` for None); an unknown key is warned about rather than silently ignored.
+
+        A warning, not an error: PettingZoo's ``api_test`` resets with an arbitrary key
+        (``options={"options": 1}``) and needs that to work.
+        """
+        options = options or {}
+        for key in options:
+            if key not in self.RESET_OPTIONS:
+                known = ", ".join(repr(k) for k in self.RESET_OPTIONS) or "none"
+                warnings.warn(
+                    f"reset option {key!r} is unknown to {type(self).__name__} and ignored: "
+                    f"known options are {known}",
+                    UnknownResetOptionWarning,
+                    stacklevel=3,
+                )
+        return options
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = observe(self.deal, _SEAT[agent])
+        seat = _SEAT.get(agent)
+        if seat is None:  # a bare KeyError('seat_9') would not say what the agents are
+            raise ValueError(f"agent {agent!r} is not an agent of this env: agents are {', '.join(AGENTS)}")
+        obs = observe(self.deal, seat)
         return {"observation": self._state(obs), "action_mask": self.action_mask(agent)}
 
     def _act(self, agent: str, action: Any) -> bool:
@@ -251,10 +279,12 @@ class GuandanDealEnv(_GuandanBase):
     """
 
     metadata = {"render_modes": ["ansi"], "name": "guandan_deal_v0", "is_parallelizable": False}
+    RESET_OPTIONS = ("setup",)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = self._check_options(options)
         seed = self._next_seed(seed)
-        setup = (options or {}).get("setup")
+        setup = options.get("setup")
         if setup is None:
             setup = Match(seed, self.ruleset).next_setup()
         elif not isinstance(setup, DealSetup):
@@ -296,6 +326,7 @@ class GuandanMatchEnv(_GuandanBase):
     metadata = {"render_modes": ["ansi"], "name": "guandan_match_v0", "is_parallelizable": False}
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._check_options(options)  # it takes none
         seed = self._next_seed(seed)
         self.match = Match(seed, self.ruleset)
         self.played: list[tuple[DealSetup, Deal]] = []
@@ -341,4 +372,12 @@ def env(match: bool = False, **kwargs: Any) -> AECEnv:
     return GuandanMatchEnv(**kwargs) if match else GuandanDealEnv(**kwargs)
 
 
-__all__ = ["AGENTS", "EngineAction", "GuandanDealEnv", "GuandanMatchEnv", "PLAY", "env"]
+__all__ = [
+    "AGENTS",
+    "EngineAction",
+    "GuandanDealEnv",
+    "GuandanMatchEnv",
+    "PLAY",
+    "UnknownResetOptionWarning",
+    "env",
+]

@@ -14,7 +14,11 @@ manifest's ``config.setups``) is checked deal by deal: a named source's setup ``
 (``runner.setups.source_setup``) gives the seeds, hands and situation to compare and replay;
 a run directory's deals are rebuilt from the record alone.
 
-Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all.
+Every problem is a ``Problem(path, line, reason)``; ``verify(paths)`` returns them all, but
+one: a manifest that disagrees with every deal line of its run on the run's identity
+(``run_id``, ``seed``, ``strategies``: another run's manifest, or a hand-edited one) is one
+problem naming both values and the manifest file, in place of the problems that follow
+from it on every line (and, for another run's manifest, its sha256s and listed parts).
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ class Problem:
     path: str
     line: int | None
     reason: str
+    #: ``(what, the log's value)`` for a disagreement with the manifest that may hold on
+    #: every line (``run_id``, ``seed``, ``strategies``, ``sha256``, ``listed``), else None
+    cause: tuple[str, object] | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.reason}" if self.line else f"{self.path}: {self.reason}"
@@ -59,6 +66,9 @@ class VerifyReport:
     deals: int = 0
     matches: int = 0
     problems: list[Problem] = field(default_factory=list)
+    #: folders whose parts were read without a manifest: no sha256 (nor run_id, seed,
+    #: strategies) to check them against, which an "ok" must not pass over in silence
+    no_manifest: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -145,8 +155,8 @@ class _RunVerifier:
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
-    def problem(self, path, line, reason) -> None:
-        self.report.problems.append(Problem(str(path), line, reason))
+    def problem(self, path, line, reason, cause: tuple[str, object] | None = None) -> None:
+        self.report.problems.append(Problem(str(path), line, reason, cause))
 
     def rules(self, name: str):
         r = self._rules.get(name)
@@ -168,13 +178,14 @@ class _RunVerifier:
         self.report.deals += 1
         m, d = rec["match"], rec["deal"]
         st = self.states.setdefault(m, _MatchState())
-        problems: list[str] = []
+        problems: list = []  # reasons, or (cause, reason) for a disagreement with the manifest
         try:
             self._check_deal(rec, st, problems)
         except Exception as exc:  # noqa: BLE001 - a value of the wrong shape deep in the record
             problems.append(f"cannot check this deal: {type(exc).__name__}: {exc}")
         for p in problems:
-            self.problem(path, line, f"match {m} deal {d}: {p}")
+            cause, p = p if isinstance(p, tuple) else (None, p)
+            self.problem(path, line, f"match {m} deal {d}: {p}", cause)
         st.last = rec
         st.deals += 1
         st.where = (str(path), line)
@@ -185,11 +196,23 @@ class _RunVerifier:
             return
         m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         if self.seed is not None and mseed != _match_seed(self.seed, m):
-            problems.append(f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}")
+            problems.append(
+                (
+                    ("seed", None),
+                    f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}",
+                )
+            )
         if self.run_id is not None and rec["run_id"] != self.run_id:
-            problems.append(f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
+            problems.append(
+                (("run_id", rec["run_id"]), f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
+            )
         if self.strategies is not None and rec["strategies"] != self.strategies:
-            problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
+            problems.append(
+                (
+                    ("strategies", rec["strategies"]),
+                    f"strategies {rec['strategies']} are not the manifest's {self.strategies}",
+                )
+            )
         if rec["deal_seed"] != deal_seed(mseed, d):
             problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
         try:
@@ -289,7 +312,12 @@ class _RunVerifier:
                 f"deal_seed {rec['deal_seed']} is not deal {rec['deal']}'s seed in match seed {rec['match_seed']}"
             )
         if self.strategies is not None and rec["strategies"] != self.strategies:
-            problems.append(f"strategies {rec['strategies']} are not the manifest's {self.strategies}")
+            problems.append(
+                (
+                    ("strategies", rec["strategies"]),
+                    f"strategies {rec['strategies']} are not the manifest's {self.strategies}",
+                )
+            )
         hands = tuple(parse_cards(h) for h in rec["hands"])
         if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
             problems.append("hands are not the ones dealt from deal_seed")
@@ -320,12 +348,12 @@ class _RunVerifier:
         self.report.matches += 1
         m = rec["match"]
         st = self.states.pop(m, None)
-        out: list[str] = []
+        out: list = []  # reasons, or (cause, reason) for a disagreement with the manifest
         last = st.last if st else None
         n = st.deals if st else 0
         seeded = self.setups is None  # a setup's seed is checked with its deal
         if seeded and self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
-            out.append(f"match_seed {rec['match_seed']} is not the seed of match {m}")
+            out.append((("seed", None), f"match_seed {rec['match_seed']} is not the seed of match {m}"))
         if last is not None and rec["match_seed"] != last["match_seed"]:
             out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")
         if rec["deals"] != n:
@@ -347,7 +375,8 @@ class _RunVerifier:
             if rec["winner"] is not None:
                 out.append("an errored match has a winner")
         for p in out:
-            self.problem(path, line, f"match {m}: {p}")
+            cause, p = p if isinstance(p, tuple) else (None, p)
+            self.problem(path, line, f"match {m}: {p}", cause)
 
     def finish(self, where: str) -> None:
         for m, st in sorted(self.states.items()):
@@ -508,9 +537,10 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         facts = _facts(manifest)
         v = _RunVerifier(facts, report)
         files = [*deal_files, *match_files]
+        mark: dict = {}
         yield (
             None,
-            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir if whole else None),
+            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole, mark),
         )
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
@@ -521,15 +551,22 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_end_file, v, f, mf, unreadable, report)
         for mf in by_part.values():
             yield None, partial(_end_matches, v, mf, report)
+        if manifest is not None:
+            yield None, partial(_fold_identity, report, manifest, run_dir, mark)
 
 
-def _start_run(report: VerifyReport, problem, manifest, files, whole: Path | None, _result=None) -> None:
+def _start_run(
+    report: VerifyReport, problem, manifest, files, run_dir: Path, whole: bool, mark: dict, _result=None
+) -> None:
+    mark.update(problems=len(report.problems), deals=report.deals)
     if problem is not None:
         report.problems.append(problem)
     if manifest is not None:
         _check_hashes(manifest, files, report)
-        if whole is not None:
-            _check_listed(manifest, whole, files, report)
+        if whole:
+            _check_listed(manifest, run_dir, files, report)
+    elif problem is None and files:
+        report.no_manifest.append(str(run_dir))
 
 
 def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
@@ -547,9 +584,68 @@ def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: Veri
             what = "missing" if not path.exists() else "not a file"
             report.problems.append(
                 Problem(
-                    str(run_dir), None, f"part {part.get('index')} listed in the manifest is {what}: {name}"
+                    str(run_dir),
+                    None,
+                    f"part {part.get('index')} listed in the manifest is {what}: {name}",
+                    ("listed", name),
                 )
             )
+
+
+#: the manifest's facts a deal line is checked against, which may disagree with all of them
+_IDENTITY = ("run_id", "seed", "strategies")
+
+
+def _fold_identity(report: VerifyReport, manifest: dict, run_dir: Path, mark: dict, _result=None) -> None:
+    """One problem for a manifest that disagrees with every deal line of its run on ``run_id``,
+    ``seed`` or ``strategies``, in place of the problems that follow from it.
+
+    Copying another run's manifest gave about three problems per line, each saying the same.
+    A disagreement on some lines only is left as it is (those lines are the odd ones out).
+    For another run's manifest (``run_id``), its sha256s and listed parts are that run's
+    too, so those problems are folded in as well.
+    """
+    deals = report.deals - mark["deals"]
+    own = report.problems[mark["problems"] :]
+    if deals == 0 or not own:
+        return
+    lines: dict[str, set] = {what: set() for what in _IDENTITY}
+    seen: dict[str, object] = {}
+    for p in own:
+        if p.cause is not None and p.cause[0] in lines and Path(p.path).name.startswith("deals"):
+            lines[p.cause[0]].add((p.path, p.line))
+            seen.setdefault(p.cause[0], p.cause[1])
+    roots = [what for what in _IDENTITY if len(lines[what]) == deals]
+    if not roots:
+        return
+    folded = set(_IDENTITY) | {"sha256", "listed"} if "run_id" in roots else set(roots)
+    kept = [p for p in own if p.cause is None or p.cause[0] not in folded]
+    cfg = manifest.get("config") or {}
+    said = []
+    if "run_id" in roots:
+        said.append(f"its run_id {manifest.get('run_id')!r} is not the log's {seen['run_id']!r}")
+    if "seed" in roots:
+        said.append(f"its seed {cfg.get('seed')!r} gives none of the log's match seeds")
+    if "strategies" in roots:
+        said.append(f"its strategies {cfg.get('strategies')} are not the log's {seen['strategies']}")
+    what = "another run's manifest" if "run_id" in roots else "a manifest that does not fit the log"
+    n = len(own) - len(kept)
+    matches_too = any(
+        p.cause and p.cause[0] == "seed" and Path(p.path).name.startswith("matches") for p in own
+    )
+    parts_too = "run_id" in roots and any(p.cause and p.cause[0] in ("sha256", "listed") for p in own)
+    sources = [
+        "every deal line",
+        *(["the match records"] if matches_too else []),
+        *(["the parts' sha256"] if parts_too else []),
+    ]
+    reason = (
+        f"{what}: {', and '.join(said)}, on all {deals} deal lines; the {n} problems that follow "
+        f"from this (on {', '.join(sources)}) are not listed"
+    )
+    if kept:
+        reason += "; the problems below may follow from it too"
+    report.problems[mark["problems"] :] = [Problem(str(run_dir / MANIFEST), None, reason), *kept]
 
 
 def _merge_chunk(v: _RunVerifier, report: VerifyReport, progress, result) -> None:
@@ -608,7 +704,9 @@ def _check_hashes(manifest: dict, files: list[Path], report: VerifyReport) -> No
     for f in files:
         sha = want.get(f.name)
         if sha is not None and _hash(f) != sha:
-            report.problems.append(Problem(str(f), None, "content differs from the sha256 in the manifest"))
+            report.problems.append(
+                Problem(str(f), None, "content differs from the sha256 in the manifest", ("sha256", f.name))
+            )
 
 
 def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
