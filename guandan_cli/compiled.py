@@ -7,8 +7,8 @@ of a seed do not change); only the speed does. The build records the sha256 of e
 compiled (:data:`RECORD_NAME`, in this package's folder).
 
 An extension module found beside its source shadows it, so after an edit of ``plan.py`` in an
-editable install the old build would run. :func:`install` puts a finder in front of Python's
-own that loads the sources instead (all of them: the compiled modules call each other
+editable install the old build would run. :func:`install` (run by ``import guandan_cli``) puts
+a finder in front of Python's own that loads the sources instead (all of them: the compiled modules call each other
 directly) when
 
 - ``GUANDAN_PURE_PYTHON`` is set to anything but ``""`` or ``"0"`` (pure Python on purpose:
@@ -23,10 +23,8 @@ directly) when
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
@@ -54,36 +52,36 @@ def pure_python_requested() -> bool:
 
 def source_sha256(path: Path) -> str:
     """The sha256 of a source file, as the build records it."""
+    import hashlib  # (imported on use: ``import guandan_cli`` stays light for ``--help``)
+
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _record_path() -> Path:
-    return Path(__file__).resolve().parent / RECORD_NAME
+    return _ROOT / "guandan_cli" / RECORD_NAME
 
 
-def _locate(module: str, path=None) -> tuple[Path | None, Path | None]:
-    """(the source, the extension module) of ``module``, found in its package's folders
-    (``path``, else the package's ``__path__``) without importing it; either None if absent."""
-    parent, _dot, leaf = module.rpartition(".")
-    if path is None:
-        package = sys.modules.get(parent)
-        spec = None if package is not None else importlib.util.find_spec(parent)
-        path = (
-            package.__path__ if package is not None else (spec.submodule_search_locations if spec else None)
-        )
-    suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    for entry in path or ():
-        folder = Path(entry)
-        source = folder / (leaf + ".py")
-        ext = next((folder / (leaf + s) for s in suffixes if (folder / (leaf + s)).is_file()), None)
-        if ext is not None or source.is_file():
-            return (source if source.is_file() else None), ext
-    return None, None
+#: the folder holding the packages ``guandan_cli`` and ``strategies`` (the project root in an
+#: editable install, site-packages otherwise): the compiled modules' files are found from it
+#: without importing anything (the decision may be taken in the middle of an import)
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _locate(source: str) -> tuple[Path | None, Path | None]:
+    """(the source file, the extension module file) of ``source`` (a path of
+    ``COMPILED_SOURCES``); either None when absent."""
+    path = _ROOT / source
+    stem = path.with_suffix("")
+    ext = next(
+        (e for e in (Path(str(stem) + s) for s in importlib.machinery.EXTENSION_SUFFIXES) if e.is_file()),
+        None,
+    )
+    return (path if path.is_file() else None), ext
 
 
 def _decide() -> tuple[bool, str]:
     """(whether the compiled modules may run, why not when they may not)."""
-    found = {m: _locate(m) for m in COMPILED_MODULES}
+    found = {m: _locate(src) for m, src in zip(COMPILED_MODULES, COMPILED_SOURCES, strict=True)}
     if not any(ext for _src, ext in found.values()):
         return False, "not compiled"
     if pure_python_requested():
@@ -91,6 +89,8 @@ def _decide() -> tuple[bool, str]:
     if not all(ext for _src, ext in found.values()):
         missing = ", ".join(m for m, (_s, ext) in found.items() if ext is None)
         return False, f"incomplete build (no compiled {missing})"
+    import json
+
     try:
         record = json.loads(_record_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -101,39 +101,16 @@ def _decide() -> tuple[bool, str]:
     return True, ""
 
 
-class _SourceFinder:
-    """Loads the compiled modules from their ``.py`` sources (a ``sys.meta_path`` finder)."""
-
-    @staticmethod
-    def find_spec(fullname: str, path=None, target=None):
-        if fullname not in COMPILED_MODULES or _STATE["compiled"]:
-            return None
-        source, _ext = _locate(fullname, path)
-        if source is None:
-            return None
-        return importlib.util.spec_from_file_location(fullname, source)
+#: ``compiled``: whether the compiled modules run (None: not decided yet); ``why``: why not
+_STATE: dict = {"compiled": None, "why": ""}
 
 
-#: ``compiled``: whether the compiled modules run; ``why``: the reason when they do not
-_STATE: dict = {"compiled": False, "why": "not decided", "decided": False}
-
-
-def install() -> None:
-    """Decide once per process whether the compiled modules may run; if not, make the sources
-    load in their place (warning when a build is stale). Call before importing any of them."""
-    if _STATE["decided"]:
-        return
-    _STATE["decided"] = True
-    if any(m in sys.modules for m in COMPILED_MODULES):  # pragma: no cover - imported already
-        mod = sys.modules[next(m for m in COMPILED_MODULES if m in sys.modules)]
-        _STATE["compiled"] = not str(getattr(mod, "__file__", "")).endswith(".py")
-        _STATE["why"] = "" if _STATE["compiled"] else "imported before the check"
-        return
-    compiled, why = _decide()
-    _STATE["compiled"], _STATE["why"] = compiled, why
-    if not compiled:
-        sys.meta_path.insert(0, _SourceFinder())  # type: ignore[arg-type]
-        if why not in ("not compiled", f"{PURE_ENV} is set") and not os.environ.get(_WARNED_ENV):
+def _decided() -> bool:
+    """Whether the compiled modules run, decided on first use (a warning if a build is stale)."""
+    if _STATE["compiled"] is None:
+        compiled, why = _decide()
+        _STATE["compiled"], _STATE["why"] = compiled, why
+        if why not in ("", "not compiled", f"{PURE_ENV} is set") and not os.environ.get(_WARNED_ENV):
             # once per run: worker processes inherit the variable
             os.environ[_WARNED_ENV] = "1"
             print(
@@ -141,11 +118,36 @@ def install() -> None:
                 "`pip install -e .` rebuilds the compiled modules",
                 file=sys.stderr,
             )
+    return _STATE["compiled"]
+
+
+class _SourceFinder:
+    """Loads the compiled modules from their ``.py`` sources when they may not run compiled
+    (a ``sys.meta_path`` finder, ahead of Python's own)."""
+
+    @staticmethod
+    def find_spec(fullname: str, path=None, target=None):
+        if fullname not in _SOURCE_OF or _decided():
+            return None
+        source, _ext = _locate(_SOURCE_OF[fullname])
+        if source is None:  # pragma: no cover - a build without its sources
+            return None
+        return importlib.util.spec_from_file_location(fullname, source)
+
+
+_SOURCE_OF = dict(zip(COMPILED_MODULES, COMPILED_SOURCES, strict=True))
+
+
+def install() -> None:
+    """Put the finder ahead of Python's (once; ``import guandan_cli`` does it). The decision
+    is taken when a compiled module is first imported."""
+    if not any(isinstance(f, _SourceFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _SourceFinder())  # type: ignore[arg-type]
 
 
 def status() -> dict:
     """Whether the compiled modules run: ``{"compiled": bool, "why": str, "modules": [...]}``."""
-    install()
+    _decided()
     return {"compiled": _STATE["compiled"], "why": _STATE["why"], "modules": list(COMPILED_MODULES)}
 
 

@@ -5,11 +5,9 @@
 'heuristic'
 """
 
-from guandan_cli.compiled import install
+import guandan_cli  # noqa: F401  (its import guards the compiled plan, memory and bot)
 
-install()  # the compiled plan, memory and bot run only if built from these sources
-
-from .bot import HeuristicStrategy  # noqa: E402
-from .plan import Group, Plan, make_plan  # noqa: E402
+from .bot import HeuristicStrategy
+from .plan import Group, Plan, make_plan
 
 __all__ = ["Group", "HeuristicStrategy", "Plan", "make_plan"]
