@@ -6,6 +6,10 @@ for scripts and notebooks (``simulate``, ``compare``, ``experiment``) is importa
 
 __version__ = "0.1.0"
 
+from guandan_cli.compiled import install as _install_compiled_guard  # noqa: E402
+
+_install_compiled_guard()  # the compiled modules (setup.py) run only if built from their sources
+
 
 def simulate(*args, **kwargs):
     """Play a seeded run of matches into a run directory; returns the ``Run``.

@@ -7,7 +7,8 @@ compares it with the working tree's on random hands: whole 27-card hands, 28-car
 cards, every level, 0..2 wilds. Per hand: ``plan_cost`` (as a float's hex), then
 ``make_plan`` (groups, cost, level), with the caches emptied so that both searches run;
 every fourth hand also the raw search under a small node CAP (nodes, best, windows) and the
-plan built under it; every tenth hand (of two decks) the ``combo_signature`` of each legal
+plan built under it (the working tree's code pure Python only: ``GUANDAN_PURE_PYTHON=1``; compiled,
+the raw search only); every tenth hand (of two decks) the ``combo_signature`` of each legal
 lead. Plan costs are compared with ``<``, so "the same" means the same float.
 
     python scripts/plan_equivalence.py                    # 100,000 hands against bc64c5c
@@ -85,6 +86,11 @@ def _plan_key(p) -> tuple:
     return (tuple(tuple(g) for g in p.groups), p.cost.hex(), p.level)
 
 
+def _cap_defaults(m: ModuleType) -> tuple | None:
+    """The defaults of ``m._Search.__init__`` when they can be set (pure Python; else None)."""
+    return getattr(m._Search.__init__, "__defaults__", None)
+
+
 def compare(old: ModuleType, new: ModuleType, hands: int, seed: int) -> int:
     """Assert both modules agree on ``hands`` random hands; the number of hands compared."""
     rng = random.Random(seed)
@@ -106,10 +112,12 @@ def compare(old: ModuleType, new: ModuleType, hands: int, seed: int) -> int:
                 if f != wild:
                     c[RANK_OF[f]] += 1
             w = hand.count(wild)
-            caps = old._Search.CAP, new._Search.CAP
-            old._Search.CAP = new._Search.CAP = cap
+            # a capped search: the old code reads its class's CAP, the new one takes ``cap``
+            # (and, pure Python, its default is what make_plan's searches use)
+            old_cap, new_defaults = old._Search.CAP, _cap_defaults(new)
+            old._Search.CAP = cap
             try:
-                so, sn = old._Search(list(c), w, lv), new._Search(list(c), w, lv)
+                so, sn = old._Search(list(c), w, lv), new._Search(list(c), w, lv, cap)
                 so.run(0, 0.0)
                 sn.run(0, 0.0)
                 assert (so.nodes, so.best.hex(), so.best_stack) == (sn.nodes, sn.best.hex(), sn.best_stack), (
@@ -117,14 +125,18 @@ def compare(old: ModuleType, new: ModuleType, hands: int, seed: int) -> int:
                     lv,
                     cap,
                 )
-                _clear(old, new)
-                assert _plan_key(old.make_plan(hand, lv)) == _plan_key(new.make_plan(hand, lv)), (
-                    hand,
-                    lv,
-                    cap,
-                )
+                if new_defaults is not None:  # the plan built under the cap (pure Python only)
+                    new._Search.__init__.__defaults__ = (cap,)
+                    _clear(old, new)
+                    assert _plan_key(old.make_plan(hand, lv)) == _plan_key(new.make_plan(hand, lv)), (
+                        hand,
+                        lv,
+                        cap,
+                    )
             finally:
-                old._Search.CAP, new._Search.CAP = caps
+                old._Search.CAP = old_cap
+                if new_defaults is not None:
+                    new._Search.__init__.__defaults__ = new_defaults
                 _clear(old, new)
     return hands
 
@@ -135,10 +147,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     opts = ap.parse_args(argv)
+    from guandan_cli.compiled import describe
     from strategies.heuristic import plan
 
     n = compare(load_revision(opts.rev), plan, opts.hands, opts.seed)
-    print(f"identical on {n} hands (make_plan, plan_cost, CAPs {CAPS}) against {opts.rev}")
+    capped = "" if _cap_defaults(plan) is not None else " (plans under a CAP: pure Python only)"
+    print(f"identical on {n} hands (make_plan, plan_cost, CAPs {CAPS}{capped}) against {opts.rev}")
+    print(f"the working tree's planner ran {describe()}")
     return 0
 
 

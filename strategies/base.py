@@ -15,6 +15,7 @@ what it may answer). A complete minimal bot:
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.observation import Observation
@@ -26,7 +27,8 @@ class Strategy:
     The defaults pay the first allowed tribute card and return the lowest allowed card.
     """
 
-    name = "strategy"
+    #: the strategy's name (a class attribute: the compiled heuristic reads it from its class)
+    name: ClassVar[str] = "strategy"
 
     #: optional shortcut for a bot whose every answer depends on ``obs.legal_actions`` alone:
     #: ``choose_from_legal(legal)`` returns one element of ``legal`` and the engine then

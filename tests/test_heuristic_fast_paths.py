@@ -6,6 +6,7 @@ same float, bit for bit (same operations in the same order), not merely a close 
 
 from __future__ import annotations
 
+import functools
 import random
 
 from guandan_cli.engine import deal_hands, legal_plays
@@ -30,13 +31,6 @@ from strategies.heuristic.plan import (
 )
 
 
-class _RootOnly(_Search):
-    """The search stopped after its first node: its best is the leaf cost of the whole hand."""
-
-    __slots__ = ()
-    CAP = 0
-
-
 def test_search_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
     rng = random.Random(13)
     for _ in range(3000):
@@ -48,7 +42,7 @@ def test_search_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
             if f != wild:
                 counts[RANK_OF[f]] += 1
         w = rng.choice((0, 0, 1, 2)) if wild in hand else 0
-        root = _RootOnly(counts, w, lv)
+        root = _Search(counts, w, lv, cap=0)  # stopped after its first node: the whole hand's leaf
         root.run(0, 0.0)
         assert root.nodes == 1
         assert root.best == _leaf(counts, w, POWER[lv], lv, False)[0]
@@ -284,7 +278,7 @@ def test_search_under_small_caps_is_the_reference_search():
     """The CAP cuts the same nodes: same count, best cost and windows for CAPs 0..40."""
     rng = random.Random(29)
     for cap in (0, 1, 2, 3, 5, 8, 13, 40):
-        fast_cls = type("Capped", (_Search,), {"__slots__": (), "CAP": cap})
+        fast_cls = functools.partial(_Search, cap=cap)
         ref_cls = type("RefCapped", (_ReferenceSearch,), {"CAP": cap})
         for _ in range(300):
             counts = _random_counts(rng)

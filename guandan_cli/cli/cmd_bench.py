@@ -61,6 +61,9 @@ def bench(
             check_strategies(names)
         except SimulationInputError as exc:
             fail(f"--strategies: {exc}")
+    from guandan_cli.compiled import describe
+
+    typer.echo(f"heuristic bot: {describe()}")  # what the figures below ran
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)

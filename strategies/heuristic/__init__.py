@@ -5,6 +5,8 @@
 'heuristic'
 """
 
+import guandan_cli  # noqa: F401  (its import guards the compiled plan, memory and bot)
+
 from .bot import HeuristicStrategy
 from .plan import Group, Plan, make_plan
 

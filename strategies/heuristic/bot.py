@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from mypy_extensions import mypyc_attr
+
 from guandan_cli.engine.cards import RANK_OF
 from guandan_cli.engine.combos import BOMB_CLASS, COMBO_TYPES, POWER, SEQUENCE_TYPES, SIZES, Combo, bomb_value
 from guandan_cli.engine.deal import PASS
@@ -24,6 +28,10 @@ from .plan import (
 MAX_COMBO_CARDS = 10
 #: the types of combination that can hold exactly n cards, by n (0..10)
 _TYPES_OF_SIZE = tuple(tuple(t for t in COMBO_TYPES if n in SIZES[t]) for n in range(MAX_COMBO_CARDS + 1))
+
+
+#: what ``_follow`` learned of the legal plays (``HeuristicStrategy._saw_play``)
+SAW_UNKNOWN, SAW_NONE, SAW_PLAY = -1, 0, 1
 
 
 def _remove(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
@@ -54,24 +62,26 @@ def _key(c, lv: int) -> int:
     return POWER[lv][c[1]]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), and bots subclass it
 class HeuristicStrategy(Strategy):
     """Plans its hand into the fewest combinations and plays the plan out with table sense."""
 
-    name = "heuristic"
+    #: class attributes (``ClassVar``): compiled, a subclass may still set its own
+    name: ClassVar[str] = "heuristic"
 
     #: break a planned group to answer only when it costs at most this many plan points
-    BREAK_NORMAL = 0.1
-    BREAK_DANGER = 0.35
-    BREAK_URGENT = 3.0
+    BREAK_NORMAL: ClassVar[float] = 0.1
+    BREAK_DANGER: ClassVar[float] = 0.35
+    BREAK_URGENT: ClassVar[float] = 3.0
     #: opponents with at most this many cards are a danger / urgent
-    DANGER = 6
-    URGENT = 3
+    DANGER: ClassVar[int] = 6
+    URGENT: ClassVar[int] = 3
     #: feed a partner holding at most this many cards
-    FEED = 3
+    FEED: ClassVar[int] = 3
     #: leading: bonus per extra card of a group (sequences, full houses first)
-    LEAD_SIZE_BONUS = 0.6
+    LEAD_SIZE_BONUS: ClassVar[float] = 0.6
     #: following: extra cost of spending a level card or joker on a low play when nothing presses
-    SPEND_CONTROL = 0.6
+    SPEND_CONTROL: ClassVar[float] = 0.6
 
     def __init__(self, seat, rng=None) -> None:
         super().__init__(seat, rng)
@@ -87,8 +97,10 @@ class HeuristicStrategy(Strategy):
         #: PASS to choose from does not count as seen (``_memory``), so each counts only if it had
         #: one, which is asked only when it matters (``_settle``)
         self._unsure: list = []
-        #: whether ``_follow`` saw a play (True), saw there was none (False), or did not look (None)
-        self._saw_play: bool | None = None
+        #: whether ``_follow`` saw a play (``SAW_PLAY``), saw there was none (``SAW_NONE``), or did
+        #: not look (``SAW_UNKNOWN``). An int, not ``bool | None``: a type checker (and mypyc's
+        #: compiled code) would take the attribute for None still after ``_follow`` set it
+        self._saw_play: int = SAW_UNKNOWN
 
     # ------------------------------------------------------------ bookkeeping
 
@@ -134,7 +146,7 @@ class HeuristicStrategy(Strategy):
         if combo is PASS:
             return combo
         t, rank = combo[0], combo[1]
-        sig = None
+        sig: tuple | None = None
         for g in plan.groups:
             if g[0] != t or g[1] != rank:  # g.type, g.rank
                 continue  # a signature starts with the type and rank
@@ -249,11 +261,12 @@ class HeuristicStrategy(Strategy):
             r = RANK_OF[f]
             if r not in reps or hand.count(f) > hand.count(reps[r]):
                 reps[r] = f
-        best = None
+        best: tuple[float, int] | None = None
         for f in sorted(reps.values(), key=lambda f: pw[RANK_OF[f]])[:4]:
             score = plan_cost(_remove(hand, (f,)), lv) + 0.02 * pw[RANK_OF[f]]
             if best is None or score < best[0]:
                 best = (score, f)
+        assert best is not None  # ``reps`` holds a card: ``pool`` is never empty
         return best[1]
 
     # ------------------------------------------------------------ play
@@ -391,11 +404,11 @@ class HeuristicStrategy(Strategy):
                         self._memory(obs, False)
                         return a  # goes out
         plan = self._plan(hand, lv)
-        self._saw_play = None
+        self._saw_play = SAW_UNKNOWN
         combo = self._follow(obs, plan)
-        if combo is not PASS or self._saw_play:
+        if combo is not PASS or self._saw_play == SAW_PLAY:
             self._memory(obs, False)  # counts the events (no new deal: checked by the caller)
-        elif self._saw_play is None:
+        elif self._saw_play == SAW_UNKNOWN:
             self._unsure.append(obs)
         return self._played(hand, plan, combo, lv)
 
@@ -419,7 +432,7 @@ class HeuristicStrategy(Strategy):
         t = top[0]
         plays = () if t in BOMB_CLASS else obs.legal_of_types((t,))
         if plays:
-            self._saw_play = True
+            self._saw_play = SAW_PLAY
         ranks = ranks_of.get(t)  # a play of another rank is no planned group
         if owner == partner:
             if ranks:
@@ -432,7 +445,7 @@ class HeuristicStrategy(Strategy):
         hand = obs.hand
         # an owner already out hands the lead to its partner if all pass (接风)
         oc = counts[owner] if owner not in finished else counts[owner ^ 2]
-        opp_min = None  # the fewest cards of an opponent still in play (99: none)
+        opp_min: int | None = None  # the fewest cards of an opponent still in play (99: none)
         for s in ((seat + 1) % 4, (seat + 3) % 4):
             if s not in finished and (opp_min is None or counts[s] < opp_min):
                 opp_min = counts[s]
@@ -441,12 +454,13 @@ class HeuristicStrategy(Strategy):
         urgent = oc <= self.URGENT
         danger = oc <= self.DANGER or opp_min <= self.URGENT
         thr = self.BREAK_URGENT if urgent else self.BREAK_DANGER if danger else self.BREAK_NORMAL
-        best = None
+        best: tuple | None = None
         if plays:
             pw = POWER[lv]
             # the planned group of each play (None for a play outside the plan), and the first
             # play (in legal order) of each planned group's signature: ``_find``'s answer
-            planned: list[Group | None] | None = []
+            groups: list[Group | None] = []
+            planned: list[Group | None] | None = groups
             firsts: dict[int, Combo] = {}
             if ranks:
                 for a in plays:
@@ -455,7 +469,7 @@ class HeuristicStrategy(Strategy):
                         g = sigs.get(combo_signature(a, lv))
                         if g is not None and id(g) not in firsts:
                             firsts[id(g)] = a
-                    planned.append(g)
+                    groups.append(g)
             # each play's key (a sequence's top, else the power of its rank), and the plays in key
             # order (the sort is stable: plays of equal key keep their legal order)
             seq = t in SEQUENCE_TYPES
@@ -501,9 +515,9 @@ class HeuristicStrategy(Strategy):
         bombs = obs.legal_of_types(BOMB_CLASS)
         if not bombs:
             if not plays:
-                self._saw_play = False
+                self._saw_play = SAW_NONE
             return PASS
-        self._saw_play = True
+        self._saw_play = SAW_PLAY
         planned_bombs = [
             a for a in bombs if a[1] in ranks_of.get(a[0], ()) and combo_signature(a, lv) in sigs
         ]

@@ -46,8 +46,21 @@ class Memory:
         #: per seat: the plays it passed on while an opponent of it held the trick
         self.passed_on: list[list] = [[], [], [], []]
         #: the last play seen and its seat (the trick's top when a pass follows)
-        self.top = None
+        self.top: tuple | None = None
         self.top_owner = -1
+
+    def __deepcopy__(self, memo: dict) -> Memory:
+        """A copy sharing nothing mutable (written out: the compiled class has no ``__dict__``
+        for ``copy`` to walk)."""
+        new = Memory(self.level)
+        new.played = list(self.played)
+        new.played_wild = self.played_wild
+        new.seen_events = self.seen_events
+        new.last_play = list(self.last_play)
+        new.passed_on = [list(p) for p in self.passed_on]
+        new.top = self.top
+        new.top_owner = self.top_owner
+        return new
 
     def update(self, events) -> None:
         """Count the events after the ``seen_events`` first ones (the state after any split of

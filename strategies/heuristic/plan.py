@@ -24,7 +24,7 @@ are cached per (hand, level).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from guandan_cli.engine.cards import HR, RANK_OF, SB, SUIT_OF
 from guandan_cli.engine.combos import (
@@ -156,7 +156,7 @@ _SF_WINDOWS = tuple((top, ranks, sum(1 << r for r in ranks)) for top, ranks in S
 
 #: ranks 0..12 in power order at each level (the level rank last)
 ORDER: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted(range(13), key=lambda r, lv=lv: POWER[lv][r])) for lv in range(13)
+    tuple(sorted(range(13), key=POWER[lv].__getitem__)) for lv in range(13)
 )
 
 
@@ -361,7 +361,7 @@ if any(ORDER[lv] != tuple(r for r in range(13) if r != lv) + (lv,) for lv in ran
 #: ``_level_tables`` on a level's first search). In power order at level lv, the ranks of a mask are its natural
 #: ranks but lv, then lv if held: the sum of a mask is the sum of the mask without its last
 #: rank in that order plus that rank's cost, the same additions in the same order.
-_SINGLES_SUM: list[list[float | None] | None] = [None] * 13
+_SINGLES_SUM: list[list[float | None]] = [[] for _lv in range(13)]
 
 
 def _singles_sum(lv: int, mask: int) -> float:
@@ -422,14 +422,14 @@ def _wild_windows(a1: int, a2: int, a3: int, w: int) -> int:
 
 #: per level, by pairs (triples) mask: the costs of its ranks left as pairs (triples), in power
 #: order (the floats of ``_PAIR_COST`` / ``_TRIPLE_COST``; None until used, as ``_SINGLES_SUM``)
-_PAIR_COSTS: list[list[tuple[float, ...] | None] | None] = [None] * 13
-_TRIPLE_COSTS: list[list[tuple[float, ...] | None] | None] = [None] * 13
+_PAIR_COSTS: list[list[tuple[float, ...] | None]] = [[] for _lv in range(13)]
+_TRIPLE_COSTS: list[list[tuple[float, ...] | None]] = [[] for _lv in range(13)]
 
 
 def _level_tables(lv: int) -> list[float | None]:
     """Level ``lv``'s ``_SINGLES_SUM``, ``_PAIR_COSTS`` and ``_TRIPLE_COSTS`` lists, made on
     first use (a level's first search): the singles sums."""
-    if _SINGLES_SUM[lv] is None:
+    if not _SINGLES_SUM[lv]:
         _PAIR_COSTS[lv] = [()] + [None] * 8191
         _TRIPLE_COSTS[lv] = [()] + [None] * 8191
         _SINGLES_SUM[lv] = [0.0] + [None] * 8191
@@ -444,7 +444,9 @@ _FROM = tuple((1 << N_SEQS) - (1 << i) for i in range(N_SEQS + 1))
 _NO_WILD = tuple((i, 0) for i in range(N_SEQS))
 
 
-def _mask_costs(tables: list[list], costs: tuple, lv: int, mask: int) -> tuple[float, ...]:
+def _mask_costs(
+    tables: list[list[tuple[float, ...] | None]], costs: tuple[tuple[float, ...], ...], lv: int, mask: int
+) -> tuple[float, ...]:
     """On a miss of ``tables[lv]`` (``_PAIR_COSTS`` or ``_TRIPLE_COSTS``): the costs
     (``costs[lv]``: ``_PAIR_COST`` or ``_TRIPLE_COST``) of ``mask``'s ranks in power order,
     filled from the mask without its last rank."""
@@ -527,6 +529,10 @@ _JOKER_PARTS = tuple(
 )
 
 
+#: the nodes a search visits before it stops expanding (the ``cap`` of a ``_Search``)
+SEARCH_CAP = 300
+
+
 class _Search:
     """Depth-first over the sequence windows, on rank-count layers: bit r of layer ``j``
     (``l1``..``l8``) is set when rank r holds at least j natural cards. Taking k cards per
@@ -555,9 +561,9 @@ class _Search:
         "bsub",
         "free",
     )
-    CAP = 300
+    CAP: ClassVar[int] = SEARCH_CAP
 
-    def __init__(self, c: list[int], w: int, lv: int) -> None:
+    def __init__(self, c: list[int], w: int, lv: int, cap: int = SEARCH_CAP) -> None:
         self.c = c
         self.w = w
         self.lv = lv
@@ -565,14 +571,14 @@ class _Search:
         self.best_stack: list[tuple[int, int]] = []
         self.stack: list[tuple[int, int]] = []
         self.nodes = 0
-        self.cap = self.CAP  # (a slot reads faster than the class attribute)
+        self.cap = cap
         # the jokers never enter a window: their part of every leaf is fixed
         sb, hr = c[13], c[14]
         self.joker_bomb, self.jsingles, self.jpairs = (
             _JOKER_PARTS[lv][sb * 3 + hr] if sb < 3 and hr < 3 else _joker_parts(lv, sb, hr)
         )
         ss = _SINGLES_SUM[lv]
-        self.ss = ss if ss is not None else _level_tables(lv)
+        self.ss = ss if ss else _level_tables(lv)
         self.pcs = _PAIR_COSTS[lv]
         self.tcs = _TRIPLE_COSTS[lv]
         self.lvbit = _RANK_BIT[lv]
@@ -986,7 +992,7 @@ _SUIT_RANK_BIT = tuple([1 << ((f & 3) * 13 + RANK_OF[f]) for f in range(52)] + [
 def _sf_windows(masks: list[int], w: int) -> list[tuple[int, tuple[int, ...], int]]:
     """``_sf_options`` from the natural ranks held in each suit (bit masks, the wilds left out):
     each suit's own, in suit order (cached by suit, mask and whether a wild may fill a gap)."""
-    out = []
+    out: list[tuple[int, tuple[int, ...], int]] = []
     wild = 0x2000 if w else 0
     for s in range(4):
         m = masks[s]
@@ -1021,7 +1027,7 @@ def _sf_suit(m: int, s: int, w: int) -> tuple[tuple[int, tuple[int, ...], int], 
         cand = (p2 & b2 & (b3 | b4) | b3 & b4 & (p2 | b2 & (a | b1))) & 0x3FF
     else:
         cand = a & b1 & b2 & b3 & b4 & 0x3FF
-    out = []
+    out: list[tuple[int, tuple[int, ...], int]] = []
     while cand:
         low = cand & -cand
         cand ^= low
@@ -1064,12 +1070,12 @@ def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
         c[lv] -= w
         held &= ~suit_rank_bit[lv * 4 + 1]
     best_cost, best_windows = _search_counts(c, w, lv)
-    best_sf = None
+    best_sf: tuple | None = None
     # a straight flush needs 4 natural faces of a suit at least
     options = (
         _sf_windows([held & 0x1FFF, held >> 13 & 0x1FFF, held >> 26 & 0x1FFF, held >> 39], w)
         if held.bit_count() >= 4
-        else ()
+        else []
     )
     if len(options) > SF_TRIES:
         # the straight flushes made of cards that are cheapest to take: lone cards first, naturals first

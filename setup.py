@@ -1,0 +1,79 @@
+"""Build: compile the hot modules with mypyc when it can (pyproject.toml holds the rest).
+
+The modules of ``guandan_cli.compiled.COMPILED_SOURCES`` become C extension modules beside
+their sources, in one mypyc group; the build records each source's sha256 in
+``guandan_cli/_compiled_sources.json``, so that a later edit of a source makes the sources run
+instead of the stale build (``guandan_cli/compiled.py``). Pure Python is the fallback: with
+``GUANDAN_PURE_PYTHON=1``, without mypyc, or when the C compiler fails, the install still
+works and runs the sources (slower; same results).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+from guandan_cli.compiled import COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa: E402
+
+sys.path.pop(0)
+
+
+def _mypyc_extensions() -> list:
+    """The mypyc extension modules, or none (with the reason printed) when they cannot be made."""
+    if os.environ.get(PURE_ENV, "") not in ("", "0"):
+        print(f"guandan: {PURE_ENV} is set: pure Python, nothing compiled", file=sys.stderr)
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        print("guandan: mypyc is not available: pure Python, nothing compiled", file=sys.stderr)
+        return []
+    try:
+        exts = mypycify(
+            ["--follow-imports=silent", "--ignore-missing-imports", *COMPILED_SOURCES],
+            opt_level="3",
+            group_name="guandan_native",
+        )
+    except (Exception, SystemExit) as exc:  # a type error stops mypyc: install the sources
+        print(f"guandan: mypyc failed ({exc}): pure Python, nothing compiled", file=sys.stderr)
+        return []
+    for ext in exts:
+        ext.optional = True  # a failed C compile leaves pure Python, not a failed install
+    return exts
+
+
+class BuildCompiled(build_ext):
+    """``build_ext`` that keeps the compiled modules only if all of them were built, and then
+    records the sources they were built from."""
+
+    def run(self) -> None:
+        super().run()
+        if not self.extensions:
+            return
+        outputs = [Path(self.get_ext_fullpath(ext.name)) for ext in self.extensions]
+        package_dir = Path(self.get_ext_fullpath("guandan_cli._record")).parent
+        record = package_dir / RECORD_NAME
+        if not all(p.is_file() for p in outputs):
+            # an incomplete group would fail at import: keep none of it
+            for p in outputs:
+                p.unlink(missing_ok=True)
+            record.unlink(missing_ok=True)
+            print("guandan: the C compiler failed: pure Python, nothing compiled", file=sys.stderr)
+            return
+        sums = {
+            src[:-3].replace("/", "."): hashlib.sha256((ROOT / src).read_bytes()).hexdigest()
+            for src in COMPILED_SOURCES
+        }
+        package_dir.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps(sums, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+setup(ext_modules=_mypyc_extensions(), cmdclass={"build_ext": BuildCompiled})

@@ -1,0 +1,153 @@
+"""The mypyc-compiled modules (``guandan_cli/compiled.py``) change nothing but the speed.
+
+Each check runs in fresh processes: one with ``GUANDAN_PURE_PYTHON=1`` (the sources), one as
+installed (compiled, when the install compiled them). Where nothing is compiled, the checks
+that need a build skip with the reason, unless ``GUANDAN_REQUIRE_COMPILED=1`` (set by
+``.ci/run``) makes them fail: CI must test the compiled modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from guandan_cli import compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: simulate a few matches of each bot into ``out`` and print the modules that ran
+DRIVER = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    from guandan_cli import simulate
+    out, bot = Path(sys.argv[1]), sys.argv[2]
+    for name, strategies in (("heuristic", "heuristic"), ("bold", f"{bot}:Bold,heuristic")):
+        simulate(4, seed=11, strategies=strategies, workers=1, out=out / name, progress=False)
+    import strategies.heuristic.plan as p, strategies.heuristic.bot as b, strategies.heuristic.memory as m
+    print(json.dumps([p.__file__, b.__file__, m.__file__]))
+    """
+)
+
+#: a bot subclassing the (compiled) heuristic with other constants: the subclass's own values
+#: must be the ones its compiled methods read
+BOLD_BOT = textwrap.dedent(
+    """
+    from strategies.heuristic import HeuristicStrategy
+
+    class Bold(HeuristicStrategy):
+        name = "bold"
+        BREAK_NORMAL = 3.0
+        LEAD_SIZE_BONUS = -0.5
+    """
+)
+
+
+def _require_compiled() -> None:
+    state = compiled.status()
+    if not state["compiled"]:
+        if os.environ.get("GUANDAN_REQUIRE_COMPILED", "") not in ("", "0"):
+            pytest.fail(f"GUANDAN_REQUIRE_COMPILED is set but the modules run as {compiled.describe()}")
+        pytest.skip(f"the modules are not compiled here: {compiled.describe()}")
+
+
+def _run(args: list[str], pure: bool, **kwargs) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in (compiled.PURE_ENV, "_GUANDAN_STALE_BUILD_WARNED")}
+    if pure:
+        env[compiled.PURE_ENV] = "1"
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600, **kwargs
+    )
+
+
+def _deal_bytes(run_dir: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in sorted(run_dir.glob("deals-*.jsonl*")))
+
+
+def test_compiled_and_pure_python_write_the_same_logs(tmp_path):
+    _require_compiled()
+    bot = tmp_path / "bold.py"
+    bot.write_text(BOLD_BOT)
+    files = {}
+    for pure in (True, False):
+        out = tmp_path / ("pure" if pure else "compiled")
+        proc = _run(["-c", DRIVER, str(out), str(bot)], pure)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == ""
+        files[pure] = json.loads(proc.stdout.splitlines()[-1])
+    assert all(f.endswith(".py") for f in files[True])
+    assert not any(f.endswith(".py") for f in files[False])
+    for name in ("heuristic", "bold"):
+        pure_log = _deal_bytes(tmp_path / "pure" / name)
+        assert pure_log and pure_log == _deal_bytes(tmp_path / "compiled" / name), name
+    # the subclass's constants took effect: its deals are not the plain heuristic's
+    assert _deal_bytes(tmp_path / "compiled" / "bold") != _deal_bytes(tmp_path / "compiled" / "heuristic")
+
+
+def test_a_source_edited_after_the_build_runs_instead_with_one_warning(tmp_path):
+    _require_compiled()
+    record = json.loads((Path(compiled.__file__).parent / compiled.RECORD_NAME).read_text())
+    record["strategies.heuristic.memory"] = "0" * 64  # as if memory.py changed since the build
+    fake = tmp_path / "record.json"
+    fake.write_text(json.dumps(record))
+    code = textwrap.dedent(
+        f"""
+        from pathlib import Path
+        import guandan_cli.compiled as c
+        c._record_path = lambda: Path({str(fake)!r})
+        import strategies.heuristic.plan as p, strategies.heuristic.bot as b
+        from strategies.heuristic import HeuristicStrategy
+        print(p.__file__, b.__file__, HeuristicStrategy.name, c.describe())
+        """
+    )
+    proc = _run(["-c", code], pure=False)
+    assert proc.returncode == 0, proc.stderr
+    plan_file, bot_file, name, *describe = proc.stdout.split()
+    # every compiled module falls back (they call each other directly), not just the edited one
+    assert plan_file.endswith("plan.py") and bot_file.endswith("bot.py") and name == "heuristic"
+    assert (
+        " ".join(describe).startswith("pure Python (")
+        and "memory.py changed since it was compiled" in proc.stdout
+    )
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "guandan: warning: running the pure-Python sources (slower): "
+    )
+    assert lines[0].endswith("`pip install -e .` rebuilds the compiled modules")
+
+
+def test_the_decision_reads_the_record(tmp_path, monkeypatch):
+    """No record: the sources; a record that matches: compiled (where built); pure on request."""
+    _require_compiled()
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    monkeypatch.setattr(compiled, "_record_path", lambda: tmp_path / "missing.json")
+    assert compiled._decide() == (False, f"no record of the compiled sources ({tmp_path / 'missing.json'})")
+    monkeypatch.undo()
+    monkeypatch.delenv(compiled.PURE_ENV, raising=False)
+    assert compiled._decide() == (True, "")
+    monkeypatch.setenv(compiled.PURE_ENV, "1")
+    assert compiled._decide() == (False, f"{compiled.PURE_ENV} is set")
+
+
+def test_the_compiled_modules_doctests_pass_on_their_sources():
+    """pytest collects no doctest from a module that runs compiled (conftest.py): run them here
+    on the sources."""
+    _require_compiled()
+    proc = _run(
+        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules", *compiled.COMPILED_SOURCES],
+        pure=True,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert " passed" in proc.stdout
+
+
+def test_every_compiled_source_is_a_module_of_the_project():
+    for source, module in zip(compiled.COMPILED_SOURCES, compiled.COMPILED_MODULES, strict=True):
+        assert (ROOT / source).is_file()
+        assert module == source[:-3].replace("/", ".")
