@@ -26,8 +26,15 @@ from guandan_cli.compiled import COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa
 sys.path.pop(0)
 
 
+#: the setup.py commands that build extension modules; pip's metadata step (``dist_info``,
+#: ``egg_info``) runs setup.py too, and mypyc need not type-check and generate C for it
+_BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop", "bdist_egg"}
+
+
 def _mypyc_extensions() -> list:
     """The mypyc extension modules, or none (with the reason printed) when they cannot be made."""
+    if not _BUILDING.intersection(sys.argv[1:]):
+        return []
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         print(f"guandan: {PURE_ENV} is set: pure Python, nothing compiled", file=sys.stderr)
         return []
