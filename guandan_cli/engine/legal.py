@@ -45,8 +45,9 @@ from .combos import (
 )
 
 _new = tuple.__new__
-#: the hand that makes ``_Hand`` a blank analysis for ``without`` to fill (``object.__new__``
-#: cannot build a class compiled by mypyc, whose ``__new__`` also runs ``__init__``)
+#: the default hand of ``_Hand``: a blank analysis, for ``without`` (or ``copy``/``pickle``) to
+#: fill (``object.__new__`` cannot build a class compiled by mypyc, whose ``__new__`` runs
+#: ``__init__``, with no arguments when copying)
 _BLANK: list[int] = []
 _RANGE13 = range(13)
 _BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
@@ -147,7 +148,7 @@ class _Hand:
     tail: tuple[Combo, ...] | None
     moved: list[int] | tuple[int, ...]
 
-    def __init__(self, hand: Iterable[int], lv: int) -> None:
+    def __init__(self, hand: Iterable[int] = _BLANK, lv: int = 0) -> None:
         if hand is _BLANK:
             return
         if type(hand) is not tuple and type(hand) is not list:
@@ -184,7 +185,7 @@ class _Hand:
         else:  # no wild among the cards
             for f in cards:
                 x -= _P4[f]
-        h = _Hand(_BLANK, 0)
+        h = _Hand()
         if self.members:
             h._setup(x, w, self.lv, self)
             return h
@@ -472,7 +473,9 @@ class PlainLeads:
     _last_i: object
     _list: list[Combo] | None
 
-    def __init__(self, h: _Hand) -> None:
+    def __init__(self, h: _Hand | None = None) -> None:
+        if h is None:  # blank, for ``copy``/``pickle`` to fill (compiled, they call ``__init__``)
+            return
         self._h = h
         # no play handed out yet: a marker no caller holds (``None`` would answer ``legal[None]``)
         self._last = self._last_i = _NOTHING
@@ -615,6 +618,12 @@ class PlainLeads:
     def count(self, action: object) -> int:
         """As ``Sequence.count`` (no longer inherited)."""
         return sum(1 for c in self.tolist() if c is action or c == action)
+
+    def __reversed__(self) -> Iterator[Combo]:
+        """As ``Sequence.__reversed__`` (no longer inherited; compiled, ``reversed()`` has no
+        fallback to ``__getitem__``): play by play from the last."""
+        for i in reversed(range(len(self))):
+            yield self[i]
 
     def __contains__(self, action: object) -> bool:
         return action is self._last or action in self.tolist()
