@@ -146,7 +146,9 @@ def test_lead_observation_holds_no_path_to_the_deal():
     lazy = obs._lazy_plays
     reachable = [lazy, *(getattr(lazy, s) for s in type(lazy).__slots__)]
     hand = lazy._hand
-    reachable += [getattr(hand, s, None) for s in type(hand).__slots__]
+    # compiled by mypyc, ``_Hand`` lists its fields in ``__mypyc_attrs__`` (``__slots__`` is dropped)
+    fields = getattr(type(hand), "__slots__", None) or type(hand).__mypyc_attrs__
+    reachable += [getattr(hand, s, None) for s in fields]
     assert not any(isinstance(x, Deal) for x in reachable)
     for other in range(4):
         if other != seat:

@@ -8,6 +8,8 @@ the order).
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 from guandan_cli.engine import deal_hands, legal_plays
@@ -87,3 +89,24 @@ def test_follow_of_a_bomb_equals_fresh_legal_plays():
             assert _follow_tuple(_Hand(hand, level), top, PASS) == expected, (trial, top)
             checked += 1
     assert checked > 500
+
+
+def test_a_deal_copied_or_pickled_mid_play_goes_on_as_the_original():
+    """Its hand analyses (``_Hand``, kept across turns) copy and pickle: compiled by mypyc,
+    ``copy``/``pickle`` build them through ``__init__`` with no arguments."""
+    rng = random.Random(17)
+    for trial in range(6):
+        deal = Deal(DealSetup(hands=deal_hands(rng), level=trial * 2, first_leader=trial % 4))
+        for _ in range(rng.randrange(4, 30)):
+            if deal.phase != PLAY:
+                break
+            deal.apply_unchecked(rng.choice(deal.legal_actions()))
+        assert copy.copy(deal).snapshot() == deal.snapshot()  # shares the hands: a look only
+        twins = [copy.deepcopy(deal), pickle.loads(pickle.dumps(deal))]
+        while deal.phase == PLAY:
+            acts = deal.legal_actions()
+            assert all(t.legal_actions() == acts for t in twins), trial
+            act = rng.choice(acts)
+            for d in (deal, *twins):
+                d.apply_unchecked(act)
+        assert all(t.snapshot() == deal.snapshot() for t in twins)

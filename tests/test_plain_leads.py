@@ -7,7 +7,10 @@ pairs, triples, bombs, joker pairs, sequences, and in dealt games through ``Deal
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -87,6 +90,28 @@ def test_behaves_as_the_tuple_it_stands_for() -> None:
         assert lazy[:2] + (None,) == full[:2] + (None,)
         assert lazy == full and full == lazy and not lazy != full and hash(lazy) == hash(full)
         assert lazy == PlainLeads(_Hand(hand, level)) and lazy != full[:-1] and lazy != list(full)
+
+
+def test_a_sequence_by_registration_and_no_tuple_is_one() -> None:
+    """Compiled by mypyc, a subclass of ``Sequence`` shared its ABC cache: a tuple was then an
+    instance of ``PlainLeads`` (and ``==`` against one called ``tolist`` on it)."""
+    hand, level = next(_plain_hands(random.Random(3), 1))
+    lazy = PlainLeads(_Hand(hand, level))
+    full = legal_plays(hand, level)
+    assert isinstance(lazy, Sequence) and not isinstance(tuple(full), PlainLeads)
+    assert lazy == tuple(full) and lazy != list(full)
+    assert list(reversed(lazy)) == full[::-1]
+    assert lazy.count(full[0]) == 1 and lazy.count("nothing") == 0
+
+
+def test_copies_and_pickles_equal_the_original() -> None:
+    """Compiled by mypyc, ``copy``/``pickle`` build it through ``__init__`` with no arguments."""
+    hand, level = next(_plain_hands(random.Random(4), 1))
+    lazy = PlainLeads(_Hand(hand, level))
+    first = lazy[0]
+    for other in (copy.copy(lazy), copy.deepcopy(lazy), pickle.loads(pickle.dumps(lazy))):
+        assert other == lazy and len(other) == len(lazy) and list(other) == list(lazy)
+        assert other[0] == first and other.index(first) == 0
 
 
 def test_deal_hands_a_lazy_lead_only_when_plain() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -336,7 +336,7 @@ class Deal:
             cached = self._analysis[seat] = (hand, len(hand), cached[3].without(cached[4]))
         return cached[2]
 
-    def _legal_lazy(self) -> Sequence:
+    def _legal_lazy(self) -> tuple | PlainLeads:
         """``_legal_tuple()``, except a lead from a hand without wilds and natural straight
         flushes: then a lazy ``PlainLeads`` sequence of the same plays (for bots that pick by
         index, see ``engine.play``)."""

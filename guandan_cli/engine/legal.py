@@ -19,6 +19,7 @@ from itertools import combinations, product
 from operator import getitem as _getitem
 from operator import index as _as_index
 from operator import itemgetter
+from typing import cast
 
 from .cards import HR, SB, InvalidHandError, hand_problem, level_index
 from .combos import (
@@ -44,7 +45,10 @@ from .combos import (
 )
 
 _new = tuple.__new__
-_new_hand = object.__new__
+#: the default hand of ``_Hand``: a blank analysis, for ``without`` (or ``copy``/``pickle``) to
+#: fill (``object.__new__`` cannot build a class compiled by mypyc, whose ``__new__`` runs
+#: ``__init__``, with no arguments when copying)
+_BLANK: list[int] = []
 _RANGE13 = range(13)
 _BASE_BIT = 1 | 1 << 8 | 1 << 16 | 1 << 24 | 1 << 32
 
@@ -124,8 +128,29 @@ class _Hand:
         "tail",
         "moved",
     )
+    by: list[tuple[int, ...]]
+    rc: list[int]
+    cb: bytes
+    w: int
+    wild: int
+    lv: int
+    bits: int
+    sfx: int
+    alow: int
+    members: int
+    sb: int
+    hr: int
+    x: int
+    b: bytes
+    #: every bomb-class play (``_all_bombs``), ``None`` until built
+    bombs: list[Combo] | None
+    #: the bombs and the pass that end the answers to a non-bomb (``_follow_tuple``)
+    tail: tuple[Combo, ...] | None
+    moved: list[int] | tuple[int, ...]
 
-    def __init__(self, hand: Iterable[int], lv: int) -> None:
+    def __init__(self, hand: Iterable[int] = _BLANK, lv: int = 0) -> None:
+        if hand is _BLANK:
+            return
         if type(hand) is not tuple and type(hand) is not list:
             hand = tuple(hand)
         try:
@@ -160,7 +185,7 @@ class _Hand:
         else:  # no wild among the cards
             for f in cards:
                 x -= _P4[f]
-        h = _new_hand(_Hand)
+        h = _Hand()
         if self.members:
             h._setup(x, w, self.lv, self)
             return h
@@ -428,18 +453,29 @@ def _nth_rank(rc: list[int], least: int, k: int) -> int:
     raise IndexError(k)  # pragma: no cover - the counts said it exists
 
 
-class PlainLeads(Sequence):
+class PlainLeads:
     """The lead list of a hand without wilds and natural straight flushes, built lazily.
 
     Equal, item for item and in order, to ``_lead_plain(h)`` (``legal_plays`` leading), but
     ``len()`` is counted from the rank counts and ``[i]`` builds only play ``i``: a bot that
     picks one play by index (``random``) does not pay for the others. Built from the seat's own
     hand analysis only. ``index`` answers at once for the last play it handed out.
+
+    A ``Sequence`` by registration, not inheritance: compiled by mypyc, a subclass of an ABC
+    shares its ABC cache (a tuple was then an instance of ``PlainLeads``).
     """
 
     __slots__ = ("_h", "_ends", "_last", "_last_i", "_list")
+    _h: _Hand
+    _ends: tuple[int, ...]
+    #: the last play handed out and its index (``_NOTHING`` for none yet)
+    _last: object
+    _last_i: object
+    _list: list[Combo] | None
 
-    def __init__(self, h: _Hand) -> None:
+    def __init__(self, h: _Hand | None = None) -> None:
+        if h is None:  # blank, for ``copy``/``pickle`` to fill (compiled, they call ``__init__``)
+            return
         self._h = h
         # no play handed out yet: a marker no caller holds (``None`` would answer ``legal[None]``)
         self._last = self._last_i = _NOTHING
@@ -488,7 +524,7 @@ class PlainLeads(Sequence):
     def __len__(self) -> int:
         return self._ends[7]
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if i is self._last_i:  # asked again for the last play (small ints are shared)
             return self._last
         ends = self._ends
@@ -519,14 +555,12 @@ class PlainLeads(Sequence):
             k = i - ends[0]
             if k < ends[8]:
                 r = _nth_rank(rc, 2, k)
-                b = h.b
-                o = 10 * r + _PAIR_ID[b[r]]
+                o = 10 * r + _PAIR_ID[h.b[r]]
                 return _PAIRS[o] or _pair(o)
             return _SB_PAIR if k == ends[8] and h.sb == 2 else _HR_PAIR
         if i < ends[2]:  # triples
             r = _nth_rank(rc, 3, i - ends[1])
-            b = h.b
-            o = 20 * r + _TRIP_ID[b[r]]
+            o = 20 * r + _TRIP_ID[h.b[r]]
             return _TRIPLES[o] or _triple(o)
         if i < ends[3]:  # full houses: per triple rank, every other pair rank, then joker pairs
             per = ends[8] - 1 + ends[9]
@@ -563,12 +597,12 @@ class PlainLeads(Sequence):
             for top, (a, b) in PLATE_WINDOWS:
                 if rc[a] >= 3 and rc[b] >= 3:
                     if not k:
-                        cards = list(by[a][:3] + by[b][:3])
-                        cards.sort()
-                        return _new(Combo, (PLATE, top, tuple(cards)))
+                        plate = list(by[a][:3] + by[b][:3])
+                        plate.sort()
+                        return _new(Combo, (PLATE, top, tuple(plate)))
                     k -= 1
         else:
-            return self._h.bombs[i - ends[6]]
+            return cast("list[Combo]", self._h.bombs)[i - ends[6]]
         raise IndexError(i)  # pragma: no cover - the counts said it exists
 
     def tolist(self) -> list[Combo]:
@@ -578,15 +612,25 @@ class PlainLeads(Sequence):
             lst = self._list = _lead_plain(self._h)
         return lst
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Combo]:
         return iter(self.tolist())
+
+    def count(self, action: object) -> int:
+        """As ``Sequence.count`` (no longer inherited)."""
+        return sum(1 for c in self.tolist() if c is action or c == action)
+
+    def __reversed__(self) -> Iterator[Combo]:
+        """As ``Sequence.__reversed__`` (no longer inherited; compiled, ``reversed()`` has no
+        fallback to ``__getitem__``): play by play from the last."""
+        for i in reversed(range(len(self))):
+            yield self[i]
 
     def __contains__(self, action: object) -> bool:
         return action is self._last or action in self.tolist()
 
-    def index(self, action, start: int = 0, stop: int | None = None) -> int:  # type: ignore[override]
+    def index(self, action, start: int = 0, stop: int | None = None) -> int:
         if action is self._last and start == 0 and stop is None:
-            return self._last_i
+            return cast(int, self._last_i)
         return self.tolist().index(action, start, *(() if stop is None else (stop,)))
 
     def __eq__(self, other: object) -> bool:
@@ -603,6 +647,8 @@ class PlainLeads(Sequence):
     def __repr__(self) -> str:
         return f"PlainLeads({self.tolist()!r})"
 
+
+Sequence.register(PlainLeads)
 
 #: ``PlainLeads``' "no play handed out yet"
 _NOTHING = object()
@@ -981,6 +1027,7 @@ def _straights(h: _Hand, thr: int, out: list) -> None:
         runs = ext & ext >> 8 & ext >> 16 & ext >> 24 & ext >> 32
         if not runs:
             return
+        firsts: list[int] | bytes
         if h.members:
             firsts = [t[0] if t else wild for t in by]
         else:  # the lowest face of each rank: 4 * rank + its lowest suit, bytewise
@@ -1041,13 +1088,13 @@ def _tubes(h: _Hand, thr: int, out: list) -> None:
     fits = short.to_bytes(16, "little")[2:14].translate(_AT_MOST[w if w < 3 else 3])
     if not any(fits):
         return
-    pairs = _wild_pairs(h)
+    wpairs = _wild_pairs(h)
     for top, fit in enumerate(fits, 1):
         if fit and top > thr:
             a, b, c = TUBE_WINDOWS[top - 1][1]
-            cards = list(pairs[a] + pairs[b] + pairs[c])
-            cards.sort()
-            out.append(_new(Combo, (TUBE, top, tuple(cards))))
+            tube = list(wpairs[a] + wpairs[b] + wpairs[c])
+            tube.sort()
+            out.append(_new(Combo, (TUBE, top, tuple(tube))))
 
 
 def _plates(h: _Hand, thr: int, out: list) -> None:
@@ -1075,9 +1122,9 @@ def _plates(h: _Hand, thr: int, out: list) -> None:
     for top, fit in enumerate(fits):
         if fit and top > thr:
             a, b = PLATE_WINDOWS[top][1]
-            cards = list(take(a, 3) + take(b, 3))
-            cards.sort()
-            out.append(_new(Combo, (PLATE, top, tuple(cards))))
+            plate = list(take(a, 3) + take(b, 3))
+            plate.sort()
+            out.append(_new(Combo, (PLATE, top, tuple(plate))))
 
 
 #: every bomb of a rank, by ``((level * 3 + wilds) * 13 + rank) << 8 | byte`` (``_BY`` bytes; level
@@ -1150,9 +1197,9 @@ def _bomb_class(h: _Hand, tb: int, out: list) -> None:
                 key = ((head + r) << 8 | b[r]) << 8 | members >> (8 * r) & 0xFF
                 bombs = kept.get(key)
                 if bombs is None:
-                    bombs = []
-                    _rank_bombs_kept(h, r, 0, bombs)
-                    bombs = kept[key] = tuple(bombs)
+                    made: list[Combo] = []
+                    _rank_bombs_kept(h, r, 0, made)
+                    bombs = kept[key] = tuple(made)
                 out += bombs
                 continue
             key = (head + r) << 8 | b[r]
@@ -1245,15 +1292,15 @@ def _straight_flushes(h: _Hand, tb: int, out: list) -> None:
         return
     bits = h.bits
     wild = h.wild
-    table = _SF_PLAYS
+    plays = _SF_PLAYS
     for top, s in enumerate(suits, 3):
         if s and 300 + top > tb:
             s -= 1
             present = bits >> (2 * s) & _SF_MASK[top]
             key = present << 12 | wild << 6 | top << 2 | s
-            c = table.get(key)
+            c = plays.get(key)
             if c is None:
-                c = table[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
+                c = plays[key] = _new(Combo, (STRAIGHT_FLUSH, top, _sf_cards(present, wild, top, s)))
             out.append(c)
 
 
@@ -1345,7 +1392,7 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
         for topr, ranks in STRAIGHT_WINDOWS:
             options = []
             for r in ranks:
-                opts = [((r * 4 + s,), 0)] if cnt[r * 4 + s] else []
+                opts: list[tuple[tuple[int, ...], int]] = [((r * 4 + s,), 0)] if cnt[r * 4 + s] else []
                 if w:
                     opts.append(((wild,), 1))
                 options.append(opts)
