@@ -18,7 +18,7 @@ directly) when
   processes included), and that ``pip install -e .`` rebuilds them.
 
 >>> status()["modules"][0]
-'strategies.heuristic.plan'
+'guandan_cli.engine.legal'
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 
 #: the modules ``setup.py`` compiles (in one mypyc group), as file paths from the project root
 COMPILED_SOURCES = (
+    "guandan_cli/engine/legal.py",
     "strategies/heuristic/plan.py",
     "strategies/heuristic/memory.py",
     "strategies/heuristic/bot.py",

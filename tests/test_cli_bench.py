@@ -30,7 +30,7 @@ def test_bench_prints_legal_startup_and_deal_figures():
     assert result.exit_code == 0, result.output
     out = result.output
     for figure in (
-        "heuristic bot: ",  # compiled or pure Python
+        "hot modules: ",  # compiled or pure Python
         "legal_plays lead",
         "legal_plays follow",
         "start-up guandan --help",

@@ -28,10 +28,12 @@ DRIVER = textwrap.dedent(
     from pathlib import Path
     from guandan_cli import simulate
     out, bot = Path(sys.argv[1]), sys.argv[2]
-    for name, strategies in (("heuristic", "heuristic"), ("bold", f"{bot}:Bold,heuristic")):
-        simulate(4, seed=11, strategies=strategies, workers=1, out=out / name, progress=False)
-    import strategies.heuristic.plan as p, strategies.heuristic.bot as b, strategies.heuristic.memory as m
-    print(json.dumps([p.__file__, b.__file__, m.__file__]))
+    runs = (("heuristic", "heuristic", 4), ("bold", f"{bot}:Bold,heuristic", 4), ("random", "random,greedy", 20))
+    for name, strategies, matches in runs:
+        simulate(matches, seed=11, strategies=strategies, workers=1, out=out / name, progress=False)
+    import importlib
+    from guandan_cli.compiled import COMPILED_MODULES
+    print(json.dumps([importlib.import_module(m).__file__ for m in COMPILED_MODULES]))
     """
 )
 
@@ -83,7 +85,7 @@ def test_compiled_and_pure_python_write_the_same_logs(tmp_path):
         files[pure] = json.loads(proc.stdout.splitlines()[-1])
     assert all(f.endswith(".py") for f in files[True])
     assert not any(f.endswith(".py") for f in files[False])
-    for name in ("heuristic", "bold"):
+    for name in ("heuristic", "bold", "random"):
         pure_log = _deal_bytes(tmp_path / "pure" / name)
         assert pure_log and pure_log == _deal_bytes(tmp_path / "compiled" / name), name
     # the subclass's constants took effect: its deals are not the plain heuristic's

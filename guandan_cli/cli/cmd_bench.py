@@ -63,7 +63,7 @@ def bench(
             fail(f"--strategies: {exc}")
     from guandan_cli.compiled import describe
 
-    typer.echo(f"heuristic bot: {describe()}")  # what the figures below ran
+    typer.echo(f"hot modules: {describe()}")  # what the figures below ran
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
             typer.echo(line)
