@@ -143,7 +143,11 @@ def install() -> None:
     """Put the finder ahead of Python's (once; ``import guandan_cli`` does it). The decision
     is taken when a compiled module is first imported."""
     if not any(isinstance(f, _SourceFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _SourceFinder())  # type: ignore[arg-type]
+        # just ahead of the finder of files on sys.path (and of the editable install's finder,
+        # after it): finders put first by others still come first
+        finders = sys.meta_path
+        at = finders.index(importlib.machinery.PathFinder) if importlib.machinery.PathFinder in finders else 0
+        finders.insert(at, _SourceFinder())  # type: ignore[arg-type]
 
 
 def status() -> dict:
