@@ -41,8 +41,16 @@ _SKIP = {"builtins"}
 
 
 def _module_file(module: types.ModuleType | None) -> Path | None:
+    """The ``.py`` source of a module: its file, or for a module compiled from a source beside
+    it (mypyc: ``plan.cpython-311-….so`` next to ``plan.py``) that source, so a compiled bot
+    and its source have one fingerprint, and an edit of the source changes it."""
     f = getattr(module, "__file__", None)
-    if not f or not f.endswith(".py") or not os.path.isfile(f):
+    if f and not f.endswith(".py"):
+        from importlib.machinery import EXTENSION_SUFFIXES
+
+        suffix = next((s for s in EXTENSION_SUFFIXES if f.endswith(s)), None)
+        f = f[: -len(suffix)] + ".py" if suffix else None
+    if not f or not os.path.isfile(f):
         return None
     return Path(f).resolve()
 

@@ -153,3 +153,18 @@ def test_every_compiled_source_is_a_module_of_the_project():
     for source, module in zip(compiled.COMPILED_SOURCES, compiled.COMPILED_MODULES, strict=True):
         assert (ROOT / source).is_file()
         assert module == source[:-3].replace("/", ".")
+
+
+def test_a_compiled_bot_has_its_sources_fingerprint():
+    """compare reuses stored results only while a bot's code is the same (strategies.fingerprint):
+    a compiled module's fingerprint must hash its source files, as the pure one does (it once
+    hashed none, so an edit and a rebuild kept the old fingerprint)."""
+    _require_compiled()
+    code = "from strategies.fingerprint import fingerprint as f; print(f('heuristic'), f('random'))"
+    outs = []
+    for pure in (True, False):
+        proc = _run(["-c", code], pure)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1]
+    assert "'files': 0" not in outs[1]
