@@ -31,18 +31,34 @@ sys.path.pop(0)
 _BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop", "bdist_egg"}
 
 
+def _remove_old_build() -> None:
+    """Delete an earlier build's extension modules and record from the source tree (an
+    editable install puts them there): a pure build must not leave an old compiled one running."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+
+    stems = [ROOT / src[:-3] for src in COMPILED_SOURCES] + [ROOT / "guandan_native__mypyc"]
+    for stem in stems:
+        for suffix in EXTENSION_SUFFIXES:
+            Path(str(stem) + suffix).unlink(missing_ok=True)
+    (ROOT / "guandan_cli" / RECORD_NAME).unlink(missing_ok=True)
+
+
+def _pure(reason: str) -> list:
+    print(f"guandan: {reason}: pure Python, nothing compiled", file=sys.stderr)
+    _remove_old_build()
+    return []
+
+
 def _mypyc_extensions() -> list:
     """The mypyc extension modules, or none (with the reason printed) when they cannot be made."""
     if not _BUILDING.intersection(sys.argv[1:]):
         return []
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
-        print(f"guandan: {PURE_ENV} is set: pure Python, nothing compiled", file=sys.stderr)
-        return []
+        return _pure(f"{PURE_ENV} is set")
     try:
         from mypyc.build import mypycify
     except ImportError:
-        print("guandan: mypyc is not available: pure Python, nothing compiled", file=sys.stderr)
-        return []
+        return _pure("mypyc is not available")
     try:
         exts = mypycify(
             ["--follow-imports=silent", "--ignore-missing-imports", *COMPILED_SOURCES],
@@ -50,8 +66,7 @@ def _mypyc_extensions() -> list:
             group_name="guandan_native",
         )
     except (Exception, SystemExit) as exc:  # a type error stops mypyc: install the sources
-        print(f"guandan: mypyc failed ({exc}): pure Python, nothing compiled", file=sys.stderr)
-        return []
+        return _pure(f"mypyc failed ({exc})")
     for ext in exts:
         ext.optional = True  # a failed C compile leaves pure Python, not a failed install
     return exts
@@ -73,7 +88,7 @@ class BuildCompiled(build_ext):
             for p in outputs:
                 p.unlink(missing_ok=True)
             record.unlink(missing_ok=True)
-            print("guandan: the C compiler failed: pure Python, nothing compiled", file=sys.stderr)
+            _pure("the C compiler failed")
             return
         sums = {
             src[:-3].replace("/", "."): hashlib.sha256((ROOT / src).read_bytes()).hexdigest()
