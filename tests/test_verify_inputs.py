@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.reports import load
-from guandan_cli.runner.verify import verify
+from guandan_cli.runner.verify import ALONE, verify
 
 runner = CliRunner()
 
@@ -150,8 +150,8 @@ def test_an_a_fail_limit_run_without_its_manifest_verifies_ok(tmp_path):
     res = invoke("verify", run, "-q", "-w", 1)
     assert res.exit_code == 0, res.output
     assert res.stderr.splitlines()[-1] == (
-        f"note: no manifest in {run}: replayed with max_deals 12 (from its capped deals) "
-        "and a_fail_limit 1 (from its levels sent back to 2 at A)"
+        f"note: no manifest in {run}: replayed with max_deals 12 (from its capped deals), "
+        "a_fail_limit 1 (from its levels sent back to 2 at A)"
     )
 
 
@@ -173,6 +173,35 @@ def test_a_wrong_cap_is_still_a_problem_without_a_manifest(run_copy):
         f"{run_copy / 'matches-00000.jsonl'}:1: match 0: capped is True, the last deal gives False",
     ]
     assert report.inferred == {str(run_copy): {"max_deals": 3}}
+
+
+@pytest.mark.parametrize(
+    ("experiment", "arm", "options"),
+    [
+        ("tribute", "with-tribute", {}),
+        ("tribute", "without-tribute", {}),  # tribute off: no tribute in any line, none rebuilt
+        ("resistance", "resisted", {}),
+        ("resistance", "paid", {"tribute": "paid"}),
+    ],
+)
+def test_an_experiment_arm_without_its_manifest_verifies_ok(tmp_path, experiment, arm, options):
+    """A setups run (an experiment's arm) without its manifest: every deal was checked as deal 0
+    of a fresh match (level_team, tribute, illegal payments), and a paid arm's tribute as
+    resisted. Its deals are replayed each on its own, with tribute paid where a side holding
+    both HR paid."""
+    out = tmp_path / "exp"
+    assert invoke("experiment", experiment, "-n", 4, "-s", "random", "-w", 1, "-q", "-o", out).exit_code == 0
+    run = out / arm
+    (run / "manifest.json").unlink()
+    report = verify(run)
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.inferred == {str(run): {"max_deals": 1, "setups": ALONE, **options}}
+    res = invoke("verify", run, "-q", "-w", 1)
+    assert res.exit_code == 0, res.output
+    assert (
+        "each deal on its own (its matches are single deals from set situations: a setups run)"
+        in (res.stderr.splitlines()[-1])
+    )
 
 
 def test_a_run_with_its_manifest_has_no_such_note(run6):

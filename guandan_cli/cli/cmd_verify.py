@@ -117,7 +117,7 @@ def verify(
             err=True,
         )
     for run, options in report.inferred.items():  # replayed with options no manifest gave: say which
-        said = " and ".join(f"{name} {value} ({_SHOWN_BY[name]})" for name, value in options.items())
+        said = ", ".join(_SHOWN_BY[name].format(value) for name, value in options.items())
         which = (
             f"no manifest in {run}" if run in report.no_manifest else f"the manifest in {run} is unreadable"
         )
@@ -129,7 +129,12 @@ def verify(
 
 
 #: where the deal lines show an option the manifest would give (``runner.verify.infer_options``)
-_SHOWN_BY = {"max_deals": "from its capped deals", "a_fail_limit": "from its levels sent back to 2 at A"}
+_SHOWN_BY = {
+    "max_deals": "max_deals {} (from its capped deals)",
+    "a_fail_limit": "a_fail_limit {} (from its levels sent back to 2 at A)",
+    "setups": "each deal on its own (its matches are single deals from set situations: a setups run)",
+    "tribute": "tribute {} (from a tribute paid by a side holding both HR)",
+}
 
 
 _PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")

@@ -3,8 +3,7 @@
 For each deal line the ``DealSetup`` is rebuilt from the record alone (hands, level, levels,
 level team, the previous deal's finish order and double-down from the previous line of the
 same match, ``first_leader`` for deal 0, the ruleset and the run's options from the
-manifest, or without one ``max_deals`` and ``a_fail_limit`` as the deal lines show them:
-:func:`infer_options`), its tribute, return and play actions are replayed with full verification, and
+manifest, or without one as the deal lines show them: :func:`infer_options`), its tribute, return and play actions are replayed with full verification, and
 the record the replay gives (``deal_record``) is compared field by field with the line:
 tribute and return, first leader, finish order, double-down, upgrade, levels after, match
 end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
@@ -71,8 +70,8 @@ class VerifyReport:
     #: strategies) to check them against, which an "ok" must not pass over in silence
     no_manifest: list[str] = field(default_factory=list)
     #: per folder read without a manifest, the run options taken from its deal lines
-    #: (``max_deals``, ``a_fail_limit``: see :func:`infer_options`), for the note
-    inferred: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: (:func:`infer_options`), for the note
+    inferred: dict[str, dict[str, int | str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -561,22 +560,35 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_fold_identity, report, manifest, run_dir, mark)
 
 
-def infer_options(deal_files: list[Path]) -> dict[str, int]:
-    """``max_deals`` and ``a_fail_limit`` of a run read without its manifest, from its deal lines.
+#: ``setups`` for a run read without its manifest whose deals are set situations: each deal
+#: is replayed on its own, from its record (no named source to compare it with)
+ALONE = "(each deal alone)"
 
-    Neither is written in a line, yet both change what the replay gives (``match_over``,
-    ``capped``, ``levels_after``): replayed with neither, a correct capped run was reported
-    broken on every capped deal. Each shows in the lines where it acted, and only there:
-    a deal ``d`` that is ``capped`` gives ``max_deals = d + 1``; a level team at its own A
-    that fails and is sent back to 2 gives ``a_fail_limit`` = its failures at A counted so
-    far in the match. A run where neither acted replays the same without it. The value
-    most lines give is taken (the larger on a tie): the lines that disagree with it are
-    then reported by the replay, as with a manifest. Lines that do not parse are left to
-    the checks that report them.
+
+def infer_options(deal_files: list[Path]) -> dict[str, int | str]:
+    """The run options of a run read without its manifest, as its deal lines show them.
+
+    No line records them, yet they change what the replay gives: replayed without them, a
+    correct capped run was reported broken on every capped deal. Each shows in the lines
+    where it acted, and only there; a run where one never acted replays the same without it:
+
+    - ``max_deals``: a deal ``d`` that is ``capped`` gives ``d + 1``;
+    - ``a_fail_limit``: a level team at its own A that fails and is sent back to 2 gives
+      its failures at A counted so far in the match;
+    - ``setups`` (:data:`ALONE`): every match one deal, and a deal 0 that does not start a
+      match (a level team): a setups run (``guandan experiment``), each deal replayed on
+      its own as with a manifest naming a run directory as the source;
+    - ``tribute`` (``paid``): a tribute paid by a side holding both ``HR``, which resists
+      unless tribute is ``paid``.
+
+    For a number, the value most lines give is taken (the larger on a tie): the lines that
+    disagree with it are then reported by the replay, as with a manifest. Lines that do
+    not parse are left to the checks that report them.
     """
     caps: Counter[int] = Counter()
     limits: Counter[int] = Counter()
     failures: dict[object, list[int]] = {}
+    set_up = paid = False
     for path in deal_files:
         for _n, raw, err in iter_raw(path):
             if err is not None:
@@ -588,18 +600,26 @@ def infer_options(deal_files: list[Path]) -> dict[str, int]:
                 if rec["capped"] is True:
                     caps[int(rec["deal"]) + 1] += 1
                 lt, before, after = rec["level_team"], rec["levels_before"], rec["levels_after"]
-                count = failures.setdefault(rec["match"], [0, 0])
+                count = failures.setdefault(rec["match"], [0, 0, 0])
+                count[2] += 1  # deal lines of the match
                 if lt in (0, 1) and before[lt] == "A" and after[lt] != "A+":  # the match not won: a failure
                     count[lt] += 1
                     if after[lt] == "2":  # sent back to 2: the limit was reached
                         limits[count[lt]] += 1
                         count[lt] = 0
-            except (KeyError, TypeError, ValueError, IndexError):
+                set_up = set_up or (rec["deal"] == 0 and lt is not None)
+                payers = {p["from"] for p in rec["tribute"]["payments"]}
+                paid = paid or sum(rec["hands"][s].split().count("HR") for s in payers) == 2
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 continue
-    out = {}
+    out: dict[str, int | str] = {}
     for name, votes in (("max_deals", caps), ("a_fail_limit", limits)):
         if votes:
             out[name] = max(votes, key=lambda value: (votes[value], value))
+    if set_up and all(count[2] == 1 for count in failures.values()):
+        out["setups"] = ALONE
+    if paid:
+        out["tribute"] = "paid"
     return out
 
 
@@ -611,7 +631,7 @@ def _start_run(
     run_dir: Path,
     whole: bool,
     mark: dict,
-    inferred: dict[str, int],
+    inferred: dict[str, int | str],
     _result=None,
 ) -> None:
     mark.update(problems=len(report.problems), deals=report.deals)
@@ -777,6 +797,7 @@ def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
 
 
 __all__ = [
+    "ALONE",
     "CHUNK_DEALS",
     "Problem",
     "VerifyReport",
