@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.reports import load
-from guandan_cli.runner.verify import verify
+from guandan_cli.runner.verify import ALONE, verify
 
 runner = CliRunner()
 
@@ -106,7 +106,7 @@ def test_analyze_refuses_two_copies_of_one_run(run6, tmp_path):
 def test_parts_without_a_manifest_say_the_sha256_checks_were_skipped(tmp_path):
     """QA: parts copied without their manifest verified "ok" with no word that nothing was
     compared with a sha256. One note on stderr; the exit code is still 0."""
-    run_copy = tmp_path / "run"  # not capped: without a manifest, max_deals is not known
+    run_copy = tmp_path / "run"  # not capped: no option read from the lines, so no second note
     assert invoke("simulate", "-n", 2, "-s", "random", "-w", 1, "-q", "-o", run_copy).exit_code == 0
     (run_copy / "manifest.json").unlink()
     for given in (run_copy, run_copy / "deals-00000.jsonl"):
@@ -118,6 +118,90 @@ def test_parts_without_a_manifest_say_the_sha256_checks_were_skipped(tmp_path):
             "(and the lines' run_id, seeds and strategies are not checked against one)"
         ]
     assert verify(run_copy).no_manifest == [str(run_copy)]
+
+
+_NOTE = "sha256 checks skipped (and the lines' run_id, seeds and strategies are not checked against one)"
+
+
+def test_a_capped_run_without_its_manifest_verifies_ok(run_copy):
+    """QA: a run capped by --max-deals, verified without its manifest, had two problems on each
+    capped deal (match_over, capped: the replay knew no cap). The cap is read from the capped
+    deals (deal 2 capped: max_deals 3) and said in the note."""
+    (run_copy / "manifest.json").unlink()
+    res = invoke("verify", run_copy, "-q", "-w", 1)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[-1].startswith("verified 18 deals and 6 matches") and ": ok" in res.stdout
+    assert res.stderr.splitlines() == [
+        f"note: no manifest in {run_copy}: {_NOTE}",
+        f"note: no manifest in {run_copy}: replayed with max_deals 3 (from its capped deals)",
+    ]
+    assert verify(run_copy).inferred == {str(run_copy): {"max_deals": 3}}
+
+
+def test_an_a_fail_limit_run_without_its_manifest_verifies_ok(tmp_path):
+    """The same for --a-fail-limit: a level sent back to 2 was a problem on levels_after."""
+    run = tmp_path / "run"
+    args = ("simulate", "-n", 2, "--seed", 1, "-s", "random", "--a-fail-limit", 1, "--max-deals", 12, "-w", 1)
+    assert invoke(*args, "-q", "-o", run).exit_code == 0
+    (run / "manifest.json").unlink()
+    report = verify(run)
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.inferred == {str(run): {"max_deals": 12, "a_fail_limit": 1}}
+    res = invoke("verify", run, "-q", "-w", 1)
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines()[-1] == (
+        f"note: no manifest in {run}: replayed with max_deals 12 (from its capped deals), "
+        "a_fail_limit 1 (from its levels sent back to 2 at A)"
+    )
+
+
+def test_a_wrong_cap_is_still_a_problem_without_a_manifest(run_copy):
+    """The cap is the one most capped deals give: a deal capped too early, or a capped deal
+    edited to uncapped, is reported against it (and the match record against its last deal)."""
+    (run_copy / "manifest.json").unlink()
+    part = run_copy / "deals-00000.jsonl"
+    lines = part.read_text().splitlines(keepends=True)
+    assert '"deal":2,' in lines[2] and '"capped":true' in lines[2]
+    assert '"deal":0,' in lines[3] and '"capped":false' in lines[3]
+    lines[2] = lines[2].replace('"capped":true', '"capped":false')
+    lines[3] = lines[3].replace('"capped":false', '"capped":true')
+    part.write_text("".join(lines))
+    report = verify(run_copy)
+    assert [str(p) for p in report.problems] == [
+        f"{part}:3: match 0 deal 2: capped is False, the replay gives True",
+        f"{part}:4: match 1 deal 0: capped is True, the replay gives False",
+        f"{run_copy / 'matches-00000.jsonl'}:1: match 0: capped is True, the last deal gives False",
+    ]
+    assert report.inferred == {str(run_copy): {"max_deals": 3}}
+
+
+@pytest.mark.parametrize(
+    ("experiment", "arm", "options"),
+    [
+        ("tribute", "with-tribute", {}),
+        ("tribute", "without-tribute", {}),  # tribute off: no tribute in any line, none rebuilt
+        ("resistance", "resisted", {}),
+        ("resistance", "paid", {"tribute": "paid"}),
+    ],
+)
+def test_an_experiment_arm_without_its_manifest_verifies_ok(tmp_path, experiment, arm, options):
+    """A setups run (an experiment's arm) without its manifest: every deal was checked as deal 0
+    of a fresh match (level_team, tribute, illegal payments), and a paid arm's tribute as
+    resisted. Its deals are replayed each on its own, with tribute paid where a side holding
+    both HR paid."""
+    out = tmp_path / "exp"
+    assert invoke("experiment", experiment, "-n", 4, "-s", "random", "-w", 1, "-q", "-o", out).exit_code == 0
+    run = out / arm
+    (run / "manifest.json").unlink()
+    report = verify(run)
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.inferred == {str(run): {"max_deals": 1, "setups": ALONE, **options}}
+    res = invoke("verify", run, "-q", "-w", 1)
+    assert res.exit_code == 0, res.output
+    assert (
+        "each deal on its own (its matches are single deals from set situations: a setups run)"
+        in (res.stderr.splitlines()[-1])
+    )
 
 
 def test_a_run_with_its_manifest_has_no_such_note(run6):

@@ -116,10 +116,25 @@ def verify(
             "(and the lines' run_id, seeds and strategies are not checked against one)",
             err=True,
         )
+    for run, options in report.inferred.items():  # replayed with options no manifest gave: say which
+        said = ", ".join(_SHOWN_BY[name].format(value) for name, value in options.items())
+        which = (
+            f"no manifest in {run}" if run in report.no_manifest else f"the manifest in {run} is unreadable"
+        )
+        typer.echo(f"note: {which}: replayed with {said}", err=True)
     for line in [*_unverified_journals(runs), *_stray_parts(runs)]:
         typer.echo(line, err=True)
     if not report.ok:
         raise typer.Exit(1)
+
+
+#: where the deal lines show an option the manifest would give (``runner.verify.infer_options``)
+_SHOWN_BY = {
+    "max_deals": "max_deals {} (from its capped deals)",
+    "a_fail_limit": "a_fail_limit {} (from its levels sent back to 2 at A)",
+    "setups": "each deal on its own (its matches are single deals from set situations: a setups run)",
+    "tribute": "tribute {} (from a tribute paid by a side holding both HR)",
+}
 
 
 _PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")

@@ -3,7 +3,7 @@
 For each deal line the ``DealSetup`` is rebuilt from the record alone (hands, level, levels,
 level team, the previous deal's finish order and double-down from the previous line of the
 same match, ``first_leader`` for deal 0, the ruleset and the run's options from the
-manifest), its tribute, return and play actions are replayed with full verification, and
+manifest, or without one as the deal lines show them: :func:`infer_options`), its tribute, return and play actions are replayed with full verification, and
 the record the replay gives (``deal_record``) is compared field by field with the line:
 tribute and return, first leader, finish order, double-down, upgrade, levels after, match
 end, winner, cap and the derived facts. Seeds (match, deal, hands dealt from the deal
@@ -27,7 +27,7 @@ import hashlib
 import os
 import random
 import re
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -69,6 +69,9 @@ class VerifyReport:
     #: folders whose parts were read without a manifest: no sha256 (nor run_id, seed,
     #: strategies) to check them against, which an "ok" must not pass over in silence
     no_manifest: list[str] = field(default_factory=list)
+    #: per folder read without a manifest, the run options taken from its deal lines
+    #: (:func:`infer_options`), for the note
+    inferred: dict[str, dict[str, int | str]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -535,12 +538,14 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         except ValueError as exc:
             manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
         facts = _facts(manifest)
+        inferred = infer_options(deal_files) if manifest is None else {}
+        facts.update(inferred)
         v = _RunVerifier(facts, report)
         files = [*deal_files, *match_files]
         mark: dict = {}
         yield (
             None,
-            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole, mark),
+            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole, mark, inferred),
         )
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
@@ -555,12 +560,85 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_fold_identity, report, manifest, run_dir, mark)
 
 
+#: ``setups`` for a run read without its manifest whose deals are set situations: each deal
+#: is replayed on its own, from its record (no named source to compare it with)
+ALONE = "(each deal alone)"
+
+
+def infer_options(deal_files: list[Path]) -> dict[str, int | str]:
+    """The run options of a run read without its manifest, as its deal lines show them.
+
+    No line records them, yet they change what the replay gives: replayed without them, a
+    correct capped run was reported broken on every capped deal. Each shows in the lines
+    where it acted, and only there; a run where one never acted replays the same without it:
+
+    - ``max_deals``: a deal ``d`` that is ``capped`` gives ``d + 1``;
+    - ``a_fail_limit``: a level team at its own A that fails and is sent back to 2 gives
+      its failures at A counted so far in the match;
+    - ``setups`` (:data:`ALONE`): every match one deal, and a deal 0 that does not start a
+      match (a level team): a setups run (``guandan experiment``), each deal replayed on
+      its own as with a manifest naming a run directory as the source;
+    - ``tribute`` (``paid``): a tribute paid by a side holding both ``HR``, which resists
+      unless tribute is ``paid``.
+
+    For a number, the value most lines give is taken (the larger on a tie): the lines that
+    disagree with it are then reported by the replay, as with a manifest. Lines that do
+    not parse are left to the checks that report them.
+    """
+    caps: Counter[int] = Counter()
+    limits: Counter[int] = Counter()
+    failures: dict[object, list[int]] = {}
+    set_up = paid = False
+    for path in deal_files:
+        for _n, raw, err in iter_raw(path):
+            if err is not None:
+                break
+            rec, reason = check_line(raw, "deals")
+            if reason is not None:
+                continue
+            try:
+                if rec["capped"] is True:
+                    caps[int(rec["deal"]) + 1] += 1
+                lt, before, after = rec["level_team"], rec["levels_before"], rec["levels_after"]
+                count = failures.setdefault(rec["match"], [0, 0, 0])
+                count[2] += 1  # deal lines of the match
+                if lt in (0, 1) and before[lt] == "A" and after[lt] != "A+":  # the match not won: a failure
+                    count[lt] += 1
+                    if after[lt] == "2":  # sent back to 2: the limit was reached
+                        limits[count[lt]] += 1
+                        count[lt] = 0
+                set_up = set_up or (rec["deal"] == 0 and lt is not None)
+                payers = {p["from"] for p in rec["tribute"]["payments"]}
+                paid = paid or sum(rec["hands"][s].split().count("HR") for s in payers) == 2
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                continue
+    out: dict[str, int | str] = {}
+    for name, votes in (("max_deals", caps), ("a_fail_limit", limits)):
+        if votes:
+            out[name] = max(votes, key=lambda value: (votes[value], value))
+    if set_up and all(count[2] == 1 for count in failures.values()):
+        out["setups"] = ALONE
+    if paid:
+        out["tribute"] = "paid"
+    return out
+
+
 def _start_run(
-    report: VerifyReport, problem, manifest, files, run_dir: Path, whole: bool, mark: dict, _result=None
+    report: VerifyReport,
+    problem,
+    manifest,
+    files,
+    run_dir: Path,
+    whole: bool,
+    mark: dict,
+    inferred: dict[str, int | str],
+    _result=None,
 ) -> None:
     mark.update(problems=len(report.problems), deals=report.deals)
     if problem is not None:
         report.problems.append(problem)
+    if inferred:
+        report.inferred[str(run_dir)] = inferred
     if manifest is not None:
         _check_hashes(manifest, files, report)
         if whole:
@@ -718,4 +796,13 @@ def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
         report.problems.append(Problem(bad.path, bad.line, bad.reason))
 
 
-__all__ = ["CHUNK_DEALS", "Problem", "VerifyReport", "expected_deals", "verify", "verify_chunk"]
+__all__ = [
+    "ALONE",
+    "CHUNK_DEALS",
+    "Problem",
+    "VerifyReport",
+    "expected_deals",
+    "infer_options",
+    "verify",
+    "verify_chunk",
+]
