@@ -177,6 +177,10 @@ def level_index(level: str | SupportsIndex) -> int:
     Traceback (most recent call last):
     ...
     TypeError: bad level 2.0: a level is a token 2..A (str) or an index 0..12 (int)
+    >>> level_index("x")
+    Traceback (most recent call last):
+    ...
+    ValueError: bad level 'x': a level is one of 2 3 4 5 6 7 8 9 T J Q K A (10 for T also works)
     """
     if not isinstance(level, str):
         try:
@@ -188,9 +192,9 @@ def level_index(level: str | SupportsIndex) -> int:
         if 0 <= lv <= 12:
             return lv
         raise ValueError(f"bad level {level!r}: a level index is 0..12 (2..A)")
-    idx = rank_index(level)
-    if idx > 12:
-        raise ValueError(f"bad level {level!r}: a level is one of {RANKS}")
+    idx = RANK_INDEX.get("T" if level.strip() == "10" else level.strip().upper(), 13)
+    if idx > 12:  # (rank_index's error would offer SB and HR, which are no levels)
+        raise ValueError(f"bad level {level!r}: a level is one of {' '.join(RANKS)} (10 for T also works)")
     return idx
 
 
