@@ -140,6 +140,12 @@ def strategy_problem(cls: object) -> str | None:
         return "its constructor does not take (seat, rng)"
     except ValueError:  # no signature to read (a builtin): let it be tried
         pass
+    heuristic = sys.modules.get("strategies.heuristic.bot")  # (not loaded: cls is no subclass)
+    if heuristic is not None and issubclass(cls, heuristic.HeuristicStrategy):
+        try:  # constants of the wrong type: refused here, before a run starts
+            heuristic._check_constants(cls)
+        except TypeError as exc:
+            return str(exc)
     return None
 
 

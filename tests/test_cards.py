@@ -1,7 +1,7 @@
 import pytest
 
 from guandan_cli.engine import CardParseError, format_cards, parse_cards
-from guandan_cli.engine.cards import FACE_NAMES, N_FACES, deal_hands, full_deck
+from guandan_cli.engine.cards import FACE_NAMES, N_FACES, deal_hands, full_deck, level_index
 
 
 def test_every_face_round_trips():
@@ -53,3 +53,15 @@ def test_deal_hands_deals_what_random_shuffle_deals():
 
     hands = deal_hands(Reversed(1))
     assert hands[0] == tuple(sorted(full_deck()[-27:]))
+
+
+@pytest.mark.parametrize("token", ["x", "SB", "1", ""])
+def test_a_bad_level_token_names_the_levels_not_the_jokers(token):
+    """level_index (legal_plays, make_plan) once answered 'x' with rank_index's error, which
+    offers SB and HR: no levels."""
+    with pytest.raises(ValueError) as exc:
+        level_index(token)
+    assert (
+        str(exc.value)
+        == f"bad level {token!r}: a level is one of 2 3 4 5 6 7 8 9 T J Q K A (10 for T also works)"
+    )

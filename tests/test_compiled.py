@@ -168,3 +168,126 @@ def test_a_compiled_bot_has_its_sources_fingerprint():
         outs.append(proc.stdout)
     assert outs[0] == outs[1]
     assert "'files': 0" not in outs[1]
+
+
+#: odd input to the compiled modules' public functions: one line per case, the result or the
+#: error's type and message (compiled, a bare "int object expected; got numpy.int64" once)
+BAD_INPUT = textwrap.dedent(
+    """
+    import numpy as np
+    from guandan_cli.engine import Combo, parse_cards
+    from guandan_cli.engine.legal import all_plays, legal_plays
+    from strategies.heuristic import make_plan
+    from strategies.heuristic.plan import plan_cost
+
+    hand = parse_cards("S3 H3 S4 D4 C5 H2 SA")
+    top = Combo.from_text("pair:3 S3 D3")
+    texts = lambda plays: [c.text() for c in plays]
+    cases = {
+        "level numpy int": lambda: texts(legal_plays(hand, np.int64(3))) == texts(legal_plays(hand, 3)),
+        "level numpy int, all": lambda: texts(all_plays(hand, np.int32(3))) == texts(all_plays(hand, "5")),
+        "level float": lambda: legal_plays(hand, 3.0),
+        "level 13": lambda: legal_plays(hand, 13),
+        "level -1": lambda: list(all_plays(hand, -1)),
+        "level None": lambda: legal_plays(hand, None),
+        "top list": lambda: texts(legal_plays(hand, 0, list(top))) == texts(legal_plays(hand, 0, top)),
+        "top numpy rank": lambda: texts(all_plays(hand, 0, ("pair", np.int64(1), [0, 2]))) == texts(all_plays(hand, 0, top)),
+        "top str": lambda: legal_plays(hand, 0, "pair:3 S3 D3"),
+        "top empty": lambda: legal_plays(hand, 0, ()),
+        "top bad type": lambda: legal_plays(hand, 0, ["triplet", 1, [0, 1, 2]]),
+        "plan list": lambda: make_plan(list(hand), 0) == make_plan(tuple(sorted(hand)), 0),
+        "plan numpy": lambda: plan_cost(np.array(hand), np.int64(3)) == plan_cost(tuple(sorted(hand)), 3),
+        "plan token": lambda: make_plan(hand, "A") == make_plan(tuple(sorted(hand)), 12),
+        "plan str hand": lambda: make_plan("S3 H3", 0),
+        "plan 3 copies": lambda: plan_cost((0, 0, 0), 0),
+        "plan level float": lambda: make_plan(hand, 1.0),
+    }
+    for name, case in cases.items():
+        try:
+            print(f"{name}: {case()}")
+        except Exception as exc:
+            print(f"{name}: {type(exc).__name__}: {exc}")
+    """
+)
+
+
+def test_odd_input_to_the_compiled_functions_is_taken_or_refused_alike():
+    """numpy integers, lists and level tokens are taken; anything else is refused with an
+    error naming the argument, the same compiled and pure (compiled it was a bare type error
+    such as "union[str, int] object expected; got numpy.int64")."""
+    outs = []
+    for pure in (True, False):
+        proc = _run(["-c", BAD_INPUT], pure)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1]
+    lines = dict(line.split(": ", 1) for line in outs[0].splitlines())
+    for name in ("level numpy int", "level numpy int, all", "top list", "top numpy rank"):
+        assert lines[name] == "True", name
+    for name in ("plan list", "plan numpy", "plan token"):
+        assert lines[name] == "True", name
+    bad_level = "TypeError: bad level {}: a level is a token 2..A (str) or an index 0..12 (int)"
+    assert lines["level float"] == bad_level.format("3.0")
+    assert lines["level None"] == bad_level.format("None")
+    assert lines["plan level float"] == bad_level.format("1.0")
+    assert lines["level 13"] == "ValueError: bad level 13: a level index is 0..12 (2..A)"
+    assert lines["level -1"] == "ValueError: bad level -1: a level index is 0..12 (2..A)"
+    assert lines["top str"].startswith("TypeError: top 'pair:3 S3 D3': expected a Combo (type, rank, cards)")
+    assert lines["top empty"].startswith("TypeError: top (): expected a Combo")
+    assert lines["top bad type"].startswith("ValueError: top ['triplet', 1, [0, 1, 2]]: not a play")
+    assert lines["plan str hand"].startswith("TypeError: hand 'S3 H3': expected card faces")
+    assert lines["plan 3 copies"] == "InvalidHandError: hand holds 3 copies of S2: two decks hold at most 2"
+
+
+#: subclasses of the heuristic with constants of other number types, and one that is no number
+ODD_CONSTANTS_BOT = textwrap.dedent(
+    """
+    import numpy as np
+    from strategies.heuristic import HeuristicStrategy
+
+    class Numpy(HeuristicStrategy):
+        name = "numpy"
+        DANGER = np.int64(6)
+        FEED = 3.0
+        BREAK_NORMAL = np.float32(0.25)
+
+    class Text(HeuristicStrategy):
+        name = "text"
+        DANGER = "6"
+    """
+)
+
+
+def test_a_subclass_with_numpy_or_whole_float_constants_plays_alike_compiled_or_not(tmp_path):
+    """Compiled, DANGER = np.int64(6) (or 6.0) failed mid-match ("int object expected; got
+    numpy.int64") where pure Python played: both now play the same deals; a constant that is
+    no number is a TypeError naming it, in both."""
+    bot = tmp_path / "odd.py"
+    bot.write_text(ODD_CONSTANTS_BOT)
+    logs = []
+    for pure in (True, False):
+        out = tmp_path / ("pure" if pure else "compiled")
+        code = (
+            "import sys; from guandan_cli import simulate; "
+            "simulate(2, seed=5, strategies=sys.argv[1] + ':Numpy,heuristic', workers=1, out=sys.argv[2], progress=False)"
+        )
+        proc = _run(["-c", code, str(bot), str(out)], pure)
+        assert proc.returncode == 0, proc.stderr
+        logs.append(_deal_bytes(out))
+        code = "import sys; sys.path.insert(0, sys.argv[1]); from odd import Text; Text(0)"
+        proc = _run(["-c", code, str(tmp_path)], pure)
+        assert proc.returncode != 0
+        assert (
+            proc.stderr.strip().splitlines()[-1]
+            == "TypeError: Text.DANGER = '6': DANGER is a whole number of cards (int)"
+        )
+        # the CLI refuses the bot before the run, in one line
+        cli = "from guandan_cli.cli.app import main; main()"
+        args = ["simulate", "-n", "1", "-w", "1", "-q", "-s", f"{bot}:Text", "-o", str(tmp_path / "text")]
+        proc = _run(["-c", cli, *args], pure)
+        assert proc.returncode == 2
+        assert proc.stderr == (
+            f"guandan: error: strategy '{bot}:Text' is not a strategy class: "
+            "Text.DANGER = '6': DANGER is a whole number of cards (int)\n"
+        )
+    assert logs[0] and logs[0] == logs[1]

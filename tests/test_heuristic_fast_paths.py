@@ -24,10 +24,10 @@ from strategies.heuristic.plan import (
     Plan,
     _leaf,
     _leaf_groups,
+    _make_plan,
+    _plan_cost,
     _Search,
     combo_signature,
-    make_plan,
-    plan_cost,
 )
 
 
@@ -221,7 +221,7 @@ def _random_hands(seed: int, n: int):
 def test_make_plan_is_the_reference_plan_bit_for_bit():
     """Same groups in the same order and the same cost float, straight flushes included."""
     for hand, lv in _random_hands(5, 1500):
-        assert make_plan(hand, lv) == _reference_make_plan(hand, lv), (hand, lv)
+        assert _make_plan(hand, lv) == _reference_make_plan(hand, lv), (hand, lv)
 
 
 def test_plan_cost_and_the_plan_built_after_it_are_the_reference():
@@ -230,9 +230,9 @@ def test_plan_cost_and_the_plan_built_after_it_are_the_reference():
         plan_module._CACHE.clear()
         plan_module._CHOICES.clear()
         ref = _reference_make_plan(hand, lv)
-        assert plan_cost(hand, lv) == ref.cost
-        assert make_plan(hand, lv) == ref
-        assert plan_cost(hand, lv) == ref.cost  # from the built plan now
+        assert _plan_cost(hand, lv) == ref.cost
+        assert _make_plan(hand, lv) == ref
+        assert _plan_cost(hand, lv) == ref.cost  # from the built plan now
 
 
 def _reference_signature(combo, lv: int) -> tuple:

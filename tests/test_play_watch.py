@@ -611,3 +611,20 @@ def test_resume_shows_the_trick_in_progress_not_the_previous_tricks_end(tmp_path
     after = res.output.split("saved answers replayed)", 1)[1].splitlines()
     assert after[1:4] == ["", "trick 2", "  seat 0  single 2   D2  (21 left)"], after[:6]
     assert not any("takes the trick" in line for line in after[:4])
+
+
+@pytest.mark.parametrize("bad", [5, None, ["0", "pass"]])
+def test_replay_names_an_action_that_is_no_string_in_an_edited_log(tmp_path, bad):
+    """An action edited into a number, null or a list is one error line naming it (it was an
+    AttributeError traceback: 'int' object has no attribute 'partition')."""
+    from guandan_cli import simulate
+
+    simulate(1, seed=3, strategies="greedy", workers=1, out=tmp_path / "r", progress=False, max_deals=1)
+    part = next((tmp_path / "r").glob("deals-*.jsonl"))
+    rec = json.loads(part.read_text().splitlines()[0])
+    rec["actions"][2] = bad
+    part.write_text(json.dumps(rec, separators=(",", ":")) + "\n")
+    res = runner.invoke(app, ["replay", str(tmp_path / "r")])
+    assert res.exit_code == 1, res.output
+    assert f"cannot replay this deal: action 2 {bad!r}: expected a string 'SEAT pass'" in res.stderr
+    assert "Traceback" not in res.output

@@ -15,8 +15,10 @@ multiset of faces (each face at most twice in a 108-card deal).
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Iterable
+from typing import SupportsIndex
 
 RANKS = "23456789TJQKA"
 SUITS = "SHCD"
@@ -163,19 +165,36 @@ def rank_index(token: str) -> int:
         raise ValueError(f"bad rank token {token!r}: expected one of {' '.join(RANK_TOKENS)}") from None
 
 
-def level_index(level: str | int) -> int:
+def level_index(level: str | SupportsIndex) -> int:
     """Rank index 0..12 of a level given as a token (``2``..``A``) or an index.
+
+    An index may be any integer type (a numpy integer from an array goes through
+    ``operator.index``): the compiled engine takes only a Python int.
 
     >>> level_index("T")
     8
+    >>> level_index(2.0)
+    Traceback (most recent call last):
+    ...
+    TypeError: bad level 2.0: a level is a token 2..A (str) or an index 0..12 (int)
+    >>> level_index("x")
+    Traceback (most recent call last):
+    ...
+    ValueError: bad level 'x': a level is one of 2 3 4 5 6 7 8 9 T J Q K A (10 for T also works)
     """
-    if isinstance(level, int):
-        if 0 <= level <= 12:
-            return level
+    if not isinstance(level, str):
+        try:
+            lv = operator.index(level)
+        except TypeError:
+            raise TypeError(
+                f"bad level {level!r}: a level is a token 2..A (str) or an index 0..12 (int)"
+            ) from None
+        if 0 <= lv <= 12:
+            return lv
         raise ValueError(f"bad level {level!r}: a level index is 0..12 (2..A)")
-    idx = rank_index(level)
-    if idx > 12:
-        raise ValueError(f"bad level {level!r}: a level is one of {RANKS}")
+    idx = RANK_INDEX.get("T" if level.strip() == "10" else level.strip().upper(), 13)
+    if idx > 12:  # (rank_index's error would offer SB and HR, which are no levels)
+        raise ValueError(f"bad level {level!r}: a level is one of {' '.join(RANKS)} (10 for T also works)")
     return idx
 
 

@@ -19,7 +19,7 @@ from itertools import combinations, product
 from operator import getitem as _getitem
 from operator import index as _as_index
 from operator import itemgetter
-from typing import cast
+from typing import SupportsIndex, cast
 
 from .cards import HR, SB, InvalidHandError, hand_problem, level_index
 from .combos import (
@@ -304,7 +304,9 @@ class _Hand:
         return tuple(sorted(faces + (self.wild,) * (k - len(faces))))
 
 
-def legal_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -> list[Combo]:
+def legal_plays(
+    hand: Iterable[int], level: str | SupportsIndex, top: Combo | Sequence[object] | None = None
+) -> list[Combo]:
     """Every (type, key, size) ``hand`` can play at ``level``, one card choice each.
 
     Leading when ``top`` is None, else only the plays that beat ``top``. Full houses
@@ -314,8 +316,30 @@ def legal_plays(hand: Iterable[int], level: str | int, top: Combo | None = None)
     >>> len(legal_plays(parse_cards("S3 D3 S4"), "2"))
     3
     """
-    lv = level if type(level) is int else level_index(level)
-    return _plays(_Hand(hand, lv), top)
+    lv = level if type(level) is int and 0 <= level <= 12 else level_index(level)
+    against = None if top is None else _as_top(top)
+    return _plays(_Hand(hand, lv), against)
+
+
+def _as_top(top: object) -> Combo:
+    """``top`` itself when a Combo of a Python int rank, else ``top`` given as a plain (type, rank, cards) sequence (a list read from JSON, numpy
+    ints) as a Combo, or a TypeError/ValueError naming it: the compiled engine takes only a
+    Combo of Python ints, and would fail deep inside with a bare type error."""
+    # (no narrowing to Combo before: compiled, reading its rank as an int would check it)
+    if type(top) is Combo and type(cast(Sequence[object], top)[1]) is int:
+        return cast(Combo, top)
+    try:
+        t, r, cards = cast(Sequence[object], top)
+        combo = Combo(
+            cast(str, t), _as_index(cast(SupportsIndex, r)), tuple(map(_as_index, cast(Iterable[int], cards)))
+        )
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"top {top!r}: expected a Combo (type, rank, cards), e.g. Combo.from_text('pair:7 S7 D7'), or None"
+        ) from None
+    if (combo.type not in TYPE_ORDER or not 0 <= combo.rank <= 14) and combo != ("pass", -1, ()):
+        raise ValueError(f"top {top!r}: not a play (type one of {', '.join(TYPE_ORDER)}; rank 0..14)")
+    return combo
 
 
 def _plays(h: _Hand, top: Combo | None) -> list[Combo]:
@@ -1314,7 +1338,9 @@ def _sub_multisets(faces: list[int], k: int) -> set[tuple[int, ...]]:
     return set(combinations(sorted(faces), k))
 
 
-def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -> Iterator[Combo]:
+def all_plays(
+    hand: Iterable[int], level: str | SupportsIndex, top: Combo | Sequence[object] | None = None
+) -> Iterator[Combo]:
     """Every distinct (card multiset, declaration) the hand can play, each once.
 
     Where ``legal_plays`` picks one card choice per declaration, this yields every
@@ -1324,7 +1350,8 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
     >>> sorted(c.text() for c in all_plays(parse_cards("S3 D3"), "2"))
     ['pair:3 S3 D3', 'single:3 D3', 'single:3 S3']
     """
-    lv = level if type(level) is int else level_index(level)
+    lv = level if type(level) is int and 0 <= level <= 12 else level_index(level)
+    against = None if top is None else _as_top(top)
     h = _Hand(hand, lv)
     wild, w = h.wild, h.w
     seen: set[Combo] = set()
@@ -1340,7 +1367,7 @@ def all_plays(hand: Iterable[int], level: str | int, top: Combo | None = None) -
 
     def emit(t: str, key: int, cards: tuple[int, ...]) -> None:
         c = _new(Combo, (t, key, tuple(sorted(cards))))
-        if c not in seen and (top is None or beats(c, top, lv)):
+        if c not in seen and (against is None or beats(c, against, lv)):
             seen.add(c)
 
     cnt = h.cnt

@@ -66,6 +66,8 @@ def record_setup_alone(rec: dict, rules: Ruleset) -> DealSetup:
 
 def parse_action(text: str, i: int = 0) -> tuple[int, object]:
     """``"2 pass"`` or ``"0 pair:7 S7 D7"`` as ``(seat, PASS | Combo)``."""
+    if not isinstance(text, str):  # a hand-edited log: a number, null or a list
+        raise ValueError(f"action {i} {text!r}: expected a string 'SEAT pass' or 'SEAT type:key cards'")
     seat_s, _, rest = text.partition(" ")
     try:
         seat = int(seat_s)

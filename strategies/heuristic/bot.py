@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -16,12 +18,12 @@ from .plan import (
     BOMB_TYPES,
     Group,
     Plan,
+    _make_plan,
+    _plan_cost,
     combo_signature,
     group_combo,
     group_cost,
     group_signature,
-    make_plan,
-    plan_cost,
 )
 
 #: the most cards one combination holds (a 10-card bomb): a larger hand cannot go out at once
@@ -62,6 +64,36 @@ def _key(c, lv: int) -> int:
     return POWER[lv][c[1]]
 
 
+#: the constants a subclass may set (``HeuristicStrategy``), as whole numbers and as numbers
+_INT_CONSTANTS = ("DANGER", "URGENT", "FEED")
+_FLOAT_CONSTANTS = ("BREAK_NORMAL", "BREAK_DANGER", "BREAK_URGENT", "LEAD_SIZE_BONUS", "SPEND_CONTROL")
+
+
+def _check_constants(cls: type) -> None:
+    """Set a subclass's constants as the compiled methods read them (a Python int, a float), or
+    raise a TypeError naming the one that is no number: compiled, a numpy integer or a float
+    where an int is read fails mid-match with a bare type error (pure Python took them)."""
+    for name in _INT_CONSTANTS + _FLOAT_CONSTANTS:
+        value = getattr(cls, name)
+        want = int if name in _INT_CONSTANTS else float
+        if type(value) is want or (want is float and type(value) is int):
+            continue
+        try:
+            if want is int:
+                # a numpy integer, or a whole float such as 6.0
+                fixed: object = (
+                    int(value) if isinstance(value, float) and value.is_integer() else operator.index(value)
+                )
+            else:
+                if not isinstance(value, numbers.Real):
+                    raise TypeError(name)
+                fixed = float(value)
+        except (TypeError, ValueError, OverflowError):
+            kind = "a whole number of cards (int)" if want is int else "a number (float)"
+            raise TypeError(f"{cls.__name__}.{name} = {value!r}: {name} is {kind}") from None
+        setattr(cls, name, fixed)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # compiled (setup.py), and bots subclass it
 class HeuristicStrategy(Strategy):
     """Plans its hand into the fewest combinations and plays the plan out with table sense."""
@@ -85,6 +117,8 @@ class HeuristicStrategy(Strategy):
 
     def __init__(self, seat, rng=None) -> None:
         super().__init__(seat, rng)
+        if type(self) is not HeuristicStrategy:
+            _check_constants(type(self))
         self.mem: Memory | None = None
         #: plans of hands this seat will hold after its own plays (this deal only)
         self._next_plans: dict[tuple[int, ...], Plan] = {}
@@ -139,7 +173,7 @@ class HeuristicStrategy(Strategy):
 
     def _plan(self, hand: tuple[int, ...], lv: int) -> Plan:
         p = self._next_plans.get(hand)
-        return p if p is not None else make_plan(hand, lv)
+        return p if p is not None else _make_plan(hand, lv)
 
     def _played(self, hand, plan: Plan, combo: Combo, lv: int) -> Combo:
         """Remember the plan for the hand left after ``combo`` (saves a re-plan), and return it."""
@@ -224,7 +258,7 @@ class HeuristicStrategy(Strategy):
         opts = obs.legal_actions
         if len(opts) == 1:
             return opts[0]
-        return min(opts, key=lambda f: (plan_cost(_remove(obs.hand, (f,)), obs.level), f))
+        return min(opts, key=lambda f: (_plan_cost(_remove(obs.hand, (f,)), obs.level), f))
 
     def choose_return(self, obs) -> int:
         """Return the card whose loss hurts the plan least; never a wild, never from a bomb or
@@ -233,7 +267,7 @@ class HeuristicStrategy(Strategy):
         pw = POWER[lv]
         wild = lv * 4 + 1
         hand = obs.hand
-        base = make_plan(hand, lv)
+        base = _make_plan(hand, lv)
         bomb_ranks: set[int] = set()
         sf_faces: dict[int, int] = {}
         for g in base.groups:
@@ -263,7 +297,7 @@ class HeuristicStrategy(Strategy):
                 reps[r] = f
         best: tuple[float, int] | None = None
         for f in sorted(reps.values(), key=lambda f: pw[RANK_OF[f]])[:4]:
-            score = plan_cost(_remove(hand, (f,)), lv) + 0.02 * pw[RANK_OF[f]]
+            score = _plan_cost(_remove(hand, (f,)), lv) + 0.02 * pw[RANK_OF[f]]
             if best is None or score < best[0]:
                 best = (score, f)
         assert best is not None  # ``reps`` holds a card: ``pool`` is never empty
@@ -494,7 +528,7 @@ class HeuristicStrategy(Strategy):
                     if evaluated >= limit:
                         continue
                     evaluated += 1
-                    delta = plan_cost(_remove(hand, plays[i][2]), lv) - base
+                    delta = _plan_cost(_remove(hand, plays[i][2]), lv) - base
                 k = keys[i]
                 if spend and k >= 13:
                     delta += self.SPEND_CONTROL

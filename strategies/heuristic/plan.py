@@ -24,9 +24,11 @@ are cached per (hand, level).
 
 from __future__ import annotations
 
-from typing import ClassVar, NamedTuple
+from collections.abc import Iterable
+from operator import index as _as_index
+from typing import ClassVar, NamedTuple, SupportsIndex
 
-from guandan_cli.engine.cards import HR, RANK_OF, SB, SUIT_OF
+from guandan_cli.engine.cards import HR, RANK_OF, SB, SUIT_OF, InvalidHandError, hand_problem, level_index
 from guandan_cli.engine.combos import (
     BOMB,
     FULL_HOUSE,
@@ -1096,12 +1098,12 @@ def _choose(hand: tuple[int, ...], lv: int) -> _Choice:
     return best_cost, c, w, best_windows, best_sf
 
 
-def plan_cost(hand: tuple[int, ...], lv: int) -> float:
-    """``make_plan(hand, lv).cost``, without building the plan's groups (cached).
+def _plan_cost(hand: tuple[int, ...], lv: int) -> float:
+    """``_make_plan(hand, lv).cost``, without building the plan's groups (cached).
 
     >>> from guandan_cli.engine import parse_cards
     >>> hand = parse_cards("S3 H4 D5 C6 S7 S9 D9 SK")
-    >>> plan_cost(hand, 0) == make_plan(hand, 0).cost
+    >>> _plan_cost(hand, 0) == _make_plan(hand, 0).cost
     True
     """
     key = (hand, lv)
@@ -1116,8 +1118,9 @@ def plan_cost(hand: tuple[int, ...], lv: int) -> float:
     return choice[0]
 
 
-def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
-    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached)."""
+def _make_plan(hand: tuple[int, ...], lv: int) -> Plan:
+    """The best plan found for ``hand`` (sorted faces) at level index ``lv`` (cached); unchecked:
+    the bot's fast path (``make_plan`` checks its input)."""
     key = (hand, lv)
     p = _CACHE.get(key)
     if p is not None:
@@ -1140,6 +1143,46 @@ def make_plan(hand: tuple[int, ...], lv: int) -> Plan:
         _CACHE.clear()
     _CACHE[key] = plan
     return plan
+
+
+def _checked(hand: Iterable[SupportsIndex], lv: str | SupportsIndex) -> tuple[tuple[int, ...], int]:
+    """``(sorted faces, level index)`` of the public functions' input, or an error naming it: the
+    unchecked functions take only a tuple and a Python int (compiled, a bare type error)."""
+    try:
+        faces = tuple(sorted(map(_as_index, hand)))
+    except TypeError:
+        raise TypeError(
+            f"hand {hand!r}: expected card faces, whole numbers 0..53 (e.g. parse_cards('S3 H4'))"
+        ) from None
+    problem = hand_problem(faces)
+    if problem is not None:
+        raise InvalidHandError(problem)
+    return faces, level_index(lv)
+
+
+def make_plan(hand: Iterable[SupportsIndex], lv: str | SupportsIndex) -> Plan:
+    """The best plan found for ``hand`` (faces, in any order) at level ``lv`` (an index 0..12 or
+    a token ``2``..``A``), cached. A hand of more than two decks, a card that is no face or a bad
+    level is an error (InvalidHandError, TypeError or ValueError), compiled or not.
+
+    >>> make_plan([0, 4.5], 0)
+    Traceback (most recent call last):
+    ...
+    TypeError: hand [0, 4.5]: expected card faces, whole numbers 0..53 (e.g. parse_cards('S3 H4'))
+    """
+    return _make_plan(*_checked(hand, lv))
+
+
+def plan_cost(hand: Iterable[SupportsIndex], lv: str | SupportsIndex) -> float:
+    """``make_plan(hand, lv).cost``, without building the plan's groups (cached); input checked
+    as ``make_plan``'s.
+
+    >>> from guandan_cli.engine import parse_cards
+    >>> hand = parse_cards("S3 H4 D5 C6 S7 S9 D9 SK")
+    >>> plan_cost(hand, "2") == make_plan(list(hand), 0).cost
+    True
+    """
+    return _plan_cost(*_checked(hand, lv))
 
 
 # ---------------------------------------------------------------- groups as plays
