@@ -68,6 +68,18 @@ def _run(args: list[str], pure: bool, **kwargs) -> subprocess.CompletedProcess:
     )
 
 
+def _pure_then_compiled(code: str) -> list[str]:
+    """The standard output of ``python -c code`` pure, then compiled; asserts both succeed and
+    print the same."""
+    outs = []
+    for pure in (True, False):
+        proc = _run(["-c", code], pure)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(proc.stdout)
+    assert outs[0] == outs[1]
+    return outs
+
+
 def _deal_bytes(run_dir: Path) -> bytes:
     return b"".join(p.read_bytes() for p in sorted(run_dir.glob("deals-*.jsonl*")))
 
@@ -161,12 +173,7 @@ def test_a_compiled_bot_has_its_sources_fingerprint():
     hashed none, so an edit and a rebuild kept the old fingerprint)."""
     _require_compiled()
     code = "from strategies.fingerprint import fingerprint as f; print(f('heuristic'), f('random'))"
-    outs = []
-    for pure in (True, False):
-        proc = _run(["-c", code], pure)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
-    assert outs[0] == outs[1]
+    outs = _pure_then_compiled(code)
     assert "'files': 0" not in outs[1]
 
 
@@ -215,12 +222,7 @@ def test_odd_input_to_the_compiled_functions_is_taken_or_refused_alike():
     """numpy integers, lists and level tokens are taken; anything else is refused with an
     error naming the argument, the same compiled and pure (compiled it was a bare type error
     such as "union[str, int] object expected; got numpy.int64")."""
-    outs = []
-    for pure in (True, False):
-        proc = _run(["-c", BAD_INPUT], pure)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(proc.stdout)
-    assert outs[0] == outs[1]
+    outs = _pure_then_compiled(BAD_INPUT)
     lines = dict(line.split(": ", 1) for line in outs[0].splitlines())
     for name in ("level numpy int", "level numpy int, all", "top list", "top numpy rank"):
         assert lines[name] == "True", name
