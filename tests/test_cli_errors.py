@@ -224,3 +224,11 @@ def test_deals_parts_alone_leave_the_match_reports_out_of_all(small_run):  # noq
     assert res.exit_code == 0, res.output
     assert "note: match-length, strategy-matches left out" in res.stderr
     assert "match-length:" not in res.stdout and "bombs:" in res.stdout
+
+
+def test_a_decimal_with_an_underscore_is_bad_input(tmp_path):
+    # Python's float() reads "0_5" as 5.0 (and serve's "--timeout 1_0.5" as 10.5: same check)
+    res = runner.invoke(app, ["play", "--delay", "0_5", "-o", str(tmp_path / "p")], input="")
+    assert res.exit_code == 2, res.output
+    assert "Input should be a valid number, without underscores, got " in res.stderr
+    assert len(res.stderr.splitlines()) == 1 and not any(tmp_path.iterdir())

@@ -35,16 +35,21 @@ _PLAIN_TYPES = {
 #: path annotations: an empty word given for one is refused (``Path("")`` would mean ".")
 _PATH_TYPES = {Path, Path | None, Optional[Path], list[Path]}  # noqa: UP045
 
-#: whole-number annotations: a word with an underscore is refused (``int("1_0")`` is 10)
-_INT_TYPES = {int, int | None, Optional[int], list[int]}  # noqa: UP045
+#: number annotations: a word with an underscore is refused (``int("1_0")`` is 10, and
+#: ``float("1_0.5")`` 10.5); the value is what the refusal calls the word
+_NUMBER_TYPES = {
+    **dict.fromkeys((int, int | None, Optional[int], list[int]), "integer"),  # noqa: UP045
+    **dict.fromkeys((float, float | None, Optional[float], list[float]), "number"),  # noqa: UP045
+}
 
 
 def _plain_parameters() -> None:
     """Let ``str`` and ``bool`` values pass through as given, without a pydantic adapter.
 
     Path parameters refuse an empty word (``--out ""``), which ``Path`` would read as ".".
-    Whole-number parameters refuse a word with an underscore (``-n 1_0``): Python's ``int``
-    syntax reads it as 10, which is a typo far more often than a digit separator.
+    Number parameters refuse a word with an underscore (``-n 1_0``, ``--timeout 1_0.5``):
+    Python's ``int``/``float`` syntax reads them as 10 and 10.5, which is a typo far more
+    often than a digit separator.
 
     Typer coerces every parameter with a pydantic adapter, built on first use, whose only
     effect on a value that already is a ``str`` (``bool`` for a flag) is to return it.
@@ -81,15 +86,16 @@ def _plain_parameters() -> None:
             return build(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
 
     @dataclass(frozen=True)
-    class WholeNumber(RuntimeParam):
+    class Number(RuntimeParam):
         descriptor: Any = None
+        kind: str = "integer"
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             words = value if isinstance(value, (list, tuple)) else [value]
             for word in words:
                 if isinstance(word, str) and "_" in word:
                     raise typer.BadParameter(
-                        f"Input should be a valid integer, without underscores, got {word!r}", ctx, param
+                        f"Input should be a valid {self.kind}, without underscores, got {word!r}", ctx, param
                     )
             return build(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
 
@@ -98,15 +104,15 @@ def _plain_parameters() -> None:
         try:
             plain = _PLAIN_TYPES.get(descriptor.annotation)
             path = descriptor.annotation in _PATH_TYPES
-            whole = descriptor.annotation in _INT_TYPES
+            number = _NUMBER_TYPES.get(descriptor.annotation)
         except TypeError:  # an unhashable annotation
-            plain, path, whole = None, False, False
+            plain, path, number = None, False, None
         if plain is not None and descriptor.file_annotation is None and info.parser is None:
             return Plain(info, descriptor.annotation, descriptor, plain)
         if path and info.parser is None:
             return NonEmptyPath(info, descriptor.annotation, descriptor)
-        if whole and info.parser is None:
-            return WholeNumber(info, descriptor.annotation, descriptor)
+        if number is not None and info.parser is None:
+            return Number(info, descriptor.annotation, descriptor, number)
         return build(descriptor)
 
     build_runtime_param._guandan_plain = True  # type: ignore[attr-defined]
