@@ -192,8 +192,11 @@ def level_index(level: str | SupportsIndex) -> int:
         if 0 <= lv <= 12:
             return lv
         raise ValueError(f"bad level {level!r}: a level index is 0..12 (2..A)")
-    idx = RANK_INDEX.get("T" if level.strip() == "10" else level.strip().upper(), 13)
-    if idx > 12:  # (rank_index's error would offer SB and HR, which are no levels)
+    try:
+        idx = rank_index(level)
+    except ValueError:  # (its message offers SB and HR, which are no levels)
+        idx = 13
+    if idx > 12:
         raise ValueError(f"bad level {level!r}: a level is one of {' '.join(RANKS)} (10 for T also works)")
     return idx
 
