@@ -1,7 +1,10 @@
 """Build: compile the hot modules with mypyc when it can (pyproject.toml holds the rest).
 
-The modules of ``guandan_cli.compiled.COMPILED_SOURCES`` become C extension modules beside
-their sources, in one mypyc group; the build records each source's sha256 in
+The folder ``strategies/`` installs as ``guandan_cli.strategies`` (a package-directory
+mapping: the repository keeps the bots at its top, the installed package has no generic
+top-level name). The modules of ``guandan_cli.compiled.COMPILED_SOURCES`` become C extension
+modules beside their sources, in one mypyc group (compiled from a copy laid out as installed,
+so that mypyc names them ``guandan_cli.strategies.…``); the build records each source's sha256 in
 ``guandan_cli/_compiled_sources.json``, so that a later edit of a source makes the sources run
 instead of the stale build (``guandan_cli/compiled.py``). Pure Python is the fallback: with
 ``GUANDAN_PURE_PYTHON=1``, without mypyc, or when the C compiler fails, the install still
@@ -13,15 +16,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from guandan_cli.compiled import COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa: E402
+from guandan_cli.compiled import COMPILED_MODULES, COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa: E402
 
 sys.path.pop(0)
 
@@ -29,6 +33,25 @@ sys.path.pop(0)
 #: the setup.py commands that build extension modules; pip's metadata step (``dist_info``,
 #: ``egg_info``) runs setup.py too, and mypyc need not type-check and generate C for it
 _BUILDING = {"build", "build_ext", "bdist_wheel", "editable_wheel", "install", "develop", "bdist_egg"}
+
+
+#: the folder ``strategies/`` is the package ``guandan_cli.strategies``
+PACKAGE_DIR = {"guandan_cli.strategies": "strategies"}
+PACKAGES = find_packages(include=["guandan_cli", "guandan_cli.*"]) + [
+    f"guandan_cli.strategies{'.' + sub if sub else ''}" for sub in ["", *find_packages("strategies")]
+]
+#: where mypyc compiles from: a copy of the sources laid out as installed
+STAGE = ROOT / "build" / "mypyc-src"
+
+
+def _stage_sources() -> list[str]:
+    """Copy ``guandan_cli/`` and ``strategies/`` (as ``guandan_cli/strategies/``) into
+    :data:`STAGE`; the staged paths of ``COMPILED_SOURCES``, relative to it."""
+    shutil.rmtree(STAGE, ignore_errors=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc")
+    shutil.copytree(ROOT / "guandan_cli", STAGE / "guandan_cli", ignore=ignore)
+    shutil.copytree(ROOT / "strategies", STAGE / "guandan_cli" / "strategies", ignore=ignore)
+    return [module.replace(".", "/") + ".py" for module in COMPILED_MODULES]
 
 
 def _remove_old_build() -> None:
@@ -59,14 +82,20 @@ def _mypyc_extensions() -> list:
         from mypyc.build import mypycify
     except ImportError:
         return _pure("mypyc is not available")
+    here = os.getcwd()
     try:
+        staged = _stage_sources()
+        os.chdir(STAGE)  # mypy resolves ``guandan_cli`` from the staged copy alone
         exts = mypycify(
-            ["--follow-imports=silent", "--ignore-missing-imports", *COMPILED_SOURCES],
+            ["--follow-imports=silent", "--ignore-missing-imports", *staged],
             opt_level="3",
             group_name="guandan_native",
+            target_dir=str(ROOT / "build"),
         )
     except (Exception, SystemExit) as exc:  # a type error stops mypyc: install the sources
         return _pure(f"mypyc failed ({exc})")
+    finally:
+        os.chdir(here)
     for ext in exts:
         ext.optional = True  # a failed C compile leaves pure Python, not a failed install
     return exts
@@ -91,11 +120,16 @@ class BuildCompiled(build_ext):
             _pure("the C compiler failed")
             return
         sums = {
-            src[:-3].replace("/", "."): hashlib.sha256((ROOT / src).read_bytes()).hexdigest()
-            for src in COMPILED_SOURCES
+            module: hashlib.sha256((ROOT / src).read_bytes()).hexdigest()
+            for module, src in zip(COMPILED_MODULES, COMPILED_SOURCES, strict=True)
         }
         package_dir.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps(sums, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-setup(ext_modules=_mypyc_extensions(), cmdclass={"build_ext": BuildCompiled})
+setup(
+    packages=PACKAGES,
+    package_dir=PACKAGE_DIR,
+    ext_modules=_mypyc_extensions(),
+    cmdclass={"build_ext": BuildCompiled},
+)

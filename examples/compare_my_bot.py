@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sys
 
+from guandan_cli.strategies.greedy import GreedyStrategy
+
 from guandan_cli import compare
-from strategies.greedy import GreedyStrategy
 
 
 class PairFirst(GreedyStrategy):

@@ -53,7 +53,7 @@ def bench_legal_plays(positions: int = 2000, seed: int = 1) -> Iterator[str]:
 
 def self_play_strategy() -> str:
     """``heuristic`` when it is importable, else ``greedy`` (the bench's second bot)."""
-    from strategies.registry import load_strategy
+    from guandan_cli.strategies.registry import load_strategy
 
     try:
         load_strategy("heuristic")

@@ -47,7 +47,7 @@ def _label(strategy: str | type) -> str:
     if isinstance(strategy, str):
         if ":" not in strategy:
             return strategy
-        from strategies.registry import load_strategy
+        from guandan_cli.strategies.registry import load_strategy
 
         strategy = load_strategy(strategy)
     return getattr(strategy, "name", None) or strategy.__name__

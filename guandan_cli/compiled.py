@@ -29,15 +29,17 @@ import os
 import sys
 from pathlib import Path
 
-#: the modules ``setup.py`` compiles (in one mypyc group), as file paths from the project root
-COMPILED_SOURCES = (
-    "guandan_cli/engine/legal.py",
-    "strategies/heuristic/plan.py",
-    "strategies/heuristic/memory.py",
-    "strategies/heuristic/bot.py",
+#: the modules ``setup.py`` compiles (in one mypyc group)
+COMPILED_MODULES = (
+    "guandan_cli.engine.legal",
+    "guandan_cli.strategies.heuristic.plan",
+    "guandan_cli.strategies.heuristic.memory",
+    "guandan_cli.strategies.heuristic.bot",
 )
-#: the same, as module names
-COMPILED_MODULES = tuple(p[:-3].replace("/", ".") for p in COMPILED_SOURCES)
+#: the same, as file paths in the repository (``strategies/`` is ``guandan_cli.strategies``)
+COMPILED_SOURCES = tuple(
+    m.replace("guandan_cli.strategies.", "strategies.", 1).replace(".", "/") + ".py" for m in COMPILED_MODULES
+)
 #: the build's record of the sources it compiled: ``{"module": "sha256 of its source", …}``
 RECORD_NAME = "_compiled_sources.json"
 #: the environment variable that asks for pure Python (at build time: compile nothing)
@@ -59,19 +61,29 @@ def source_sha256(path: Path) -> str:
 
 
 def _record_path() -> Path:
-    return _ROOT / "guandan_cli" / RECORD_NAME
+    return _PACKAGE / RECORD_NAME
 
 
-#: the folder holding the packages ``guandan_cli`` and ``strategies`` (the project root in an
-#: editable install, site-packages otherwise): the compiled modules' files are found from it
-#: without importing anything (the decision may be taken in the middle of an import)
-_ROOT = Path(__file__).resolve().parent.parent
+#: the folder of ``guandan_cli``; ``guandan_cli.strategies`` is its subfolder ``strategies``
+#: when installed from a wheel, the folder ``strategies`` beside it in a source tree (an
+#: editable install). The compiled modules' files are found from them without importing
+#: anything (the decision may be taken in the middle of an import).
+_PACKAGE = Path(__file__).resolve().parent
 
 
-def _locate(source: str) -> tuple[Path | None, Path | None]:
-    """(the source file, the extension module file) of ``source`` (a path of
-    ``COMPILED_SOURCES``); either None when absent."""
-    path = _ROOT / source
+def source_path(module: str) -> Path:
+    """The ``.py`` path of a compiled module, installed or in a source tree (the module's
+    ``__file__`` does not tell: mypyc names the installed layout even in a source tree)."""
+    parts = module.split(".")[1:]
+    if parts[0] == "strategies" and not (_PACKAGE / "strategies").is_dir():
+        return _PACKAGE.parent.joinpath(*parts).with_suffix(".py")
+    return _PACKAGE.joinpath(*parts).with_suffix(".py")
+
+
+def _locate(module: str) -> tuple[Path | None, Path | None]:
+    """(the source file, the extension module file) of a module of ``COMPILED_MODULES``;
+    either None when absent."""
+    path = source_path(module)
     stem = path.with_suffix("")
     ext = next(
         (e for e in (Path(str(stem) + s) for s in importlib.machinery.EXTENSION_SUFFIXES) if e.is_file()),
@@ -82,7 +94,7 @@ def _locate(source: str) -> tuple[Path | None, Path | None]:
 
 def _decide() -> tuple[bool, str]:
     """(whether the compiled modules may run, why not when they may not)."""
-    found = {m: _locate(src) for m, src in zip(COMPILED_MODULES, COMPILED_SOURCES, strict=True)}
+    found = {m: _locate(m) for m in COMPILED_MODULES}
     if not any(ext for _src, ext in found.values()):
         return False, "not compiled"
     if pure_python_requested():
@@ -128,15 +140,12 @@ class _SourceFinder:
 
     @staticmethod
     def find_spec(fullname: str, path=None, target=None):
-        if fullname not in _SOURCE_OF or _decided():
+        if fullname not in COMPILED_MODULES or _decided():
             return None
-        source, _ext = _locate(_SOURCE_OF[fullname])
+        source, _ext = _locate(fullname)
         if source is None:  # pragma: no cover - a build without its sources
             return None
         return importlib.util.spec_from_file_location(fullname, source)
-
-
-_SOURCE_OF = dict(zip(COMPILED_MODULES, COMPILED_SOURCES, strict=True))
 
 
 def install() -> None:

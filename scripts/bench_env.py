@@ -46,8 +46,9 @@ def engine_loop(deals: int) -> tuple[int, float]:
 
 def play_deal_loop(deals: int) -> tuple[int, float]:
     """The engine's own game loop (``play_deal``: an observation per decision) with random bots."""
+    from guandan_cli.strategies.random_bot import RandomStrategy
+
     from guandan_cli.engine.play import play_deal
-    from strategies.random_bot import RandomStrategy
 
     steps = 0
     t = time.perf_counter()
@@ -112,7 +113,7 @@ def mlp_model(width: int, path: Path, hidden: int = 256) -> None:
 
 
 def decision_time(encoding: str, decisions: int) -> tuple[float, float, float]:
-    from strategies.registry import load_strategy
+    from guandan_cli.strategies.registry import load_strategy
 
     enc = get_encoding(encoding)
     with tempfile.TemporaryDirectory() as tmp:

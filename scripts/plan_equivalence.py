@@ -157,8 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hands", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
     opts = ap.parse_args(argv)
+    from guandan_cli.strategies.heuristic import plan
+
     from guandan_cli.compiled import describe
-    from strategies.heuristic import plan
 
     n = compare(load_revision(opts.rev), plan, opts.hands, opts.seed)
     capped = "" if _cap_defaults(plan) is not None else " (plans under a CAP: pure Python only)"

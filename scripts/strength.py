@@ -27,11 +27,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from guandan_cli.strategies import make_players  # noqa: E402
+
 from guandan_cli.engine.match import Match  # noqa: E402
 from guandan_cli.engine.play import iter_match  # noqa: E402
 from guandan_cli.engine.rules import get_ruleset  # noqa: E402
 from guandan_cli.stats import wilson_interval  # noqa: E402
-from strategies import make_players  # noqa: E402
 
 TARGETS = {("heuristic", "random"): 0.95, ("heuristic", "greedy"): 0.70}
 SPEED_TARGET = 50.0

@@ -8,9 +8,10 @@ than ``NEAR_OUT`` cards, it passes instead (or, leading, plays its first non-bom
 
 from __future__ import annotations
 
+from guandan_cli.strategies.heuristic import HeuristicStrategy
+
 from guandan_cli.engine.combos import BOMB_CLASS
 from guandan_cli.engine.deal import PASS
-from strategies.heuristic import HeuristicStrategy
 
 NEAR_OUT = 6
 

@@ -5,7 +5,7 @@ asked for a tribute card, a return card and a play, each from its seat's
 ``Observation`` (its own hand and the public record; ``obs.legal_actions`` lists
 what it may answer). A complete minimal bot:
 
->>> from strategies.base import Strategy
+>>> from guandan_cli.strategies.base import Strategy
 >>> class LowestFirst(Strategy):
 ...     name = "lowest_first"
 ...     def choose_play(self, obs):

@@ -4,7 +4,8 @@ The fingerprint of a strategy class is a SHA-256 over the source files that defi
 
 - the file of the class and of each of its base classes (``Strategy`` and ``object`` aside);
 - when such a file is a module of a package, every ``.py`` file of that package's
-  top-level folder (for ``strategies.heuristic`` that is the whole ``strategies`` folder);
+  top-level folder (for ``guandan_cli.strategies.heuristic`` that is the whole
+  ``guandan_cli.strategies`` folder, which counts as top-level here);
 - when it is a lone file (``mybot.py:Mine``), every ``.py`` file of its folder and its
   subfolders (hidden folders, ``__pycache__`` and virtual environments aside): what a
   file imports cannot be found reliably (an import inside a method, a constant imported
@@ -18,10 +19,10 @@ The fingerprint of a strategy class is a SHA-256 over the source files that defi
 
 Files are hashed under their path relative to their folder, so moving a project does not
 change a fingerprint. The fingerprint also names the distribution and version the class
-is installed from (``guandan 0.1.0`` for built-ins, a plugin's own name and version).
+is installed from (``guandan-cli 0.1.0`` for built-ins, a plugin's own name and version).
 
 >>> fp = fingerprint("greedy")
->>> fp["package"].startswith("guandan "), len(fp["hash"]), fp["files"] > 3
+>>> fp["package"].startswith("guandan-cli "), len(fp["hash"]), fp["files"] > 3
 (True, 16, True)
 """
 
@@ -44,6 +45,11 @@ def _module_file(module: types.ModuleType | None) -> Path | None:
     """The ``.py`` source of a module: its file, or for a module compiled from a source beside
     it (mypyc: ``plan.cpython-311-….so`` next to ``plan.py``) that source, so a compiled bot
     and its source have one fingerprint, and an edit of the source changes it."""
+    from guandan_cli.compiled import COMPILED_MODULES, source_path
+
+    name = getattr(module, "__name__", "")
+    if name in COMPILED_MODULES:  # (mypyc's ``__file__`` names the installed layout, not the tree's)
+        return source_path(name).resolve()
     f = getattr(module, "__file__", None)
     if f and not f.endswith(".py"):
         from importlib.machinery import EXTENSION_SUFFIXES
@@ -61,10 +67,14 @@ def _installed(path: Path) -> bool:
     return "site-packages" in path.parts or any(path.is_relative_to(p) for p in prefixes)
 
 
+#: packages fingerprinted as a whole folder of their own, as if they were top-level
+_OWN_ROOTS = ("guandan_cli.strategies",)
+
+
 def _package_root(module: types.ModuleType) -> Path | None:
     """The folder of a module's top-level package (``None`` for a lone module)."""
     name = module.__name__
-    top = name.partition(".")[0]
+    top = next((r for r in _OWN_ROOTS if name == r or name.startswith(r + ".")), name.partition(".")[0])
     pkg = sys.modules.get(top)
     paths = list(getattr(pkg, "__path__", []) or [])
     if not paths or (pkg is module and "." not in name and not hasattr(module, "__path__")):
@@ -142,18 +152,18 @@ def _providers(top: str):
 
 
 #: the distribution this project is installed as (pyproject.toml's name)
-_OWN_DISTRIBUTION = "guandan"
+_OWN_DISTRIBUTION = "guandan-cli"
 
 
-#: this project's top-level packages (pyproject.toml's ``packages``): provided by ``guandan``
-_OWN_PACKAGES = ("guandan_cli", "strategies")
+#: this project's top-level packages (setup.py's ``packages``): provided by ``guandan-cli``
+_OWN_PACKAGES = ("guandan_cli",)
 
 
 def _own_distribution() -> str | None:
-    """``guandan version`` read from the first ``guandan-<version>.dist-info`` folder on
-    ``sys.path`` (where ``importlib.metadata.distribution("guandan")`` finds it too), without
+    """``guandan-cli version`` read from the first ``guandan_cli-<version>.dist-info`` folder on
+    ``sys.path`` (where ``importlib.metadata.distribution("guandan-cli")`` finds it too), without
     importing ``importlib.metadata`` (~25 ms: it parses e-mail headers); None if there is none."""
-    prefix = _OWN_DISTRIBUTION + "-"
+    prefix = _OWN_DISTRIBUTION.replace("-", "_") + "-"
     for entry in sys.path:
         try:
             names = os.listdir(entry or ".")

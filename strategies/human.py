@@ -8,7 +8,7 @@ for every tribute, return and play, told ``start_deal(index, obs)`` and shown
 fails at once with one clear message (``guandan simulate --strategies human`` has no
 person to ask).
 
->>> from strategies.registry import load_strategy
+>>> from guandan_cli.strategies.registry import load_strategy
 >>> load_strategy("human").name
 'human'
 """

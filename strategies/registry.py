@@ -20,10 +20,10 @@ from guandan_cli.engine.seeding import derived_rng
 from .base import Strategy
 
 BUILTINS = {
-    "random": "strategies.random_bot:RandomStrategy",
-    "greedy": "strategies.greedy:GreedyStrategy",
-    "heuristic": "strategies.heuristic:HeuristicStrategy",
-    "human": "strategies.human:HumanStrategy",
+    "random": "guandan_cli.strategies.random_bot:RandomStrategy",
+    "greedy": "guandan_cli.strategies.greedy:GreedyStrategy",
+    "heuristic": "guandan_cli.strategies.heuristic:HeuristicStrategy",
+    "human": "guandan_cli.strategies.human:HumanStrategy",
 }
 
 
@@ -140,7 +140,7 @@ def strategy_problem(cls: object) -> str | None:
         return "its constructor does not take (seat, rng)"
     except ValueError:  # no signature to read (a builtin): let it be tried
         pass
-    heuristic = sys.modules.get("strategies.heuristic.bot")  # (not loaded: cls is no subclass)
+    heuristic = sys.modules.get("guandan_cli.strategies.heuristic.bot")  # (not loaded: cls is no subclass)
     if heuristic is not None and issubclass(cls, heuristic.HeuristicStrategy):
         try:  # constants of the wrong type: refused here, before a run starts
             heuristic._check_constants(cls)

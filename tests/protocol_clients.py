@@ -95,7 +95,7 @@ class _Recording:
 
 
 def _recording(name: str):
-    from strategies.heuristic import HeuristicStrategy
+    from guandan_cli.strategies.heuristic import HeuristicStrategy
 
     return type(name, (_Recording, HeuristicStrategy), {})
 

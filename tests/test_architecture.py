@@ -24,7 +24,7 @@ FORBIDDEN = {
         "guandan_cli.reports",
         "guandan_cli.cli",
         "guandan_cli.comparison",
-        "strategies",
+        "guandan_cli.strategies",
     ),
     "strategies": (
         "typer",
@@ -68,7 +68,7 @@ FORBIDDEN = {
         "guandan_cli.cli",
         "guandan_cli.comparison",
         "guandan_cli.interactive",
-        "strategies",
+        "guandan_cli.strategies",
     ),
     "guandan_cli/interactive": ("typer", "polars", "matplotlib", "guandan_cli.reports", "guandan_cli.cli"),
     # the competition protocol sits above the engine and the runner, below the CLI
@@ -123,9 +123,9 @@ def test_comparison_layer_imports_no_cli():
 
 def test_engine_and_strategies_load_no_heavy_packages():
     code = (
-        "import sys, pkgutil, importlib, guandan_cli.engine, strategies\n"
+        "import sys, pkgutil, importlib, guandan_cli.engine, guandan_cli.strategies\n"
         "for m in pkgutil.walk_packages(guandan_cli.engine.__path__, 'guandan_cli.engine.'): importlib.import_module(m.name)\n"
-        "for m in pkgutil.walk_packages(strategies.__path__, 'strategies.'): importlib.import_module(m.name)\n"
+        "for m in pkgutil.walk_packages(guandan_cli.strategies.__path__, 'guandan_cli.strategies.'): importlib.import_module(m.name)\n"
         "heavy = ('typer', 'polars', 'matplotlib', 'rich', 'numpy', 'gymnasium', 'pettingzoo', 'onnxruntime')\n"
         "print(sorted(x for x in heavy if x in sys.modules))"
     )

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from guandan_cli.strategies.greedy import GreedyStrategy
 from nbclient import NotebookClient
 from typer.testing import CliRunner
 
 from guandan_cli import compare
 from guandan_cli.cli.app import app
-from strategies.greedy import GreedyStrategy
 
 ROOT = Path(__file__).resolve().parent.parent
 
 BOT_CELL = """
-from strategies.greedy import GreedyStrategy
+from guandan_cli.strategies.greedy import GreedyStrategy
 
 def lead_index(obs):          # a helper in the notebook, used by the class
     return -1
@@ -92,12 +92,12 @@ def test_a_python_c_bot_with_two_workers(tmp_path):
 
 NOT_BOTS = {
     "NoPlay": (
-        "from strategies import Strategy\nclass NoPlay(Strategy):\n    pass\n",
+        "from guandan_cli.strategies import Strategy\nclass NoPlay(Strategy):\n    pass\n",
         "does not override choose_play",
     ),
     "Plain": ("class Plain:\n    def __init__(self, seat, rng):\n        pass\n", "have no choose_play"),
     "OneArg": (
-        "from strategies.greedy import GreedyStrategy\n"
+        "from guandan_cli.strategies.greedy import GreedyStrategy\n"
         "class OneArg(GreedyStrategy):\n    def __init__(self, seat):\n        super().__init__(seat)\n",
         "constructor does not take (seat, rng)",
     ),

@@ -134,7 +134,7 @@ def test_a_run_summary_fits_100_columns_with_long_strategy_specs(tmp_path):
     folder = tmp_path / "bots_of_the_research_group" / "season_2026_submissions"
     folder.mkdir(parents=True)
     (folder / "a_rather_long_bot_module_name.py").write_text(
-        "from strategies.greedy import GreedyStrategy\n\n\nclass TheLongestBotClassName(GreedyStrategy):\n"
+        "from guandan_cli.strategies.greedy import GreedyStrategy\n\n\nclass TheLongestBotClassName(GreedyStrategy):\n"
         "    name = 'longbot'\n"
     )
     spec = f"{folder}/a_rather_long_bot_module_name.py:TheLongestBotClassName"

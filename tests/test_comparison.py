@@ -4,6 +4,8 @@ import math
 
 import polars as pl
 import pytest
+from guandan_cli.strategies.greedy import GreedyStrategy
+from guandan_cli.strategies.registry import load_strategy
 from typer.testing import CliRunner
 
 from guandan_cli import compare, tournament
@@ -16,8 +18,6 @@ from guandan_cli.comparison import (
     unit_intervals,
 )
 from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
-from strategies.greedy import GreedyStrategy
-from strategies.registry import load_strategy
 
 
 class LeadHighest(GreedyStrategy):

@@ -41,7 +41,7 @@ DRIVER = textwrap.dedent(
 #: must be the ones its compiled methods read
 BOLD_BOT = textwrap.dedent(
     """
-    from strategies.heuristic import HeuristicStrategy
+    from guandan_cli.strategies.heuristic import HeuristicStrategy
 
     class Bold(HeuristicStrategy):
         name = "bold"
@@ -107,7 +107,7 @@ def test_compiled_and_pure_python_write_the_same_logs(tmp_path):
 def test_a_source_edited_after_the_build_runs_instead_with_one_warning(tmp_path):
     _require_compiled()
     record = json.loads((Path(compiled.__file__).parent / compiled.RECORD_NAME).read_text())
-    record["strategies.heuristic.memory"] = "0" * 64  # as if memory.py changed since the build
+    record["guandan_cli.strategies.heuristic.memory"] = "0" * 64  # as if memory.py changed since the build
     fake = tmp_path / "record.json"
     fake.write_text(json.dumps(record))
     code = textwrap.dedent(
@@ -115,8 +115,8 @@ def test_a_source_edited_after_the_build_runs_instead_with_one_warning(tmp_path)
         from pathlib import Path
         import guandan_cli.compiled as c
         c._record_path = lambda: Path({str(fake)!r})
-        import strategies.heuristic.plan as p, strategies.heuristic.bot as b
-        from strategies.heuristic import HeuristicStrategy
+        import guandan_cli.strategies.heuristic.plan as p, guandan_cli.strategies.heuristic.bot as b
+        from guandan_cli.strategies.heuristic import HeuristicStrategy
         print(p.__file__, b.__file__, HeuristicStrategy.name, c.describe())
         """
     )
@@ -153,8 +153,19 @@ def test_the_compiled_modules_doctests_pass_on_their_sources():
     """pytest collects no doctest from a module that runs compiled (conftest.py): run them here
     on the sources."""
     _require_compiled()
+    # guandan_cli.strategies' doctests run by module name (tests/test_doctests.py), the engine's by path
+    engine = [s for s in compiled.COMPILED_SOURCES if s.startswith("guandan_cli/")]
     proc = _run(
-        ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--doctest-modules", *compiled.COMPILED_SOURCES],
+        [
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--doctest-modules",
+            *engine,
+            "tests/test_doctests.py",
+        ],
         pure=True,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
@@ -164,15 +175,19 @@ def test_the_compiled_modules_doctests_pass_on_their_sources():
 def test_every_compiled_source_is_a_module_of_the_project():
     for source, module in zip(compiled.COMPILED_SOURCES, compiled.COMPILED_MODULES, strict=True):
         assert (ROOT / source).is_file()
-        assert module == source[:-3].replace("/", ".")
+        assert module == source[:-3].replace("/", ".").replace(
+            "strategies.", "guandan_cli.strategies.", 1
+        ) or (module == source[:-3].replace("/", "."))
 
 
 def test_a_compiled_bot_has_its_sources_fingerprint():
-    """compare reuses stored results only while a bot's code is the same (strategies.fingerprint):
+    """compare reuses stored results only while a bot's code is the same (guandan_cli.strategies.fingerprint):
     a compiled module's fingerprint must hash its source files, as the pure one does (it once
     hashed none, so an edit and a rebuild kept the old fingerprint)."""
     _require_compiled()
-    code = "from strategies.fingerprint import fingerprint as f; print(f('heuristic'), f('random'))"
+    code = (
+        "from guandan_cli.strategies.fingerprint import fingerprint as f; print(f('heuristic'), f('random'))"
+    )
     outs = _pure_then_compiled(code)
     assert "'files': 0" not in outs[1]
 
@@ -184,8 +199,8 @@ BAD_INPUT = textwrap.dedent(
     import numpy as np
     from guandan_cli.engine import Combo, parse_cards
     from guandan_cli.engine.legal import all_plays, legal_plays
-    from strategies.heuristic import make_plan
-    from strategies.heuristic.plan import plan_cost
+    from guandan_cli.strategies.heuristic import make_plan
+    from guandan_cli.strategies.heuristic.plan import plan_cost
 
     hand = parse_cards("S3 H3 S4 D4 C5 H2 SA")
     top = Combo.from_text("pair:3 S3 D3")
@@ -245,7 +260,7 @@ def test_odd_input_to_the_compiled_functions_is_taken_or_refused_alike():
 ODD_CONSTANTS_BOT = textwrap.dedent(
     """
     import numpy as np
-    from strategies.heuristic import HeuristicStrategy
+    from guandan_cli.strategies.heuristic import HeuristicStrategy
 
     class Numpy(HeuristicStrategy):
         name = "numpy"

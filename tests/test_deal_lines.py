@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from guandan_cli.strategies import make_players
+from guandan_cli.strategies.base import Strategy
 
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.deal import Deal, DealSetup
@@ -22,8 +24,6 @@ from guandan_cli.logs.schema import deal_record
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner import setups
 from guandan_cli.runner.tasks import RunSpec, _classes, match_seed, play_match
-from strategies import make_players
-from strategies.base import Strategy
 
 
 def reference_line(lines: DealLines, index, seed, setup, deal, update) -> bytes:

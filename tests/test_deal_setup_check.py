@@ -3,11 +3,11 @@
 import dataclasses
 
 import pytest
+from guandan_cli.strategies import make_players
 
 from guandan_cli.engine.deal import Deal, DealSetup
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import iter_match
-from strategies import make_players
 
 
 def test_a_bad_setup_is_refused_unless_check_is_off() -> None:

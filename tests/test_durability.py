@@ -30,7 +30,7 @@ from guandan_cli.runner.tasks import match_seed
 
 TRACER = """
 import os, random
-from strategies.random_bot import RandomStrategy
+from guandan_cli.strategies.random_bot import RandomStrategy
 
 class Tracer(RandomStrategy):
     name = "tracer"

@@ -7,18 +7,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from guandan_cli.strategies.fingerprint import fingerprint, source_files
+from guandan_cli.strategies.registry import load_strategy
 from typer.testing import CliRunner
 
 from guandan_cli import compare, simulate
 from guandan_cli.cli.app import app
 from guandan_cli.runner import SimulationInputError
-from strategies.fingerprint import fingerprint, source_files
-from strategies.registry import load_strategy
 
-GREEDY_BOT = (
-    "from strategies.greedy import GreedyStrategy\n\nclass Mine(GreedyStrategy):\n    name = 'mine'\n"
-)
-HEURISTIC_BOT = "from strategies.heuristic import HeuristicStrategy\n\nclass Mine(HeuristicStrategy):\n    name = 'mine'\n"
+GREEDY_BOT = "from guandan_cli.strategies.greedy import GreedyStrategy\n\nclass Mine(GreedyStrategy):\n    name = 'mine'\n"
+HEURISTIC_BOT = "from guandan_cli.strategies.heuristic import HeuristicStrategy\n\nclass Mine(HeuristicStrategy):\n    name = 'mine'\n"
 SMALL = dict(matches=4, seed=1, max_deals=3, workers=1)
 
 
@@ -81,11 +79,11 @@ def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
         (tmp_path / edited).write_text("X = 3\n")
         assert fingerprint(spec)["hash"] != before["hash"], edited
         before = fingerprint(spec)
-    assert fingerprint("heuristic")["package"].startswith("guandan ")
+    assert fingerprint("heuristic")["package"].startswith("guandan-cli ")
 
 
 SIBLING_BOT = """from {helper} import STEP
-from strategies.greedy import GreedyStrategy
+from guandan_cli.strategies.greedy import GreedyStrategy
 
 
 class CBot(GreedyStrategy):
@@ -125,9 +123,9 @@ def test_the_quick_distribution_lookup_agrees_with_the_full_scan():
     """The providers found by name first are those the scan of every distribution finds."""
     from importlib import metadata
 
-    from strategies.fingerprint import _distribution
+    from guandan_cli.strategies.fingerprint import _distribution
 
-    for module in ("strategies.random_bot", "guandan_cli.engine", "polars.dataframe", "typer"):
+    for module in ("guandan_cli.strategies.random_bot", "guandan_cli.engine", "polars.dataframe", "typer"):
         top = module.partition(".")[0]
         scanned = metadata.packages_distributions().get(top, [])
         expected = f"{scanned[0]} {metadata.version(scanned[0])}" if scanned else None
@@ -205,7 +203,7 @@ def test_runs_written_before_fingerprints_are_recomputed_by_compare(tmp_path):
 def test_an_engine_edit_changes_the_identity_of_every_run(tmp_path, monkeypatch):
     """The rules' code is fingerprinted beside the bots': stored runs under other rules code
     are recomputed by compare and refused by simulate --resume."""
-    from strategies import fingerprint as fp_module
+    from guandan_cli.strategies import fingerprint as fp_module
 
     said: list[str] = []
     res = compare("greedy", "random", out=tmp_path, notify=said.append, **SMALL)

@@ -9,11 +9,8 @@ from __future__ import annotations
 import functools
 import random
 
-from guandan_cli.engine import deal_hands, legal_plays
-from guandan_cli.engine.cards import RANK_OF, SUIT_OF
-from guandan_cli.engine.combos import POWER, STRAIGHT_FLUSH, STRAIGHT_WINDOWS
-from strategies.heuristic import plan as plan_module
-from strategies.heuristic.plan import (
+from guandan_cli.strategies.heuristic import plan as plan_module
+from guandan_cli.strategies.heuristic.plan import (
     BOMB_BONUS,
     N_SEQS,
     SEQ_K,
@@ -29,6 +26,10 @@ from strategies.heuristic.plan import (
     _Search,
     combo_signature,
 )
+
+from guandan_cli.engine import deal_hands, legal_plays
+from guandan_cli.engine.cards import RANK_OF, SUIT_OF
+from guandan_cli.engine.combos import POWER, STRAIGHT_FLUSH, STRAIGHT_WINDOWS
 
 
 def test_search_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():

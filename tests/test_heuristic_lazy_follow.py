@@ -16,15 +16,10 @@ import dataclasses
 import random
 from collections import Counter
 
-from guandan_cli.engine import deal_hands
-from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, bomb_value
-from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
-from guandan_cli.engine.observation import Observation, observe
-from guandan_cli.engine.rules import get_ruleset
-from strategies.heuristic import HeuristicStrategy
-from strategies.heuristic.bot import MAX_COMBO_CARDS, _key, _remove
-from strategies.heuristic.memory import Memory
-from strategies.heuristic.plan import (
+from guandan_cli.strategies.heuristic import HeuristicStrategy
+from guandan_cli.strategies.heuristic.bot import MAX_COMBO_CARDS, _key, _remove
+from guandan_cli.strategies.heuristic.memory import Memory
+from guandan_cli.strategies.heuristic.plan import (
     Group,
     Plan,
     combo_signature,
@@ -33,6 +28,12 @@ from strategies.heuristic.plan import (
     group_signature,
     plan_cost,
 )
+
+from guandan_cli.engine import deal_hands
+from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, bomb_value
+from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
+from guandan_cli.engine.observation import Observation, observe
+from guandan_cli.engine.rules import get_ruleset
 
 
 class _Reference(HeuristicStrategy):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 
+from guandan_cli.strategies.heuristic import make_plan
+from guandan_cli.strategies.heuristic.memory import Memory
+
 from guandan_cli.engine import deal_hands
 from guandan_cli.engine.deal import PLAY, Deal, DealSetup
-from strategies.heuristic import make_plan
-from strategies.heuristic.memory import Memory
 
 
 def _events_of_random_deals(trials: int, seed: int):

@@ -21,7 +21,7 @@ from guandan_cli.logs.reader import LogLineError, ScanStats
 from guandan_cli.reports import load
 
 BOOM = """
-from strategies.random_bot import RandomStrategy
+from guandan_cli.strategies.random_bot import RandomStrategy
 
 class Boom(RandomStrategy):
     name = "boom"

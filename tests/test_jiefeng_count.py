@@ -10,13 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from guandan_cli.strategies import make_players
 
 from guandan_cli.engine.deal import PLAY, Deal
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.schema import derive_stats
-from strategies import make_players
 
 
 def _leads(deal: Deal) -> list[tuple[int, int, tuple[int, ...]]]:

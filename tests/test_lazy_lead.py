@@ -14,6 +14,7 @@ import pickle
 import random
 
 import pytest
+from guandan_cli.strategies.heuristic import HeuristicStrategy
 
 from guandan_cli.engine import Combo, deal_hands, legal_plays
 from guandan_cli.engine.combos import BOMB_CLASS, COMBO_TYPES
@@ -21,7 +22,6 @@ from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
 from guandan_cli.engine.legal import _Hand, plays_of_type
 from guandan_cli.engine.observation import Observation, observe
 from guandan_cli.engine.play import StrategyError, play_deal
-from strategies.heuristic import HeuristicStrategy
 
 #: the faces of two decks
 DECKS = [f for f in range(54) for _ in range(2)]

@@ -190,7 +190,7 @@ def test_an_empty_out_is_not_the_current_folder(tmp_path, monkeypatch):
 def test_resuming_a_relative_file_strategy_elsewhere_names_the_folder(tmp_path, monkeypatch):
     (tmp_path / "proj" / "bots").mkdir(parents=True)
     (tmp_path / "proj" / "bots" / "b.py").write_text(
-        "from strategies.random_bot import RandomStrategy as B\n"
+        "from guandan_cli.strategies.random_bot import RandomStrategy as B\n"
     )
     monkeypatch.chdir(tmp_path / "proj")
     simulate(3, strategies="bots/b.py:B", max_deals=2, out=tmp_path / "run", workers=1)

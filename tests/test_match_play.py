@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from guandan_cli.strategies import make_players
+from guandan_cli.strategies.base import Strategy
 from test_deal_scripted import build_hands
 
 from guandan_cli.engine.combos import Combo
@@ -10,8 +12,6 @@ from guandan_cli.engine.deal import PASS, Deal, DealSetup
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import PlayedDeal, StrategyError, iter_match, play_deal
 from guandan_cli.engine.rules import get_ruleset
-from strategies import make_players
-from strategies.base import Strategy
 
 
 class Scripted(Strategy):

@@ -10,6 +10,8 @@ np = pytest.importorskip("numpy", reason="needs the 'learn' extra: pip install -
 onnx = pytest.importorskip("onnx", reason="needs the 'learn' extra: pip install -e '.[learn]'")
 pytest.importorskip("onnxruntime", reason="needs the 'learn' extra: pip install -e '.[learn]'")
 
+from guandan_cli.strategies import onnx_model  # noqa: E402
+from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
@@ -20,8 +22,6 @@ from guandan_cli.engine.deal import Deal, DealSetup  # noqa: E402
 from guandan_cli.engine.match import Match  # noqa: E402
 from guandan_cli.engine.observation import observe  # noqa: E402
 from guandan_cli.env.encoding import DANZERO_CARD, get_encoding  # noqa: E402
-from strategies import onnx_model  # noqa: E402
-from strategies.registry import UnknownStrategyError, load_strategy  # noqa: E402
 
 
 def linear_model(path, weights, squeeze=False):
@@ -214,7 +214,7 @@ def test_compare_command_runs_a_model_file(tmp_path):
 
 def test_fingerprint_follows_the_model_file(tmp_path):
     """Retraining a model (same path, new weights) changes the strategy's fingerprint."""
-    from strategies.fingerprint import fingerprint
+    from guandan_cli.strategies.fingerprint import fingerprint
 
     enc = get_encoding("danzero")
     width = enc.state_size + enc.action_size

@@ -13,12 +13,12 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from guandan_cli.strategies.base import Strategy
+from guandan_cli.strategies.random_bot import RandomStrategy
 
 from guandan_cli.engine import deal_hands, legal_plays
 from guandan_cli.engine.deal import PLAY, Deal, DealSetup
 from guandan_cli.engine.legal import PlainLeads, _Hand
-from strategies.base import Strategy
-from strategies.random_bot import RandomStrategy
 
 
 def _plain_hands(rng: random.Random, count: int):

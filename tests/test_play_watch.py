@@ -373,10 +373,11 @@ def test_wild_marks_name_a_card_that_makes_the_same_declaration():
 def test_every_legal_action_passes_the_saved_answer_check():
     """The resume check of a saved answer accepts every action bots take (wilds, declarations
     read two ways, passes, tribute and return) and refuses a pass on a lead."""
+    from guandan_cli.strategies import make_players
+
     from guandan_cli.engine.match import Match
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.interactive.seat import saved_answer_problem
-    from strategies import make_players
 
     checked = 0
     for seed in range(6):

@@ -14,13 +14,13 @@ pytest.importorskip(
     "websockets", reason="the protocol extra is not installed: pip install 'guandan[protocol]'"
 )
 
+from guandan_cli.strategies.registry import load_strategy  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from guandan_cli.cli.app import app  # noqa: E402
 from guandan_cli.protocol.client import run_client  # noqa: E402
 from guandan_cli.protocol.server import SEATS_FILE, parse_seats, serve  # noqa: E402
 from guandan_cli.runner.simulation import simulate  # noqa: E402
-from strategies.registry import load_strategy  # noqa: E402
 from tests.protocol_clients import MISBEHAVIOURS, random_client  # noqa: E402
 
 #: fields that name the seats' connections (and the run id derived from them)

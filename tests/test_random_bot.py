@@ -3,8 +3,7 @@
 import random
 
 import pytest
-
-from strategies.random_bot import RandomStrategy
+from guandan_cli.strategies.random_bot import RandomStrategy
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 12345])

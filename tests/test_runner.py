@@ -20,7 +20,7 @@ from guandan_cli.runner.rundir import read_manifest
 SMALL = {"seed": 11, "strategies": "random,greedy", "max_deals": 3, "progress": False}
 
 BOOM = """
-from strategies.random_bot import RandomStrategy
+from guandan_cli.strategies.random_bot import RandomStrategy
 
 class Boom(RandomStrategy):
     name = "boom"

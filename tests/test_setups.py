@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import pytest
+from guandan_cli.strategies import GreedyStrategy, HeuristicStrategy, RandomStrategy, make_players
 
 from guandan_cli import simulate
 from guandan_cli.engine.deal import Deal, replay
@@ -22,7 +23,6 @@ from guandan_cli.runner.setups import (
     swap_teams,
 )
 from guandan_cli.runner.verify import verify
-from strategies import GreedyStrategy, HeuristicStrategy, RandomStrategy, make_players
 
 RULES = get_ruleset("cgr2022")
 

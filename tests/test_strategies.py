@@ -9,15 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from observations import obs_for
-
-from guandan_cli.engine.combos import BOMB_CLASS, Combo
-from guandan_cli.engine.deal import PASS, Deal, DealSetup
-from guandan_cli.engine.match import Match
-from guandan_cli.engine.observation import Observation
-from guandan_cli.engine.play import StrategyError, iter_match, play_deal
-from guandan_cli.engine.rules import get_ruleset
-from strategies import (
+from guandan_cli.strategies import (
     BUILTINS,
     GreedyStrategy,
     RandomStrategy,
@@ -27,7 +19,15 @@ from strategies import (
     load_strategy,
     make_players,
 )
-from strategies.heuristic import HeuristicStrategy
+from guandan_cli.strategies.heuristic import HeuristicStrategy
+from observations import obs_for
+
+from guandan_cli.engine.combos import BOMB_CLASS, Combo
+from guandan_cli.engine.deal import PASS, Deal, DealSetup
+from guandan_cli.engine.match import Match
+from guandan_cli.engine.observation import Observation
+from guandan_cli.engine.play import StrategyError, iter_match, play_deal
+from guandan_cli.engine.rules import get_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "strategies.md"
@@ -51,8 +51,8 @@ def test_builtins_by_name():
 
 
 def test_module_class_spec():
-    assert load_strategy("strategies.greedy:GreedyStrategy") is GreedyStrategy
-    assert load_strategy(" strategies.heuristic:HeuristicStrategy ") is HeuristicStrategy
+    assert load_strategy("guandan_cli.strategies.greedy:GreedyStrategy") is GreedyStrategy
+    assert load_strategy(" guandan_cli.strategies.heuristic:HeuristicStrategy ") is HeuristicStrategy
     assert load_strategy(GreedyStrategy) is GreedyStrategy
 
 
@@ -61,7 +61,7 @@ def test_file_class_spec(tmp_path):
     path.write_text(
         textwrap.dedent(
             """
-            from strategies import Strategy
+            from guandan_cli.strategies import Strategy
 
             class FirstLegal(Strategy):
                 name = "first_legal"
@@ -89,7 +89,11 @@ def test_unknown_name_lists_available():
 
 @pytest.mark.parametrize(
     "spec",
-    ["strategies.no_such_module:X", "strategies.greedy:NoSuchClass", "no/such/file.py:Bot"],
+    [
+        "guandan_cli.strategies.no_such_module:X",
+        "guandan_cli.strategies.greedy:NoSuchClass",
+        "no/such/file.py:Bot",
+    ],
 )
 def test_bad_specs(spec):
     with pytest.raises(UnknownStrategyError, match=re.escape(spec)):
@@ -97,7 +101,7 @@ def test_bad_specs(spec):
 
 
 def test_plugin_entry_point(monkeypatch):
-    import strategies.registry as reg
+    import guandan_cli.strategies.registry as reg
 
     class FakeEP:
         name = "plugged"

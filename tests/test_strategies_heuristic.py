@@ -5,6 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from guandan_cli.strategies import make_players
+from guandan_cli.strategies.heuristic import HeuristicStrategy, make_plan
+from guandan_cli.strategies.heuristic.memory import Memory
+from guandan_cli.strategies.heuristic.plan import group_combo
 from observations import obs_for
 
 from guandan_cli.engine import Combo, deal_hands, parse_cards, readings
@@ -13,10 +17,6 @@ from guandan_cli.engine.deal import PASS, Event
 from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
-from strategies import make_players
-from strategies.heuristic import HeuristicStrategy, make_plan
-from strategies.heuristic.memory import Memory
-from strategies.heuristic.plan import group_combo
 
 
 def bot(seat=0):

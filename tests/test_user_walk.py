@@ -338,7 +338,7 @@ def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypa
     ]:
         parent = base.rpartition(" ")[2]
         (tmp_path / file).write_text(
-            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+            f'from guandan_cli.strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
         )
     res = runner.invoke(app, ["tournament", "a.py:Mine", "b.py:Mine", "-n", "1"])
     line = _one_error_line(res)
@@ -356,7 +356,7 @@ def test_compare_tells_two_bots_with_one_name_apart_by_their_specs(tmp_path, mon
     ]:
         parent = base.rpartition(" ")[2]
         (tmp_path / file).write_text(
-            f'from strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
+            f'from guandan_cli.strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
         )
     res = runner.invoke(app, ["compare", "a.py:Mine", "b.py:Mine", "-n", "2", "-w", "1", "-q"])
     assert res.exit_code == 0, res.output
@@ -444,7 +444,7 @@ def test_replay_and_watch_of_a_match_that_errored_before_its_first_deal_say_so(t
     said "no match 0 in RUN" although ``analyze`` counts it."""
     bot = tmp_path / "boom.py"
     bot.write_text(
-        "from strategies.base import Strategy\n\n"
+        "from guandan_cli.strategies.base import Strategy\n\n"
         "class Boom(Strategy):\n"
         "    name = 'boom'\n\n    def choose_play(self, obs):\n"
         "        raise RuntimeError('boom')\n"

@@ -101,7 +101,7 @@ def compare(
     Stored logs under --out are reused only while both strategies' code, the seeds and the options are unchanged (a line on stderr says which); otherwise they are recomputed.
     """
     from guandan_cli.comparison import compare as run_compare
-    from strategies.onnx_model import apply_encoding
+    from guandan_cli.strategies.onnx_model import apply_encoding
 
     _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
@@ -167,7 +167,7 @@ def tournament(
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
-    from strategies.onnx_model import apply_encoding
+    from guandan_cli.strategies.onnx_model import apply_encoding
 
     _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after

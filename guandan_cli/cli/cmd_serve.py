@@ -149,7 +149,7 @@ def connect(
         fail(f"--retry-for must be 0 or more, got {retry_for}")
     _need_websockets()
     from guandan_cli.protocol.client import ClientError, run_client
-    from strategies.registry import load_strategy
+    from guandan_cli.strategies.registry import load_strategy
 
     try:
         cls = load_strategy(strategy)

@@ -108,7 +108,7 @@ def simulate(
         interruption,
     )
     from guandan_cli.runner.simulation import simulate as run_simulation
-    from strategies.onnx_model import apply_encoding
+    from guandan_cli.strategies.onnx_model import apply_encoding
 
     try:
         strategies = (

@@ -28,7 +28,7 @@ flushes, a lazy ``Sequence`` of the same plays (``engine.legal.PlainLeads``) ins
 One whose ``choose_from_legal`` carries ``picks_item = True`` promises its answer is an element of
 ``legal`` (the random bot's ``legal[r]``): the answer is applied without being looked up.
 
->>> from strategies import make_players
+>>> from guandan_cli.strategies import make_players
 >>> from guandan_cli.engine.match import Match
 >>> m = Match(seed=3)
 >>> deals = list(iter_match(m, make_players(["random"] * 4, match_seed=3)))

@@ -82,7 +82,7 @@ class _GuandanBase(AECEnv):
         self.render_mode = render_mode
         self.card_strategy = card_strategy
         if card_strategy is not None:
-            from strategies.registry import load_strategy  # noqa: PLC0415 - only when asked
+            from guandan_cli.strategies.registry import load_strategy  # noqa: PLC0415 - only when asked
 
             self._card_strategy_class = load_strategy(card_strategy)
         self.possible_agents = list(AGENTS)

@@ -44,7 +44,7 @@ class GuandanSingleAgentEnv(gym.Env):
         card_strategy: str | None = None,
         render_mode: str | None = None,
     ) -> None:
-        from strategies.registry import load_strategy  # noqa: PLC0415 - the env layer sits above strategies
+        from guandan_cli.strategies.registry import load_strategy  # noqa: PLC0415 - the env layer sits above strategies
 
         if seat not in range(4):
             raise ValueError(f"seat {seat!r}: a seat is 0..3")

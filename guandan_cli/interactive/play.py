@@ -176,7 +176,7 @@ def play_game(
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
-    from strategies.human import use_input_source
+    from guandan_cli.strategies.human import use_input_source
 
     try:
         journal = Journal(game.out / JOURNAL, resume)

@@ -348,7 +348,7 @@ class TerminalSeat:
 
     def _suggest(self, obs: Observation) -> object:
         if self._hint is None:
-            from strategies.heuristic import HeuristicStrategy
+            from guandan_cli.strategies.heuristic import HeuristicStrategy
 
             self._hint = HeuristicStrategy(self.seat, random.Random(self.seat))
         if obs.phase == TRIBUTE:

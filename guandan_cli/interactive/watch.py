@@ -62,7 +62,7 @@ def live_deals(
     seed: int, strategies: Sequence[str], ruleset: str, max_deals: int | None = None
 ) -> Iterator[ShownDeal]:
     """Play match 0 of a run with root ``seed`` deal by deal (the bots play each deal whole)."""
-    from strategies.registry import make_players
+    from guandan_cli.strategies.registry import make_players
 
     mseed = match_seed(seed, 0)
     match = Match(mseed, get_ruleset(ruleset, max_deals=max_deals))

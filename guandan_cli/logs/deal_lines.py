@@ -27,7 +27,7 @@ tests compare both on thousands of deals of every built-in bot and ruleset optio
 >>> from guandan_cli.engine.play import iter_match
 >>> from guandan_cli.logs.schema import deal_record
 >>> from guandan_cli.logs.writer import dumps_line
->>> from strategies import make_players
+>>> from guandan_cli.strategies import make_players
 >>> m = Match(seed=3)
 >>> lines = DealLines(run_id="r", match_index=0, match_seed=3, strategies=["random"] * 4)
 >>> pd = next(iter_match(m, make_players(["random"] * 4, match_seed=3)))

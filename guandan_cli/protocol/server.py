@@ -192,7 +192,7 @@ def serve(
     from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.rundir import Run
     from guandan_cli.runner.simulation import SimulationInterrupted, simulate
-    from strategies.registry import load_strategy
+    from guandan_cli.strategies.registry import load_strategy
 
     seats = parse_seats(strategies)
     for s in dict.fromkeys(x for x in seats if x != REMOTE):

@@ -83,7 +83,7 @@ def strategy_fingerprints(
     """The code fingerprint of each distinct strategy (``strategies.fingerprint``), by spec,
     and of the engine (key ``strategies.fingerprint.ENGINE``): a change to either is a change
     of the games."""
-    from strategies.fingerprint import ENGINE, engine_fingerprint, fingerprint
+    from guandan_cli.strategies.fingerprint import ENGINE, engine_fingerprint, fingerprint
 
     classes = classes or {}
     out = {s: fingerprint(classes.get(s, s)) for s in dict.fromkeys(strategies)}
@@ -132,7 +132,7 @@ def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict
     """Why a stored run cannot be continued with these strategies' code (``None``: it can)."""
     if not isinstance(existing.get("fingerprints"), dict):
         return None  # written before fingerprints were recorded: nothing to compare
-    from strategies.fingerprint import ENGINE
+    from guandan_cli.strategies.fingerprint import ENGINE
 
     changed = changed_strategies(existing, fingerprints)
     if changed:

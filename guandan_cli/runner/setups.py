@@ -41,7 +41,7 @@ The API (small and stable):
   ``simulate`` writes (``guandan_cli.logs.schema.deal_record``).
 
 >>> from guandan_cli.engine.rules import get_ruleset
->>> from strategies import make_players
+>>> from guandan_cli.strategies import make_players
 >>> item = fresh_setup(seed=1, index=0, rules=get_ruleset("cgr2022"))
 >>> played = play_setup(item, make_players(["greedy"] * 4, item.match_seed))
 >>> played.record["winner_team"] in (0, 1), played.record["levels_before"]

@@ -183,8 +183,8 @@ def _spec_of(item) -> str:
 
 def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
     """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
-    from strategies.human import input_source_installed
-    from strategies.registry import UnknownStrategyError, load_strategy
+    from guandan_cli.strategies.human import input_source_installed
+    from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
 
     classes = classes or {}
     for s in dict.fromkeys(strategies):

@@ -94,7 +94,7 @@ def _classes(specs: tuple[str, ...], by_value: tuple[tuple[str, bytes], ...] = (
     key = (specs, by_value)
     got = _CLASSES.get(key)
     if got is None:
-        from strategies.registry import load_strategy
+        from guandan_cli.strategies.registry import load_strategy
 
         known = dict(LOCAL_CLASSES)
         if by_value:
@@ -131,7 +131,7 @@ def _setup(spec: RunSpec, index: int, rules):
 def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
     """ "Match" ``index`` of a setups run: one deal from setup ``index``, logged as a one-deal match."""
     from guandan_cli.runner.setups import play_setup
-    from strategies.registry import make_players
+    from guandan_cli.strategies.registry import make_players
 
     item = _setup(spec, index, rules)
     strategies = list(spec.strategies)
@@ -186,7 +186,7 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     if len(classes) == 4:  # make_players' players, the classes not checked again (``_classes`` did)
         players = [cls(seat, derived_rng(seed, "seat", seat)) for seat, cls in enumerate(classes)]
     else:
-        from strategies.registry import make_players
+        from guandan_cli.strategies.registry import make_players
 
         players = make_players(classes, seed)  # its error
     lines: list[bytes] = []

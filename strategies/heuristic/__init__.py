@@ -1,6 +1,6 @@
 """`heuristic`: the rule-based player, the strongest built-in (decision rules: docs/strategies.md).
 
->>> from strategies.registry import load_strategy
+>>> from guandan_cli.strategies.registry import load_strategy
 >>> load_strategy("heuristic").name
 'heuristic'
 """
