@@ -157,6 +157,25 @@ def _click_exceptions():
     return exceptions
 
 
+#: ``guandan --help`` lists the commands in the order a user meets them (others after, by name)
+COMMAND_ORDER = (
+    "simulate",
+    "analyze",
+    "compare",
+    "tournament",
+    "experiment",
+    "replay",
+    "review",
+    "watch",
+    "play",
+    "verify",
+    "plays",
+    "serve",
+    "connect",
+    "bench",
+)
+
+
 class OneLineErrors(TyperGroup):
     """The app's group: Typer/Click errors become one ``guandan: error:`` line.
 
@@ -166,6 +185,11 @@ class OneLineErrors(TyperGroup):
     that no command handled is one ``guandan: interrupted`` line and exit 130. This
     applies to ``guandan`` and to ``typer.testing.CliRunner`` alike.
     """
+
+    def list_commands(self, ctx):  # noqa: D102 - the order of COMMAND_ORDER
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def invoke(self, ctx):  # noqa: D102 - see the class docstring
         try:

@@ -54,7 +54,8 @@ def _plain_parameters() -> None:
     Typer coerces every parameter with a pydantic adapter, built on first use, whose only
     effect on a value that already is a ``str`` (``bool`` for a flag) is to return it.
     Other values, types and custom parsers still go through Typer's own coercion. Does
-    nothing if Typer's internals differ from the ones this was written for.
+    nothing if Typer's internals differ from the ones this was written for (pyproject.toml
+    pins the Typer range; tests/test_typer_internals.py fails when this did nothing).
     """
     try:
         from typer import core
@@ -117,6 +118,13 @@ def _plain_parameters() -> None:
 
     build_runtime_param._guandan_plain = True  # type: ignore[attr-defined]
     core.build_runtime_param = build_runtime_param
+
+
+def plain_parameters_installed() -> bool:
+    """Whether :func:`_plain_parameters` replaced Typer's ``build_runtime_param``."""
+    from typer import core
+
+    return getattr(getattr(core, "build_runtime_param", None), "_guandan_plain", False)
 
 
 _plain_parameters()
