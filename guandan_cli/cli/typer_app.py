@@ -18,7 +18,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from guandan_cli import __version__
+from guandan_cli._version import __version__
 from guandan_cli.cli.errors import OneLineErrors
 
 #: plain parameter annotations (given or not) and the type their values already have

@@ -216,7 +216,7 @@ def render_html(
     """The page for ``results`` (report name → frame, in the order given)."""
     import jinja2
 
-    from guandan_cli import __version__
+    from guandan_cli._version import __version__
 
     titles = titles or {}
     definitions = definitions or {}

@@ -949,7 +949,7 @@ def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
 
 
 def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> dict:
-    from guandan_cli import __version__
+    from guandan_cli._version import __version__
 
     return {
         "format": FORMAT,
