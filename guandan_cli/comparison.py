@@ -256,11 +256,15 @@ def _per_match(run, a_team: int):
     )
 
 
-def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, str]:
-    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
+def _stored_status(
+    where: Path, wanted, fingerprints: dict, source: tuple[bool, str | None] = (False, None)
+) -> tuple[str, str]:
+    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison
+    (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
+    run directory, and that run's id)."""
+    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.identity import identity_changes
-    from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulation import SimulationInputError
 
     try:
         manifest = read_manifest(where) if where.is_dir() else None
@@ -268,7 +272,9 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:
         return "new", ""
-    changes = identity_changes(manifest, wanted, fingerprints)
+    changes = identity_changes(
+        manifest, wanted, fingerprints, check_source=source[0], source_run_id=source[1]
+    )
     if changes:
         return "changed", changes[0]
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
@@ -381,6 +387,7 @@ def _compare(
 ) -> CompareResult:  # fmt: skip
     import polars as pl
 
+    from guandan_cli.logs.manifest import PartialConfig
     from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
 
@@ -409,13 +416,19 @@ def _compare(
     objects = {sa: oa, sb: ob}
     fingerprints = strategy_fingerprints([sa, sb], classes)
     status = []
+    from_run = deal_mode and setups not in ("fresh", "random")
+    source_run = (from_run, setups_run_id(setups) if from_run else None)
     for seed_, seats, where, _ in plan:
-        wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
-        wanted |= {"a_fail_limit": a_fail_limit, "max_deals": 1 if deal_mode else max_deals}
-        wanted["setups"] = setups if deal_mode else None
-        if deal_mode and setups not in ("fresh", "random"):
-            wanted["setups_run_id"] = setups_run_id(setups)
-        status.append(_stored_status(where, wanted, fingerprints))
+        wanted = PartialConfig.of(
+            seed=seed_,
+            matches=matches,
+            strategies=seats,
+            ruleset=ruleset,
+            a_fail_limit=a_fail_limit,
+            max_deals=1 if deal_mode else max_deals,
+            setups=setups if deal_mode else None,
+        )
+        status.append(_stored_status(where, wanted, fingerprints, source_run))
     kinds = [k for k, _ in status]
     if notify is not None and not force:
         if "changed" in kinds:

@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layout import MANIFEST, Completeness, JournalSource, Source, read_manifest, run_completeness
+from .manifest import PartialConfig, part_plan
 from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, READABLE_VERSIONS
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
@@ -774,10 +775,9 @@ def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
     if isinstance(path, JournalSource):
         return path.part.first_match, path.part.stop_match
     try:
-        cfg = (manifest or {})["config"]
-        matches, size = int(cfg["matches"]), int(cfg["part_size"])
+        matches, size, _compression = part_plan(manifest or {})
         index = int(path.name.split("-", 1)[1].split(".", 1)[0])
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (ValueError, IndexError):
         return None
     first = index * size
     return first, max(first, min(first + size, matches))
@@ -824,8 +824,7 @@ def standalone_deals(manifest: dict | None) -> bool:
     >>> standalone_deals({"config": {"setups": "random"}}), standalone_deals({"config": {}})
     (True, False)
     """
-    config = (manifest or {}).get("config", {})
-    return config.get("setups") is not None or config.get("tribute") not in (None, "on")
+    return PartialConfig.recorded(manifest).standalone_deals
 
 
 def checked_frames(
