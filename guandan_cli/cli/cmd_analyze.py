@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, check_output_dir, fail
-from guandan_cli.cli.typer_app import app
 
 
 class OutputFormat(StrEnum):
@@ -149,7 +148,6 @@ def _read_failed(runs, exc: BaseException, check: bool, fresh_parquet) -> None:
     fail(f"reading {', '.join(map(str, runs))} failed: {_first_line(exc)}{where}", FAILURE)
 
 
-@app.command()
 def analyze(
     runs: Annotated[
         list[Path],

@@ -8,10 +8,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def replay(
     run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,

@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
-from guandan_cli.cli.typer_app import app
 
 
 class _Bar:
@@ -51,7 +50,6 @@ class _Bar:
         self._progress.stop()
 
 
-@app.command()
 def verify(
     runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.", metavar="RUNS")],
     max_problems: Annotated[
