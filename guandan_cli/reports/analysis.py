@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 
 
@@ -31,16 +30,8 @@ class AnalyzeFailure(RuntimeError):
     """Reading or reporting failed (a bad line, a damaged Parquet copy): one line, exit 1."""
 
 
-class OutputFormat(StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-    markdown = "markdown"
-
-
-class PlotFormat(StrEnum):
-    png = "png"
-    svg = "svg"
+#: the output formats of ``render``
+FORMATS = ("table", "csv", "json", "markdown")
 
 
 # ------------------------------------------------------------------ which reports
@@ -217,21 +208,21 @@ def markdown(df) -> str:
 
 
 def render(
-    results: dict, fmt: OutputFormat, titles: dict[str, str], wide: bool = False, metadata: dict | None = None
+    results: dict, fmt: str, titles: dict[str, str], wide: bool = False, metadata: dict | None = None
 ) -> str:
-    """The reports in ``results`` as one text in ``fmt`` (``titles`` by report name)."""
+    """The reports in ``results`` as one text in ``fmt`` (one of ``FORMATS``; ``titles`` by report name)."""
     from .tables import INTERVAL_NOTE, text_table
 
-    if fmt is OutputFormat.json:
+    if fmt == "json":
         doc = {"metadata": metadata or {}} | {name: df.to_dicts() for name, df in results.items()}
         return json.dumps(doc, ensure_ascii=False, indent=1)
     blocks = []
     for name, df in results.items():
-        if fmt is OutputFormat.csv:
+        if fmt == "csv":
             text = df.write_csv().rstrip("\n")
             blocks.append(text if len(results) == 1 else f"# {name}\n{text}\n")
             continue
-        if fmt is OutputFormat.markdown:
+        if fmt == "markdown":
             blocks.append(f"## {name}: {titles[name]}\n\n{markdown(df)}\n\n{INTERVAL_NOTE}\n")
         else:
             blocks.append(f"{name}: {titles[name]}\n\n{text_table(df, wide=wide)}\n")
@@ -241,8 +232,7 @@ def render(
 __all__ = [
     "AnalyzeFailure",
     "AnalyzeInputError",
-    "OutputFormat",
-    "PlotFormat",
+    "FORMATS",
     "check_groupable",
     "check_lone_matches_parts",
     "computing",
