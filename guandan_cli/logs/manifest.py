@@ -118,7 +118,7 @@ def _norm(v):
 
 @dataclass(frozen=True)
 class PartialConfig:
-    """Some of a run's config values: those named in ``given`` (the others are ``None``).
+    """Some of a run's config values: those named in ``given``, in the order given (the others are ``None``).
 
     ``PartialConfig.of(seed=3, max_deals=None)`` requires seed 3 and no deal cap and says
     nothing of the rest; ``PartialConfig.recorded(manifest)`` is what a manifest records.
@@ -135,7 +135,7 @@ class PartialConfig:
     schema_version: int | None = None
     setups: str | None = None
     tribute: str | None = None
-    given: frozenset[str] = frozenset()
+    given: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, **values) -> PartialConfig:
@@ -143,7 +143,7 @@ class PartialConfig:
         unknown = sorted(set(values) - set(CONFIG_FIELDS))
         if unknown:
             raise TypeError(f"not a run config field: {', '.join(unknown)}")
-        return cls(**values, given=frozenset(values))
+        return cls(**values, given=tuple(values))
 
     @classmethod
     def given_values(cls, **values) -> PartialConfig:
@@ -159,8 +159,8 @@ class PartialConfig:
         return cls.of(**{k: config[k] for k in CONFIG_FIELDS if k in config})
 
     def items(self) -> list[tuple[str, object]]:
-        """``(field, value)`` of each given field, in the manifest's order."""
-        return [(k, getattr(self, k)) for k in CONFIG_FIELDS if k in self.given]
+        """``(field, value)`` of each given field, in the order given."""
+        return [(k, getattr(self, k)) for k in self.given]
 
     def over(self, base: RunConfig) -> RunConfig:
         """``base`` with the given fields replaced."""
