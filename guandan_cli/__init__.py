@@ -24,7 +24,7 @@ def simulate(*args, **kwargs):
 
 def open_run(path):
     """The ``Run`` stored at ``path`` (a run directory written by ``simulate``)."""
-    from guandan_cli.runner.rundir import Run
+    from guandan_cli.runner.run import Run
 
     return Run(path)
 

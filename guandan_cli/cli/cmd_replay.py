@@ -23,9 +23,9 @@ def replay(
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
-    from guandan_cli.runner.rundir import read_manifest
 
     try:
         path, line, rec, prev = find_deal(run, match, deal)
@@ -35,7 +35,7 @@ def replay(
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
     try:
-        text = render_deal(rec, prev, symbols=symbols, options=(manifest or {}).get("config", {}))
+        text = render_deal(rec, prev, symbols=symbols, options=PartialConfig.recorded(manifest))
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
     except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…

@@ -76,6 +76,11 @@ class RunConfig:
         read = PartialConfig.recorded({"config": config}).over(cls())
         return replace(read, strategies=tuple(read.strategies))
 
+    @classmethod
+    def continuing(cls, stored: PartialConfig) -> RunConfig:
+        """The defaults with a stored run's values over them, but for the schema (this version's)."""
+        return stored.without("schema_version").over(cls())
+
     @property
     def run_id(self) -> str:
         """The run id written in every line: a hash of what decides the games (not of the size).
@@ -166,10 +171,27 @@ class PartialConfig:
         """``base`` with the given fields replaced."""
         return replace(base, **dict(self.items()))
 
-    def differences(self, stored: PartialConfig) -> list[tuple[str, object, object]]:
+    def differences(self, stored: PartialConfig, *, schema: bool = False) -> list[tuple[str, object, object]]:
         """``(field, stored value, this value)`` of each given field ``stored`` does not agree
-        with (a field ``stored`` does not record counts as ``None``)."""
-        return [(k, getattr(stored, k), v) for k, v in self.items() if _norm(getattr(stored, k)) != _norm(v)]
+        with (a field ``stored`` does not record counts as ``None``); with ``schema``, the log
+        schema too when ``stored``'s is not this version's."""
+        out = [(k, getattr(stored, k), v) for k, v in self.items() if _norm(getattr(stored, k)) != _norm(v)]
+        if schema and stored.schema_version != SCHEMA_VERSION:
+            out.append(("schema_version", stored.schema_version, SCHEMA_VERSION))
+        return out
+
+    def updated(self, other: PartialConfig) -> PartialConfig:
+        """These values, then ``other``'s given fields over them."""
+        return PartialConfig.of(**(dict(self.items()) | dict(other.items())))
+
+    def rule_options(self) -> list[tuple[str, object]]:
+        """``(field, value)`` of the options set that change the rules or the deals played
+        (``max_deals``, ``a_fail_limit``, ``tribute``, ``setups``; a run's summary names them)."""
+        return [
+            (k, getattr(self, k))
+            for k in ("max_deals", "a_fail_limit", "tribute", "setups")
+            if getattr(self, k)
+        ]
 
     def without(self, *names: str) -> PartialConfig:
         """The same values but those of ``names``."""

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import polars as pl
 
+from guandan_cli.logs.manifest import PartialConfig
+
 from .tables import INTERVAL_NOTE, readable_columns
 
 TEMPLATE = """<!DOCTYPE html>
@@ -149,8 +151,11 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
     manifest = Path(path) / "manifest.json"
     try:
         m = json.loads(manifest.read_text(encoding="utf-8"))
-        cfg, counts = m["config"], m.get("counts") or {}
+        counts = m.get("counts") or {}
+        cfg = PartialConfig.recorded(m) if isinstance(m["config"], dict) else None
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if cfg is None:
         return None
     counts = dict(counts)
     state = str(m.get("state", "unknown"))
@@ -174,15 +179,15 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
             counts[key] = int(counts.get(key, 0)) + extra.get(key, 0)
         if "wins" in extra:
             counts["wins"] = [a + b for a, b in zip(counts.get("wins", [0, 0]), extra["wins"])]
-    ruleset = str(cfg.get("ruleset", ""))
-    options = [f"{k}={cfg[k]}" for k in ("max_deals", "a_fail_limit", "tribute", "setups") if cfg.get(k)]
+    ruleset = str(cfg.ruleset or "")
+    options = [f"{k}={v}" for k, v in cfg.rule_options()]
     return RunInfo(
         path=str(path),
-        seed=cfg.get("seed"),
+        seed=cfg.seed,
         ruleset=" ".join([ruleset, *options]),
-        strategies=[str(s) for s in cfg.get("strategies", ["?"] * 4)],
+        strategies=[str(s) for s in (cfg.strategies if cfg.strategies is not None else ["?"] * 4)],
         matches=int(counts.get("matches", 0)),
-        planned=int(cfg.get("matches", 0)),
+        planned=int(cfg.matches or 0),
         deals=int(counts.get("deals", 0)),
         wins=list(counts.get("wins", [0, 0])),
         capped=int(counts.get("capped", 0)),

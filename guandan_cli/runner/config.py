@@ -351,8 +351,7 @@ def _started_elsewhere(manifest: dict, strategies) -> str:
 def settle(request: Request, out: Path, stored: PartialConfig, done: int) -> SettledRun:
     """The run's config (defaults, then the ``stored`` run's values, then the options given),
     checked whole; ``done``: the matches the stored run's complete parts hold."""
-    base = stored.without("schema_version").over(RunConfig())
-    config = request.given.over(base)
+    config = request.given.over(RunConfig.continuing(stored))
     config = replace(config, strategies=parse_strategies(config.strategies), schema_version=SCHEMA_VERSION)
     problem = plan_problem(config.matches, config.part_size)
     if problem is not None:

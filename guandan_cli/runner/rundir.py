@@ -187,9 +187,7 @@ def _mark_missing_parts(out: Path, existing: dict) -> None:
 
 def _refuse_other_config(out: Path, existing: dict, required: PartialConfig) -> None:
     stored = PartialConfig.recorded(existing)
-    differ = required.differences(stored)
-    if stored.schema_version != SCHEMA_VERSION:
-        differ.append(("schema_version", stored.schema_version, SCHEMA_VERSION))
+    differ = required.differences(stored, schema=True)
     if differ:
         shown = ", ".join(f"{k} {_shown(was)} (now {_shown(now)})" for k, was, now in differ)
         raise SimulationInputError(
