@@ -33,7 +33,7 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 def strategy_spec(strategy: str | type) -> str:
     """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
     defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
-    sent to the workers by value; see ``guandan_cli.runner.simulation.class_spec``)."""
+    sent to the workers by value; see ``guandan_cli.runner.identity.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
