@@ -84,7 +84,13 @@ class SimulationInputError(ValueError):
 
 
 class SimulationError(RuntimeError):
-    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did."""
+    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did.
+
+    A bot's exception is the ``__cause__`` (in a worker process: a ``WorkerTraceback`` with
+    its formatted traceback) and ``failure`` its located record (``engine.failures``).
+    """
+
+    failure = None
 
 
 class SimulationInterrupted(KeyboardInterrupt):
@@ -944,8 +950,12 @@ def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-    if res.errors and on_error == "stop":
-        raise SimulationError(f"{res.errors[0]} (use --on-error record to record errored matches and go on)")
+    if res.errors and on_error == "stop":  # the bot's exception (or its worker's traceback) as the cause
+        error = SimulationError(
+            f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
+        )
+        error.failure = res.failure
+        raise error from (res.failure.cause() if res.failure is not None else None)
 
 
 def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> dict:
