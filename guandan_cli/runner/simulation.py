@@ -29,12 +29,12 @@ from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
 from guandan_cli.runner.backends import (
     BACKENDS,
-    MAX_WORKERS,
     BackendError,
     default_workers,
     main_without_file,
     open_backend,
     unguarded_main_call,
+    workers_problem,
 )
 from guandan_cli.runner.identity import (
     by_value_classes,
@@ -601,10 +601,9 @@ def simulate(
         }.items()
         if v is not None
     }
-    if workers is not None and workers > MAX_WORKERS and backend == "local":
-        raise SimulationInputError(
-            f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
-        )
+    problem = workers_problem(workers) if backend == "local" else None
+    if problem is not None:
+        raise SimulationInputError(problem)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SimulationInputError(f"seed must be a whole number, got {seed!r}")
     if compression is not None and compression not in COMPRESSIONS:
