@@ -95,7 +95,9 @@ def compare(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
     traceback: TracebackOption = False,
 ) -> None:
@@ -165,7 +167,9 @@ def tournament(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
     traceback: TracebackOption = False,
 ) -> None:

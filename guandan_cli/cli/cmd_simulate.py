@@ -98,7 +98,9 @@ def simulate(
     ] = None,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
     traceback: TracebackOption = False,
 ) -> None:
