@@ -160,3 +160,29 @@ def test_last_action_follows_danzeros_turn_sequence(enc):
     assert np.array_equal(segment(enc.state(obs), "last_action"), np.zeros(54))
     # the partner out: last_teammate_action is [-1]
     assert np.array_equal(segment(enc.state(obs), "last_teammate_action"), MINUS)
+
+
+def test_an_onnx_model_gets_the_published_order(tmp_path):
+    """A 567-input model scoring only index 25 of the action (♠A in the checkpoint's order, ♠8
+    in DanZero's rank-major one: 6 * 4 + 1) plays a ♠A under @danzero-danlm and a ♠8 under
+    @danzero whenever it can."""
+    pytest.importorskip("onnxruntime")
+    import random
+
+    from guandan_cli.strategies.registry import load_strategy
+    from test_onnx_strategy import _decisions, linear_model
+
+    weights = np.zeros(567, np.float32)
+    weights[513 + 25] = 1.0
+    path = linear_model(tmp_path / "m.onnx", weights)
+    assert published_index("SA") == 25 and "23456789TJQKA".index("8") * 4 + "HSCD".index("S") == 25
+    for name, token in (("danzero-danlm", "SA"), ("danzero", "S8")):
+        face = parse_cards(token)[0]
+        player = load_strategy(f"onnx:{path}@{name}")(0, random.Random(0))
+        seen = 0
+        for obs in _decisions(4, seed=3):
+            chosen = player.choose_play(obs)
+            if any(face in a.cards for a in obs.legal_actions):
+                assert face in chosen.cards, (name, token)
+                seen += 1
+        assert seen > 0
