@@ -170,3 +170,15 @@ def test_a_failure_crosses_processes_as_text():
     cause = copy.cause()
     assert isinstance(cause, WorkerTraceback) and cause.text == failure.traceback
     assert isinstance(copy, BotFailure) and copy.traceback.startswith("Traceback (most recent call last):")
+
+
+def test_a_fault_that_is_not_the_codes_names_no_frame():
+    """A remote client that broke the protocol: the error alone, no line of our remote seat."""
+    from guandan_cli.protocol.remote import RemoteSeatError
+
+    class Seat:
+        def choose_play(self, obs):
+            raise RemoteSeatError("seat 1 (bad) answered 99, out of range")
+
+    failure = bot_failure(_caught(lambda: Seat().choose_play(None)), Seat)
+    assert failure.where is None and failure.line == "RemoteSeatError: seat 1 (bad) answered 99, out of range"

@@ -17,6 +17,9 @@ file's folder (a helper module beside the bot), else the innermost frame of all.
 >>> failure.traceback.splitlines()[0]
 'Traceback (most recent call last):'
 
+An exception whose class sets ``where_in_bot = False`` names no frame: a remote client that
+broke the protocol, or no person at the terminal, is not a fault of the code's lines.
+
 A ``BotFailure`` crosses to the parent process as its text alone (the exception itself
 need not pickle): ``cause()`` is then a ``WorkerTraceback`` holding the formatted
 traceback, and in the process where the bot ran, the original exception.
@@ -133,9 +136,9 @@ def _located(frames: list[tuple[str, int, str]], cls: type | None) -> str | None
 
 def bot_failure(exc: BaseException, cls: type | None = None) -> BotFailure:
     """The located record of ``exc``, raised by a bot of class ``cls`` (see the module docstring)."""
-    frames = _frames(exc.__traceback__)
     text = "".join(_traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return BotFailure(_located(frames, cls), f"{type(exc).__name__}: {exc}", text, exc)
+    where = _located(_frames(exc.__traceback__), cls) if getattr(exc, "where_in_bot", True) else None
+    return BotFailure(where, f"{type(exc).__name__}: {exc}", text, exc)
 
 
 __all__ = ["BotFailure", "WorkerTraceback", "bot_failure"]
