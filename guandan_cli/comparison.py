@@ -128,6 +128,8 @@ class CompareResult:
     first_outs: int = 0
     #: deal mode: the deal win rate's and first-out rate's intervals (bootstrap over pairs)
     pair_intervals: dict = field(default_factory=dict)
+    #: a note on the design: A and B are the same strategy (a self-comparison, the null check)
+    note: str | None = None
 
     @property
     def games(self) -> int:
@@ -281,6 +283,34 @@ def _stored_status(
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
 
 
+def _same_code(a, b, fa: dict, fb: dict) -> bool:
+    """Whether two specs name one strategy: the same code (fingerprint) under the same name
+    (``heuristic`` and ``guandan_cli.strategies.heuristic:HeuristicStrategy``; not two ``onnx:``
+    specs of one model with other encodings, whose names are their specs)."""
+    if fa.get("hash") != fb.get("hash"):
+        return False
+    from guandan_cli.strategies.registry import load_strategy
+
+    return getattr(load_strategy(a), "name", None) == getattr(load_strategy(b), "name", None)
+
+
+def _self_note(label: str, paired: bool, deal_mode: bool) -> str:
+    """The note of a comparison of a strategy with itself: still valid, it is the null check.
+
+    >>> _self_note("greedy", True, False)[:60]
+    'note: A and B are the same strategy (greedy): a self-compari'
+    """
+    head = f"note: A and B are the same strategy ({label}): a self-comparison, the null check; "
+    if not paired:
+        return head + "its difference should be 0 within its interval"
+    unit = "deal" if deal_mode else "match"
+    return (
+        head + f"paired, each pair is one {unit} played twice, seen from either side, so the "
+        "difference is 0 by construction (--unpaired plays other seeds for the swapped seating: "
+        "the spread of chance)"
+    )
+
+
 def _check_options(matches: int, duplicate: str, setups: str | os.PathLike) -> None:
     """Refuse what ``compare``/``tournament`` cannot play, before any match (the CLI's rules)."""
     if isinstance(matches, bool) or not isinstance(matches, int):
@@ -386,6 +416,7 @@ def _compare(
     a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
     progress, resume, force, on_error, bootstrap, notify,
 ) -> CompareResult:  # fmt: skip
+    from guandan_cli.runner.identity import strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
 
     pairing = _Pairing.of(a, b)
@@ -395,7 +426,17 @@ def _compare(
     source = setups if deal_mode else None
     folder = base / pairing.folder_name(seed, matches, paired, source)
     seatings = pairing.seatings(folder, seed, seed if paired else seed + 1_000_003)
-    status = _statuses(seatings, pairing, matches, ruleset, a_fail_limit, max_deals, source)
+    fingerprints = strategy_fingerprints([pairing.sa, pairing.sb], pairing.classes)
+    same = pairing.sa == pairing.sb or _same_code(
+        pairing.objects[pairing.sa],
+        pairing.objects[pairing.sb],
+        fingerprints[pairing.sa],
+        fingerprints[pairing.sb],
+    )
+    note = _self_note(pairing.la, paired, deal_mode) if same else None
+    if note is not None and notify is not None:
+        notify(note)
+    status = _statuses(seatings, fingerprints, matches, ruleset, a_fail_limit, max_deals, source)
     if notify is not None and not force:
         _notify_status(notify, status, folder)
     todo = sum(1 for kind, _w in status if force or kind != "stored")
@@ -416,7 +457,7 @@ def _compare(
         progress=progress,
     )
     runs = _play_seatings(seatings, status, pairing, play, resume, force)
-    return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap)
+    return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap, same, note)
 
 
 @dataclass(frozen=True)
@@ -459,12 +500,11 @@ class _Pairing:
         ]
 
 
-def _statuses(seatings, pairing: _Pairing, matches, ruleset, a_fail_limit, max_deals, setups) -> list:
-    """``_stored_status`` of each seating's run folder."""
+def _statuses(seatings, fingerprints: dict, matches, ruleset, a_fail_limit, max_deals, setups) -> list:
+    """``_stored_status`` of each seating's run folder (``fingerprints``: of both strategies)."""
     from guandan_cli.logs.manifest import PartialConfig
-    from guandan_cli.runner.identity import setups_run_id, strategy_fingerprints
+    from guandan_cli.runner.identity import setups_run_id
 
-    fingerprints = strategy_fingerprints([pairing.sa, pairing.sb], pairing.classes)
     from_run = setups is not None and setups not in ("fresh", "random")
     source_run = (from_run, setups_run_id(setups) if from_run else None)
     status = []
@@ -519,11 +559,14 @@ def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: 
     return runs
 
 
-def _result(pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, bootstrap) -> CompareResult:
-    """The comparison's figures from its two runs (see ``CompareResult``)."""
+def _result(
+    pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, bootstrap, same: bool, note: str | None
+) -> CompareResult:
+    """The comparison's figures from its two runs (see ``CompareResult``; ``same``: A and B
+    are one strategy, whose paired intervals are exact)."""
     import polars as pl
 
-    sa, sb, la, lb = pairing.sa, pairing.sb, pairing.la, pairing.lb
+    la, lb = pairing.la, pairing.lb
     deal_mode = duplicate == "deal"
     run_ab, run_ba = runs
     ab = _per_match(run_ab, 0)
@@ -547,7 +590,7 @@ def _result(pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, b
     unfinished = results.len() - wins - losses
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
-    itself = paired and sa == sb
+    itself = paired and same
     if paired:
         units = pair_units(pairs)
     else:  # unpaired: the units are the individual matches
@@ -575,6 +618,7 @@ def _result(pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, b
         setups=setups,
         first_outs=int(pairs["a_first_outs"].sum()),
         pair_intervals=intervals,
+        note=note,
     )
 
 
@@ -873,8 +917,11 @@ def tournament(
                 f"strategies {' and '.join(specs)} are both named {name!r} (their class's name): "
                 "give them distinct names"
             )
-    if twice:
-        raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
+    if twice:  # a leaderboard holds each name once; the self-comparison is compare's
+        raise ValueError(
+            f"strategy names must be distinct: {', '.join(twice)} given more than once "
+            f"(to play {twice[0]} against itself, the null check: guandan compare {twice[0]} {twice[0]})"
+        )
     problem = _pairs_problem(matches)
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)

@@ -18,6 +18,7 @@ from guandan_cli.cli.options import (
     RootSeed,
     Ruleset,
     Setups,
+    TracebackOption,
     notice,
     reported,
 )
@@ -71,6 +72,7 @@ def compare(
     on_error: CountOnError = "stop",
     quiet: Quiet = False,
     encoding: Encoding = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
 
@@ -82,7 +84,7 @@ def compare(
     _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
-    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT):
+    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
         a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
         res = run_compare(
             a,
@@ -132,6 +134,7 @@ def tournament(
     ] = None,
     quiet: Quiet = False,
     encoding: Encoding = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
@@ -140,7 +143,7 @@ def tournament(
     _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
-    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT):
+    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
         strategies = apply_encoding([s.strip() for s in strategies], encoding)
         res = run_tournament(
             strategies,

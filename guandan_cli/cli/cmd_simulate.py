@@ -8,7 +8,15 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import interrupted
-from guandan_cli.cli.options import AFailLimit, Encoding, Workers, command_line, reported, run_interrupt_hint
+from guandan_cli.cli.options import (
+    AFailLimit,
+    Encoding,
+    TracebackOption,
+    Workers,
+    command_line,
+    reported,
+    run_interrupt_hint,
+)
 
 Matches = Annotated[
     int | None,
@@ -87,9 +95,10 @@ def simulate(
     chunk_size: ChunkSize = None,
     part_size: PartSize = None,
     encoding: Encoding = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
-    from guandan_cli.runner.errors import SimulationError, SimulationInputError
+    from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.rundir import interruption
     from guandan_cli.runner.simulation import simulate as run_simulation
     from guandan_cli.strategies.onnx_model import apply_encoding
@@ -97,9 +106,7 @@ def simulate(
     if encoding is not None:
         with reported(bad_input=(ValueError,)):
             strategies = ",".join(apply_encoding((strategies or "").split(","), encoding))
-    with reported(
-        bad_input=(SimulationInputError,), failures=(SimulationError,), interrupt=run_interrupt_hint
-    ):
+    with reported(bad_input=(SimulationInputError,), interrupt=run_interrupt_hint, traceback=traceback):
         run = run_simulation(
             matches,
             seed=seed,

@@ -1,5 +1,6 @@
 """What several commands share: option definitions, the command line as typed, and how the
-Python API's errors map to the one error style (``cli/errors.py``).
+Python API's errors map to the one error style (``cli/errors.py``), a failing bot's
+traceback included.
 
 Each ``cmd_*`` module defines plain functions whose parameters are ``Annotated`` options;
 ``cli/typer_app.py`` builds the app from them. An option two commands define alike is
@@ -10,10 +11,11 @@ A command never imports another command.
 
 from __future__ import annotations
 
+import os
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -24,7 +26,9 @@ from guandan_cli.cli.errors import FAILURE, fail, interrupted
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 Encoding = Annotated[
     str | None,
-    typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+    typer.Option(
+        help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+    ),
 ]
 #: the rulesets' names (simulate says its default in its own words)
 Ruleset = Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")]
@@ -62,6 +66,19 @@ CountOnError = Annotated[
 ]
 
 
+#: the environment variable that asks for a failing bot's traceback (as ``--traceback`` does)
+TRACEBACK_ENV = "GUANDAN_TRACEBACK"
+
+#: the ``--traceback`` switch of the commands that run bots
+TracebackOption = Annotated[
+    bool,
+    typer.Option(
+        "--traceback",
+        help=f"When a bot raises, print its whole traceback (from the worker) before the error line (or set {TRACEBACK_ENV}=1).",
+    ),
+]
+
+
 # ------------------------------------------------------------------ the command line
 
 
@@ -94,10 +111,11 @@ def reported(
     bad_input: tuple[type[BaseException], ...] = (),
     failures: tuple[type[BaseException], ...] = (),
     interrupt: str | Callable[[KeyboardInterrupt], str] = "",
+    traceback: bool = False,
 ) -> Iterator[None]:
     """The Python API's errors as one line each: ``failures`` and a stopped run
-    (``SimulationError``) exit 1, ``bad_input`` exit 2, Ctrl-C exit 130 with the hint
-    ``interrupt`` (or ``interrupt(exc)``)."""
+    (``SimulationError``: see ``run_failed``, ``traceback`` its ``--traceback``) exit 1,
+    ``bad_input`` exit 2, Ctrl-C exit 130 with the hint ``interrupt`` (or ``interrupt(exc)``)."""
     from guandan_cli.runner.errors import SimulationError
 
     try:
@@ -105,11 +123,40 @@ def reported(
     except failures as exc:
         fail(exc, FAILURE)
     except SimulationError as exc:
-        fail(exc, FAILURE)
+        run_failed(exc, traceback)
     except bad_input as exc:
         fail(exc)
     except KeyboardInterrupt as exc:
         interrupted(interrupt(exc) if callable(interrupt) else interrupt)
+
+
+def traceback_wanted(flag: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether to print a failing bot's traceback: ``--traceback``, or ``GUANDAN_TRACEBACK`` set to
+    anything but ``""`` or ``"0"``.
+
+    >>> traceback_wanted(False, {"GUANDAN_TRACEBACK": "1"}), traceback_wanted(False, {"GUANDAN_TRACEBACK": "0"})
+    (True, False)
+    """
+    return flag or environ.get(TRACEBACK_ENV, "") not in ("", "0")
+
+
+def run_failed(exc: BaseException, flag: bool = False) -> NoReturn:
+    """Exit 1 with ``exc``'s one line, after the bot's traceback when one is wanted.
+
+    The error line names the innermost frame in the bot's own file
+    (``… deal 2: mybot.py:17 in choose_play: RuntimeError: boom``, built in
+    :mod:`guandan_cli.engine.failures`). ``--traceback`` (or ``GUANDAN_TRACEBACK=1`` in the
+    environment) prints, before it, the whole traceback of the bot's exception as the process
+    that ran the bot formatted it (a worker's, with ``-w 2``); without it, the line says how
+    to see the traceback.
+    """
+    failure = getattr(exc, "failure", None)
+    if failure is None:
+        fail(exc, FAILURE)
+    if traceback_wanted(flag):
+        typer.echo(failure.traceback.rstrip("\n"), err=True)
+        fail(exc, FAILURE)
+    fail(f"{exc}; --traceback prints the bot's whole traceback", FAILURE)
 
 
 def run_interrupt_hint(exc: KeyboardInterrupt) -> str:
@@ -129,12 +176,16 @@ __all__ = [
     "MaxDeals",
     "PoolWorkers",
     "Quiet",
+    "TRACEBACK_ENV",
     "RootSeed",
     "Ruleset",
     "Setups",
+    "TracebackOption",
     "Workers",
     "command_line",
     "notice",
     "reported",
+    "run_failed",
     "run_interrupt_hint",
+    "traceback_wanted",
 ]

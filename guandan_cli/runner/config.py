@@ -31,7 +31,7 @@ from guandan_cli.logs.layout import space_problem
 from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, PartialConfig, RunConfig, plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS
-from guandan_cli.runner.backends import BACKENDS, MAX_WORKERS, main_without_file, unguarded_main_call
+from guandan_cli.runner.backends import BACKENDS, main_without_file, unguarded_main_call, workers_problem
 from guandan_cli.runner.errors import SimulationInputError
 from guandan_cli.runner.identity import (
     by_value_classes,
@@ -209,10 +209,9 @@ def _check_main_script(session: Session) -> None:
 
 def _check_values(given: PartialConfig, session: Session, resume: bool, force: bool) -> None:
     workers, backend = session.workers, session.backend
-    if workers is not None and workers > MAX_WORKERS and backend == "local":
-        raise SimulationInputError(
-            f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
-        )
+    problem = workers_problem(workers) if backend == "local" else None
+    if problem is not None:
+        raise SimulationInputError(problem)
     seed = given.seed
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SimulationInputError(f"seed must be a whole number, got {seed!r}")

@@ -19,7 +19,13 @@ class SimulationInputError(ValueError):
 
 
 class SimulationError(RuntimeError):
-    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did."""
+    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did.
+
+    A bot's exception is the ``__cause__`` (in a worker process: a ``WorkerTraceback`` with
+    its formatted traceback) and ``failure`` its located record (``engine.failures``).
+    """
+
+    failure = None
 
 
 class SimulationInterrupted(KeyboardInterrupt):

@@ -136,8 +136,12 @@ def check_result(res: tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-    if res.errors and on_error == "stop":
-        raise SimulationError(f"{res.errors[0]} (use --on-error record to record errored matches and go on)")
+    if res.errors and on_error == "stop":  # the bot's exception (or its worker's traceback) as the cause
+        error = SimulationError(
+            f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
+        )
+        error.failure = res.failure
+        raise error from (res.failure.cause() if res.failure is not None else None)
 
 
 class Execution:
