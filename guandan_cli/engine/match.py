@@ -43,11 +43,6 @@ class MatchUpdate:
     capped: bool
 
 
-def match_seed(root_seed: int, match_index: int) -> int:
-    """The seed of match ``match_index`` of a run with root seed ``root_seed``."""
-    return derive_seed(root_seed, "match", match_index)
-
-
 def deal_seed(match_seed: int, deal_index: int) -> int:
     """The seed deal ``deal_index``'s shuffle comes from."""
     return derive_seed(match_seed, "deal", deal_index)

@@ -282,6 +282,69 @@ def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
     atomic_write_bytes(Path(path) / MANIFEST, text.encode())
 
 
+def new_manifest(
+    config: RunConfig,
+    *,
+    package_version: str,
+    command: str,
+    started_in: str,
+    started_at: str,
+    sessions: list,
+    fingerprints: dict,
+    setups_run_id: str | None,
+    on_error: str,
+    workers: int,
+    backend: str,
+    chunk_size: int,
+    ray_address: str | None,
+) -> dict:
+    """A manifest as a session starts writing it (``state`` running, no part yet): the run's
+    config (``config.to_dict()``), identity (run id, code fingerprints, the setups' source
+    run), the rules it plays, and how it is played (``options``); see docs/log-format.md."""
+    return {
+        "format": FORMAT,
+        "schema_version": SCHEMA_VERSION,
+        "package_version": package_version,
+        "run_id": config.run_id,
+        "command": command,
+        "started_in": started_in,
+        "config": config.to_dict(),
+        "strategies": {str(s): name for s, name in enumerate(config.strategies)},
+        "fingerprints": fingerprints,
+        **({"setups_run_id": setups_run_id} if setups_run_id else {}),
+        "ruleset": config.rules().to_dict(),
+        "options": {
+            "on_error": on_error,
+            "workers": workers,
+            "backend": backend,
+            "chunk_size": chunk_size,
+            "ray_address": ray_address,
+        },
+        "state": "running",
+        "error": None,
+        "started_at": started_at,
+        "ended_at": None,
+        "counts": {},
+        "sessions": sessions,
+        "parts": [],
+    }
+
+
+def new_session(started_at: str, *, workers: int, backend: str, chunk_size: int) -> dict:
+    """A session's entry in the manifest's ``sessions`` as it starts (counts 0, ``running``)."""
+    return {
+        "started_at": started_at,
+        "ended_at": None,
+        "workers": workers,
+        "backend": backend,
+        "chunk_size": chunk_size,
+        "matches": 0,
+        "deals": 0,
+        "seconds": 0.0,
+        "state": "running",
+    }
+
+
 def part_plan(manifest: dict) -> tuple[int, int, str]:
     """``(matches, part_size, compression)`` of the run ``manifest`` describes (``ValueError``
     if its config does not give them)."""
@@ -397,6 +460,8 @@ __all__ = [
     "PartialConfig",
     "RunConfig",
     "manifest_problem",
+    "new_manifest",
+    "new_session",
     "part_plan",
     "plan_problem",
     "read_manifest",

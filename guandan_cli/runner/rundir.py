@@ -55,8 +55,14 @@ from guandan_cli.logs.layout import (
     read_manifest,
     run_completeness,
 )
-from guandan_cli.logs.manifest import CONFIG_FIELDS, PartialConfig, RunConfig, write_manifest
-from guandan_cli.logs.schema import SCHEMA_VERSION
+from guandan_cli.logs.manifest import (
+    CONFIG_FIELDS,
+    PartialConfig,
+    RunConfig,
+    new_manifest,
+    new_session,
+    write_manifest,
+)
 from guandan_cli.logs.writer import TMP_SUFFIX, PartWriter
 from guandan_cli.runner.config import Session, SettledRun
 from guandan_cli.runner.errors import SimulationInputError, SimulationInterrupted
@@ -429,38 +435,25 @@ def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journa
 def _new_manifest(
     settled: SettledRun, command: str, existing: dict | None, session: Session, workers: int, chunk_size: int
 ) -> dict:
+    """The manifest this session starts (continuing ``existing``'s start, folder and sessions)."""
     from guandan_cli._version import __version__
 
-    config = settled.config
-    options = {
-        "on_error": session.on_error,
-        "workers": workers,
-        "backend": session.backend,
-        "chunk_size": chunk_size,
-        "ray_address": session.ray_address,
-    }
-    return {
-        "format": FORMAT,
-        "schema_version": SCHEMA_VERSION,
-        "package_version": __version__,
-        "run_id": settled.run_id,
-        "command": command,
+    return new_manifest(
+        settled.config,
+        package_version=__version__,
+        command=command,
         # the folder relative paths (file.py:Class strategies) were read from
-        "started_in": (existing or {}).get("started_in") or os.getcwd(),
-        "config": config.to_dict(),
-        "strategies": {str(s): name for s, name in enumerate(config.strategies)},
-        "fingerprints": settled.fingerprints,
-        **({"setups_run_id": settled.setups_run_id} if settled.setups_run_id else {}),
-        "ruleset": config.rules().to_dict(),
-        "options": options,
-        "state": "running",
-        "error": None,
-        "started_at": (existing or {}).get("started_at") or now_iso(),
-        "ended_at": None,
-        "counts": {},
-        "sessions": list((existing or {}).get("sessions", [])),
-        "parts": [],
-    }
+        started_in=(existing or {}).get("started_in") or os.getcwd(),
+        started_at=(existing or {}).get("started_at") or now_iso(),
+        sessions=list((existing or {}).get("sessions", [])),
+        fingerprints=settled.fingerprints,
+        setups_run_id=settled.setups_run_id,
+        on_error=session.on_error,
+        workers=workers,
+        backend=session.backend,
+        chunk_size=chunk_size,
+        ray_address=session.ray_address,
+    )
 
 
 # ------------------------------------------------------------------ the directory being written
@@ -549,17 +542,7 @@ class RunDirectory:
     ) -> None:
         """Start this session's manifest (the run's config and identity, how it is played) and write it."""
         self.manifest = _new_manifest(settled, command, self.existing, session, workers, chunk_size)
-        self.session = {
-            "started_at": now_iso(),
-            "ended_at": None,
-            "workers": workers,
-            "backend": session.backend,
-            "chunk_size": chunk_size,
-            "matches": 0,
-            "deals": 0,
-            "seconds": 0.0,
-            "state": "running",
-        }
+        self.session = new_session(now_iso(), workers=workers, backend=session.backend, chunk_size=chunk_size)
         self.manifest["sessions"].append(self.session)
         try:
             self.save()

@@ -62,13 +62,14 @@ from pathlib import Path
 
 from guandan_cli.engine.cards import HR, deal_hands
 from guandan_cli.engine.deal import Deal, DealSetup
-from guandan_cli.engine.match import Match, MatchUpdate, deal_seed, match_seed
+from guandan_cli.engine.match import Match, MatchUpdate, deal_seed
 from guandan_cli.engine.observation import observe
 from guandan_cli.engine.play import play_deal, strategy_error
 from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.schema import deal_record
 from guandan_cli.runner.records import record_setup
+from guandan_cli.runner.seeds import match_seed
 
 #: named setup sources (anything else given to ``load_setups`` is a run directory)
 SOURCES = ("fresh", "random")

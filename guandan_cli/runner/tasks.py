@@ -17,13 +17,14 @@ import itertools
 from dataclasses import dataclass, field
 
 from guandan_cli.engine.failures import BotFailure
-from guandan_cli.engine.match import Match, deal_seed, match_seed
+from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
 from guandan_cli.logs.deal_lines import DealLines
 from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
+from guandan_cli.runner.seeds import match_seed
 
 ON_ERROR = ("stop", "record")
 #: the cyclic garbage collector's first threshold while a task plays: a deal allocates tens of

@@ -43,8 +43,8 @@ from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_record
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.records import record_actions, record_setup
+from guandan_cli.runner.seeds import match_seed as _match_seed
 from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
-from guandan_cli.runner.tasks import match_seed as _match_seed
 
 
 @dataclass(frozen=True)
