@@ -13,8 +13,8 @@ from pathlib import Path
 import pexpect
 
 PROMPTS = [
-    r"you lead \(cards, number, \?, h\) > ",
-    r"your play \(cards, number, p, \?, h\) > ",
+    r"you lead \(cards, number, \?, h, t\) > ",
+    r"your play \(cards, number, p, \?, h, t\) > ",
     r"your tribute card \(a card or a number\) > ",
     r"your return card to seat \d \(a card or a number\) > ",
     r"which declaration\? 1\.\.\d \(empty: back\) > ",

@@ -5,7 +5,7 @@
 >>> plays_lines("S3 X")
 Traceback (most recent call last):
 ...
-guandan_cli.cli.plays_listing.PlaysInputError: HAND 'S3 X': bad card token 'X' at position 1: expected suit S/H/C/D (or ♠♥♣♦) + rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers
+guandan_cli.cli.plays_listing.PlaysInputError: HAND 'S3 X': bad card token 'X' at position 2: expected suit S/H/C/D (or ♠♥♣♦) + rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers
 """
 
 from __future__ import annotations
