@@ -94,6 +94,16 @@ class Screen:
         self.print(text)
 
 
+def watch_delay(delay: float, given: bool, output_is_terminal: bool) -> float:
+    """The pause between actions: ``delay``, or none when the output is no terminal (a file
+    or a pipe reads no faster for waiting) unless ``--delay`` was given explicitly.
+
+    >>> watch_delay(1.0, given=False, output_is_terminal=False), watch_delay(1.0, True, False)
+    (0.0, 1.0)
+    """
+    return delay if given or output_is_terminal else 0.0
+
+
 class Quit(Exception):
     """The viewer pressed q (or the input ended)."""
 
@@ -107,6 +117,17 @@ class Pacer:
         self.stdin = stdin or sys.stdin
         self.keys = is_tty(self.stdin)
         self._saved = None
+
+    @property
+    def legend(self) -> str:
+        """The keys, in one line (empty when nothing waits for a key)."""
+        if self.step and self.keys:
+            return "keys: Enter (or any key) next action · q quit"
+        if self.step:
+            return "keys: Enter next action · q then Enter quit"
+        if self.keys and self.delay > 0:
+            return "keys: any key skips ahead · q quit"
+        return ""
 
     def __enter__(self) -> Pacer:
         if self.keys:
@@ -151,4 +172,4 @@ class Pacer:
             time.sleep(self.delay)
 
 
-__all__ = ["Pacer", "Quit", "Screen", "is_tty"]
+__all__ = ["Pacer", "Quit", "Screen", "is_tty", "screen_width", "watch_delay"]

@@ -40,6 +40,7 @@ from guandan_cli.engine.combos import (
 )
 from guandan_cli.engine.deal import PLAY, RETURN, TRIBUTE, Event
 from guandan_cli.engine.match import level_token
+from guandan_cli.view.text import columns
 
 PLACES = ("上游 1st", "二游 2nd", "三游 3rd", "下游 4th")
 _WINDOW = {STRAIGHT: (5, 1), STRAIGHT_FLUSH: (5, 1), TUBE: (3, 2), PLATE: (2, 3)}
@@ -299,6 +300,67 @@ def deal_end_lines(
     return out
 
 
+def hand_lines(
+    head: str, cards: Sequence[int], style: Style, level: int | None = None, width: int = 80
+) -> list[str]:
+    """``head`` and the cards (in the order given), on one line when it fits in ``width``
+    columns, else under ``head``, wrapped between cards (a joker's name takes 4 columns).
+
+    >>> hand_lines("  seat 0:", [4, 9], Style.plain())
+    ['  seat 0:  S3 H4']
+    >>> hand_lines("  seat 0:", [32] * 27, Style())[1][:12]
+    '    ♠10 ♠10 '
+    """
+    plain = Style(symbols=style.symbols, colour=False)
+    tokens = [(columns(card_text(f, plain)), card_text(f, style, level, mark_wild=True)) for f in cards]
+    if columns(head) + 2 + sum(n + 1 for n, _ in tokens) - 1 <= width:
+        return [f"{head}  {' '.join(t for _, t in tokens)}"]
+    lines, line, used = [head], "   ", 3
+    for n, token in tokens:
+        if used + 1 + n > width:
+            lines.append(line)
+            line, used = "   ", 3
+        line, used = f"{line} {token}", used + 1 + n
+    return lines + [line]
+
+
+def replay_lines(
+    *,
+    header: str,
+    level: int,
+    level_team: int | None,
+    levels_before: Sequence[str],
+    hands: Sequence[Sequence[int]],
+    strategies: Sequence[str],
+    tribute: Sequence[str],
+    leader: int,
+    events: Sequence[Event],
+    end: Sequence[str],
+    style: Style = Style(colour=False),
+    width: int = 80,
+) -> list[str]:
+    """One logged deal as ``guandan replay`` prints it: the header, the four hands by power
+    (wild marked), tribute and return (``tribute``, from :func:`tribute_lines`), who
+    leads, every trick with each play's declaration and wild marks (``H2=6``, as ``watch``
+    shows them), who went out, and the deal's ``end`` (:func:`deal_end_lines`)."""
+    who = "first deal of the match" if level_team is None else f"team {level_team}'s level"
+    out = [
+        header,
+        f"level {level_text(level)} ({who});  levels before: team 0 {ten(levels_before[0])}, "
+        f"team 1 {ten(levels_before[1])}",
+        "",
+        "hands",
+    ]
+    for seat in range(4):
+        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
+        out += hand_lines(head, sort_by_power(hands[seat], level), style, level, width)
+    out += ["", *tribute, f"seat {leader} leads"]
+    log = TrickLog(level, style)
+    for ev in events:
+        log.feed(ev)
+    return out + log.lines + ["", *end]
+
+
 def render_table(
     *,
     title: str,
@@ -362,12 +424,17 @@ __all__ = [
     "card_text",
     "cards_text",
     "deal_end_lines",
+    "hand_lines",
     "level_line",
+    "level_text",
     "play_cards_text",
     "play_text",
+    "rank_text",
     "render_table",
+    "replay_lines",
     "sort_by_power",
     "transfers_of",
+    "ten",
     "tribute_lines",
     "wild_meanings",
 ]
