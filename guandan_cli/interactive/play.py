@@ -23,6 +23,7 @@ from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMi
 from guandan_cli.interactive.terminal import Screen
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.view.table import Style
+from guandan_cli.view.text import plural
 
 HUMAN = "human"
 
@@ -205,7 +206,7 @@ def play_game(
         raise PlayInputError(str(exc)) from None
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
-        screen.print(f"resuming {game.out}: {journal.kept} saved answers to replay")
+        screen.print(f"resuming {game.out}: {plural(journal.kept, 'saved answer')} to replay")
     seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay)
     use_input_source(lambda s: seat)
     try:
