@@ -409,7 +409,11 @@ class TerminalSeat:
         try:
             return self.ask(question)
         except EOFError:
+            self.screen.print("")  # the question's line ends before the stop is reported
             raise InputEnded("end of input") from None
+        except KeyboardInterrupt:
+            self.screen.print("")
+            raise
 
     def _accept(self, obs: Observation, action: object) -> object:
         self.journal.record(self.deal_index, obs.phase, action)
@@ -425,7 +429,8 @@ class TerminalSeat:
                 return None
             if text.isdigit() and 1 <= int(text) <= len(choices):
                 return choices[int(text) - 1]
-            self.screen.print(f"x choose a number 1..{len(choices)}, or nothing to go back")
+            mark = "✗" if self.style.symbols else "x"
+            self.screen.print(f"{mark} choose a number 1..{len(choices)}, or nothing to go back")
 
     def _suggest(self, obs: Observation) -> object:
         if self._hint is None:
