@@ -234,3 +234,36 @@ def test_a_whole_deal_in_a_terminal_of_100_columns(tmp_path):
     res = runner.invoke(app, ["verify", str(game)])
     assert res.exit_code == 0 and ": ok" in res.stdout
     assert pexpect  # imported for the skip
+
+
+def test_a_return_with_one_allowed_card_is_given_with_one_line(tmp_path):
+    """Level 5, the receiver's only card of natural rank 2..10 is the wild ♥5 (rules.md §10):
+    it is returned at once, one line says so, nothing is asked, the answer is journaled."""
+    import io
+
+    from test_deal_scripted import CGR, _receiver_without_low_cards
+
+    from guandan_cli.engine.observation import observe
+    from guandan_cli.interactive.seat import Journal, TerminalSeat
+    from guandan_cli.interactive.terminal import Screen
+    from guandan_cli.view.table import Style
+
+    cards = "H5 SJ SJ HJ HJ CJ CJ DJ DJ SQ SQ HQ HQ CQ CQ DQ DQ SK SK HK HK CK CK DK DK SA SA"
+    deal = _receiver_without_low_cards(CGR, 3, cards)
+    obs = observe(deal, 1)
+    out = io.StringIO()
+
+    def ask(question: str) -> str:
+        raise AssertionError(f"asked {question!r}")
+
+    journal = Journal(tmp_path / "human.jsonl", resume=False)
+    seat = TerminalSeat(1, ["a", "you", "c", "d"], Screen(False, file=out), Style.plain(), journal, ask=ask)
+    seat.deal_index = 1
+    assert seat.choose(obs) == parse_cards("H5")[0]
+    journal.close()
+    assert out.getvalue() == (
+        f"you return H5 to seat {obs.return_to}: the only card allowed "
+        "(natural rank 2..10, else your lowest; §10, §12)\n"
+    )
+    saved = json.loads((tmp_path / "human.jsonl").read_text())
+    assert saved == {"deal": 1, "phase": "return", "answer": "H5"}

@@ -402,7 +402,7 @@ class TerminalSeat:
             )
         return (
             f"you return {shown} to seat {obs.return_to}: the only card allowed "
-            "(natural rank 2..10, or your lowest card when you hold none; §10, §12)"
+            "(natural rank 2..10, else your lowest; §10, §12)"
         )
 
     def _read(self, question: str) -> str:
