@@ -122,6 +122,18 @@ def readable_columns(df: pl.DataFrame) -> list[Column]:
 STRATEGY_COLUMNS = ("strategy", "team_strategy", "strategies")
 
 
+def with_strategy_names(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with its strategy columns as people read them (for figures; see :func:`strategy_cells`).
+
+    >>> with_strategy_names(pl.DataFrame({"strategy": ["/x/bot.py:Bot"]}))["strategy"].to_list()
+    ['bot.py:Bot']
+    """
+    named = [c for c in STRATEGY_COLUMNS if c in df.columns and df[c].dtype == pl.String]
+    if not named:
+        return df
+    return df.with_columns(pl.Series(c, strategy_cells(df[c].to_list()), dtype=pl.String) for c in named)
+
+
 def strategy_cells(values: list) -> list:
     """Strategy specs as people read them (:mod:`guandan_cli.view.names`): ``remote:alice`` for
     ``guandan_cli.protocol.remote:alice``; a team's ``a+b`` name by name; lists item by item.
@@ -262,4 +274,5 @@ __all__ = [
     "readable_columns",
     "strategy_cells",
     "text_table",
+    "with_strategy_names",
 ]

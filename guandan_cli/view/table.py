@@ -12,7 +12,7 @@ Ten is spelt ``10`` in every view (``S10``, ``♠10``, ``straight 10``, ``level 
 >>> wild_meanings(Combo.from_text("full_house:9 S9 H9 H2 SK DK"), 0)
 ['9']
 >>> play_text(Combo.from_text("straight:A ST SJ SQ SK H2"), level=0, style=Style.plain())
-'straight A   S10 SJ SQ SK H2=A'
+'straight A   H2=A S10 SJ SQ SK'
 """
 
 from __future__ import annotations
