@@ -181,11 +181,13 @@ def render_deal(
     prev: dict | None,
     *,
     symbols: bool = True,
-    options: PartialConfig | None = None,
+    options: PartialConfig | dict | None = None,
     style: Style | None = None,
 ) -> str:
     """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`
     (``style``: suit symbols and colour markup; by default symbols as ``symbols`` says, no colour)."""
+    if isinstance(options, dict):  # a manifest's config block, as earlier versions took it
+        options = PartialConfig.recorded({"config": options})
     options = options or PartialConfig()
     rules = get_ruleset(
         rec["ruleset"],
