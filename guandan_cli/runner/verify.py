@@ -158,6 +158,7 @@ class _RunVerifier:
         self.setups = config.setups if config.setups not in (None, "fresh") else None
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
+        self.tally = _Tally()
 
     def problem(self, path, line, reason, cause: tuple[str, object] | None = None) -> None:
         self.report.problems.append(Problem(str(path), line, reason, cause))
@@ -551,6 +552,7 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         for f in deal_files:
             unreadable: list[Problem] = []
             for first, lines in _chunks(f, unreadable):
+                v.tally.deal_lines[f.name] = v.tally.deal_lines.get(f.name, 0) + len(lines)
                 yield (facts, str(f), first, lines), partial(_merge_chunk, v, report, progress)
             mf = by_part.pop(f.name.split("-", 1)[1], None)
             yield None, partial(_end_file, v, f, mf, unreadable, report)
@@ -558,6 +560,7 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             yield None, partial(_end_matches, v, mf, report)
         if manifest is not None:
             yield None, partial(_fold_identity, report, manifest, run_dir, mark)
+            yield None, partial(_check_counts, report, manifest, run_dir, v.tally, whole)
 
 
 #: ``setups`` for a run read without its manifest whose deals are set situations: each deal
@@ -779,13 +782,13 @@ def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> in
             manifest = read_manifest(run_dir)
         except ValueError:
             return None
-        listed = {
-            p["deals_file"]["file"]: p["deals"]
+        listed = {  # the lines the writer wrote (a hand-edited ``deals`` count is verify's to report)
+            p["deals_file"]["file"]: p["deals_file"].get("lines", p.get("deals"))
             for p in (manifest or {}).get("parts", [])
             if p.get("deals_file")
         }
         for f in deal_files:
-            if f.name not in listed:
+            if not isinstance(listed.get(f.name), int):
                 return None
             total += listed[f.name]
     return total
@@ -808,10 +811,137 @@ def _check_hashes(manifest: dict, files: list[Path], report: VerifyReport) -> No
 def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
     stats = ScanStats()
     report.files += 1
+    counted = v.tally.match_files[mf.name] = _PartCounts()
     for line, rec in iter_records(mf, "matches", skip_bad=True, stats=stats):
         v.match_line(mf, line, rec)
+        counted.add(rec)
+    counted.lines = counted.matches + len(stats.bad)
     for bad in stats.bad:
         report.problems.append(Problem(bad.path, bad.line, bad.reason))
+
+
+@dataclass
+class _PartCounts:
+    """What a matches part's records count: the facts its manifest entry records."""
+
+    matches: int = 0
+    errors: int = 0
+    capped: int = 0
+    wins: list[int] = field(default_factory=lambda: [0, 0])
+    lines: int = 0
+
+    def add(self, rec: dict) -> None:
+        self.matches += 1
+        self.errors += rec["error"] is not None
+        self.capped += bool(rec["capped"])
+        if rec["winner"] in (0, 1):
+            self.wins[rec["winner"]] += 1
+
+
+@dataclass
+class _Tally:
+    """The counts of one run's parts as read: deal lines by deals file, records by matches file."""
+
+    deal_lines: dict[str, int] = field(default_factory=dict)
+    match_files: dict[str, _PartCounts] = field(default_factory=dict)
+
+
+#: the counts of a part's manifest entry (and of ``counts``, summed over the parts)
+COUNTED = ("matches", "deals", "errors", "capped", "wins")
+
+
+def _file_name(part: dict, key: str) -> str | None:
+    facts = part.get(key)
+    return facts.get("file") if isinstance(facts, dict) and isinstance(facts.get("file"), str) else None
+
+
+def _recounted(part: dict, tally: _Tally) -> dict | None:
+    """What the records of a listed part count (``COUNTED``, and each file's ``lines``), or
+    ``None`` when its files were not both read."""
+    index = part.get("index")
+    compression = None
+    dname, mname = _file_name(part, "deals_file"), _file_name(part, "matches_file")
+    if dname is None or mname is None:  # found on disk after a crash: named by its index
+        for name in tally.match_files:
+            if isinstance(index, int) and name.startswith(f"matches-{index:05d}.jsonl"):
+                mname, compression = name, name[len(f"matches-{index:05d}.jsonl") :]
+        dname = f"deals-{index:05d}.jsonl{compression}" if compression is not None else None
+    counted = tally.match_files.get(mname or "")
+    if counted is None or dname not in tally.deal_lines:
+        return None
+    return {
+        "matches": counted.matches,
+        "deals": tally.deal_lines[dname],
+        "errors": counted.errors,
+        "capped": counted.capped,
+        "wins": counted.wins,
+        "deals_file.lines": tally.deal_lines[dname],
+        "matches_file.lines": counted.lines,
+    }
+
+
+def _of_part(n: int, part: dict) -> str:
+    """`` (part 3)`` when a part's place in the list is not its index (a part missing before it)."""
+    return "" if part.get("index") == n else f" (part {part.get('index')})"
+
+
+def _listed_value(part: dict, key: str):
+    if "." in key:
+        outer, inner = key.split(".")
+        facts = part.get(outer)
+        return facts.get(inner) if isinstance(facts, dict) else None
+    return part.get(key)
+
+
+def _check_counts(
+    report: VerifyReport, manifest: dict, run_dir: Path, tally: _Tally, whole: bool, _result=None
+) -> None:
+    """Every count the manifest holds, against the records: each listed part's ``matches``,
+    ``deals``, ``errors``, ``capped``, ``wins`` and files' ``lines``, and (the run read whole)
+    ``counts``: those summed, ``parts`` (planned) and ``parts_done`` (listed). One problem per
+    count that differs, naming the field, the manifest's value and the records'."""
+    where = str(run_dir / MANIFEST)
+    parts = [p for p in manifest.get("parts") or [] if isinstance(p, dict)]
+    totals: dict[str, object] = {"matches": 0, "deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]}
+    all_read = whole
+    for n, part in enumerate(parts):
+        got = _recounted(part, tally)
+        if got is None:
+            all_read = False
+            continue
+        for key, value in got.items():
+            said = _listed_value(part, key)
+            if said is not None and said != value:
+                report.problems.append(
+                    Problem(
+                        where,
+                        None,
+                        f"parts[{n}].{key} is {said}, the records give {value}{_of_part(n, part)}",
+                    )
+                )
+        for key in COUNTED:
+            v = got[key]
+            totals[key] = [a + b for a, b in zip(totals[key], v)] if key == "wins" else totals[key] + v
+    counts = manifest.get("counts")
+    if not all_read or not isinstance(counts, dict):
+        return
+    try:
+        totals["parts"] = len(_planned_parts(manifest))
+    except ValueError:
+        pass
+    totals["parts_done"] = len(parts)
+    for key, value in totals.items():
+        if key in counts and counts[key] != value:
+            report.problems.append(
+                Problem(where, None, f"counts.{key} is {counts[key]}, the records give {value}")
+            )
+
+
+def _planned_parts(manifest: dict) -> list:
+    from guandan_cli.logs.layout import plan_parts
+
+    matches, size, _compression = part_plan(manifest)
+    return plan_parts(matches, size)
 
 
 _PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")
