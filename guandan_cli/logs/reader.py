@@ -127,6 +127,9 @@ class ScanStats:
     skipped: int = 0
     bad: list[BadLine] = field(default_factory=list)
     part_lines: dict[str, int] = field(default_factory=dict)  # lines of each part read
+    #: parts read whose bytes are not those their manifest records: ``{path: (the manifest's
+    #: sha256, the file's)}`` (checked line by line; ``reports.load`` refuses or leaves them out)
+    changed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -706,11 +709,20 @@ def _parse_chunk(
 PARSE_THREADS = min(4, os.cpu_count() or 1)
 
 
-def _blocks(parts: list[Source], chunk_bytes: int, trust: bool):
+def file_sha256(path: str | os.PathLike) -> str:
+    """The hex sha256 of a file's bytes (as on disk)."""
+    import hashlib
+
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _blocks(parts: list[Source], chunk_bytes: int, trust: bool, changed: dict | None = None):
     """``(part index, first line, lines, error, written, number of lines)`` for each block of
     each part, then ``(part index, None, b"", None, written, 0)`` at its end. ``written``: the
     part's bytes are those the manifest of its run records (size and sha256; only looked at
-    with ``trust``). The next parts are opened and hashed ahead, in a thread."""
+    with ``trust``); a part whose bytes are not is added to ``changed`` (see
+    ``ScanStats.changed``). The next parts are opened and hashed ahead, in a thread."""
     digests: dict[Path, dict[str, tuple[int, str]]] = {}
 
     def opened(path: Source):
@@ -718,7 +730,11 @@ def _blocks(parts: list[Source], chunk_bytes: int, trust: bool):
             return None, False
         if path.parent not in digests:
             digests[path.parent] = written_digests(path.parent)
-        return _open_verified(path, digests[path.parent].get(path.name))
+        written = digests[path.parent].get(path.name)
+        fh, same = _open_verified(path, written)
+        if written is not None and not same and changed is not None:
+            changed[str(path)] = (written[1], file_sha256(path))
+        return fh, same
 
     ahead: deque = deque()
     with ThreadPoolExecutor(1) as hasher:
@@ -1007,7 +1023,8 @@ class _CheckedReader:
         """The checked frames in order, blocks parsed ``threads`` ahead in a thread pool."""
         with ThreadPoolExecutor(threads) as pool:
             pending: deque = deque()
-            blocks = _blocks(self.parts, chunk_bytes, trust=trust)
+            changed = self.stats.changed if self.stats is not None else None
+            blocks = _blocks(self.parts, chunk_bytes, trust=trust, changed=changed)
             try:
                 while True:
                     while len(pending) < threads + 1:
@@ -1120,6 +1137,7 @@ __all__ = [
     "check_file",
     "check_line",
     "checked_frames",
+    "file_sha256",
     "iter_raw",
     "iter_checked_frames",
     "iter_records",

@@ -149,11 +149,15 @@ def reading(runs: list[Path], check: bool) -> Iterator[None]:
     damaged copy (``AnalyzeFailure``), no such run or no parts in it (``AnalyzeInputError``)."""
     import polars as pl
 
-    from .loading import LogLineError, LogMismatchError, LogReadError
+    from .loading import LogLineError, LogMismatchError, LogReadError, PartChangedError
 
     try:
         yield
-    except (LogLineError, LogMismatchError) as exc:  # "path:line: reason", or deals vs matches
+    except (
+        LogLineError,
+        LogMismatchError,
+        PartChangedError,
+    ) as exc:  # "path:line: reason", deals vs matches, a changed part
         raise AnalyzeFailure(f"{exc}{'' if check else NO_CHECK_HINT}") from None
     except LogReadError as exc:  # no such run, no parts in it
         raise AnalyzeInputError(str(exc)) from None

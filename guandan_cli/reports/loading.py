@@ -39,6 +39,11 @@ class LogMismatchError(LogReadError):
     """Deal lines and match records of a run disagree (a part cut short, emptied or lost)."""
 
 
+class PartChangedError(LogReadError):
+    """A part whose bytes are not those its run's manifest records (sha256), although every
+    line of it passes the checks: lines removed, reordered or edited into other records."""
+
+
 KINDS = ("deals", "matches")
 
 
@@ -408,7 +413,56 @@ def load(
     matches = _collect(runs, "matches", check, skip_bad, stats, completeness, notices)
     if check and not skip_bad:  # with skip_bad, a skipped deal line leaves its match short on purpose
         _deals_agree_with_matches(deals, matches, completeness, runs)
+    deals, matches = _changed_parts(deals, matches, stats, skip_bad, notices)
     return RunData(deals, matches, stats, [c.without_data() for c in completeness], notices)
+
+
+def _changed_parts(deals, matches, stats: ScanStats, skip_bad: bool, notices: list[str]):
+    """Refuse a part whose sha256 is not its manifest's while every line of it passed the checks
+    (:class:`PartChangedError`, one line naming the part and both digests); with ``skip_bad``,
+    leave its matches out (of both kinds) with a note. A changed part with bad lines has
+    been refused (or had them left out) by line already: its damage is named."""
+    flagged = {Path(b.path) for b in stats.bad}
+    quiet = [(Path(f), want, got) for f, (want, got) in stats.changed.items() if Path(f) not in flagged]
+    if not quiet:
+        for f, (want, got) in stats.changed.items():
+            notices.append(f"note: {f}: its sha256 {got[:12]}… is not the manifest's {want[:12]}…")
+        return deals, matches
+    if not skip_bad:
+        f, want, got = quiet[0]
+        more = f" (and {len(quiet) - 1} more part{'s' if len(quiet) > 2 else ''})" if len(quiet) > 1 else ""
+        raise PartChangedError(
+            f"{f}: changed since it was written: its sha256 is {got}, the manifest records {want}"
+            f"{more}; guandan verify {f.parent} names what changed (or analyze --skip-bad leaves it out)"
+        )
+    for f, (want, got) in stats.changed.items():
+        if (f := Path(f)) in flagged:
+            notices.append(f"note: {f}: its sha256 {got[:12]}… is not the manifest's {want[:12]}…")
+            continue
+        left_out = _part_rows(f)
+        if left_out is None:
+            continue
+        run_id, first, stop = left_out
+        keep = ~((pl.col("run_id").cast(pl.String) == run_id) & pl.col("match").is_between(first, stop - 1))
+        deals, matches = deals.filter(keep), matches.filter(keep)
+        notices.append(
+            f"note: {f}: left out (--skip-bad), matches {first}..{stop - 1}: its sha256 {got[:12]}… "
+            f"is not the manifest's {want[:12]}…"
+        )
+    return deals, matches
+
+
+def _part_rows(part: Path) -> tuple[str, int, int] | None:
+    """``(run_id, first match, stop)`` of a run's part file, from its manifest (``None`` without one)."""
+    try:
+        manifest = read_manifest(part.parent)
+    except ValueError:
+        return None
+    bounds = reader.part_bounds(part, manifest)
+    run_id = (manifest or {}).get("run_id")
+    if bounds is None or not isinstance(run_id, str):
+        return None
+    return run_id, bounds[0], bounds[1]
 
 
 def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
@@ -437,6 +491,7 @@ def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
         .collect()
     )
     if bad.height == 0:
+        _records_agree_with_last_deals(deals, matches, completeness, runs)
         return
     where = {}
     for c in completeness:
@@ -459,6 +514,109 @@ def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
             )
     more = f" (and {len(problems) - 1} more matches)" if len(problems) > 1 else ""
     raise LogMismatchError(problems[0] + more)
+
+
+def _run_paths(completeness) -> dict[str, Path]:
+    """The run directory of each manifest ``run_id`` among ``completeness``."""
+    where = {}
+    for c in completeness:
+        try:
+            manifest = read_manifest(c.path)
+        except ValueError:
+            manifest = None
+        if manifest is not None:
+            where[manifest.get("run_id")] = c.path
+    return where
+
+
+def _records_agree_with_last_deals(deals, matches, completeness, runs) -> None:
+    """Each match record says what its last deal line says: ``final_levels`` its
+    ``levels_after``; not errored, that the deal ended the match, its ``winner`` and ``capped``
+    the deal's; errored, that it did not end it and no winner (what ``guandan verify`` checks too).
+
+    Raises :class:`LogMismatchError` naming the match record's file and line (``PATH:LINE:
+    match 7: winner is 1, its last deal (deal 11) gives 0``), the first of them, and how many more.
+    """
+    keys = ["run_id", "match"]
+    last = (
+        deals.select(
+            pl.col("run_id").cast(pl.String), "match", "deal", "levels_after", "match_over", "match_winner",
+            pl.col("capped").alias("_dcapped"),
+        )
+        .sort([*keys, "deal"])
+        .group_by(keys)
+        .last()
+    )  # fmt: skip
+    records = matches.select(
+        pl.col("run_id").cast(pl.String), "match", "final_levels", "winner", "capped", "error"
+    )
+    ok = pl.col("error").is_null()
+    joined = records.join(last, on=keys, how="inner")
+    bad = (
+        joined.filter(
+            (pl.col("final_levels") != pl.col("levels_after"))
+            | (ok & ~pl.col("match_over"))
+            | (~ok & pl.col("match_over"))
+            | (ok & (pl.col("winner").eq_missing(pl.col("match_winner")).not_()))
+            | (ok & (pl.col("capped") != pl.col("_dcapped")))
+            | (~ok & pl.col("winner").is_not_null())
+        )
+        .sort(keys)
+        .collect()
+    )
+    if bad.height == 0:
+        return
+    where = _run_paths(completeness)
+    problems = []
+    for row in bad.iter_rows(named=True):
+        said = _disagreements(row)
+        place = _match_record_place(where.get(row["run_id"]), row["match"])
+        if place is None:
+            run = where.get(row["run_id"]) or (runs[0] if len(runs) == 1 else f"run {row['run_id']}")
+            place = str(run)
+        problems.append(f"{place}: match {row['match']}: {said}")
+    more = f" (and {len(problems) - 1} more matches)" if len(problems) > 1 else ""
+    raise LogMismatchError(problems[0] + more)
+
+
+def _disagreements(row: dict) -> str:
+    """What a match record says that its last deal line does not (``_records_agree_with_last_deals``)."""
+    deal = f"its last deal (deal {row['deal']})"
+    out = []
+    if row["final_levels"] != row["levels_after"]:
+        out.append(f"final_levels is {row['final_levels']}, {deal} left {row['levels_after']}")
+    if row["error"] is None:
+        if not row["match_over"]:
+            out.append(f"the match record has no error but {deal} does not end the match")
+        else:
+            if row["winner"] != row["match_winner"]:
+                out.append(f"winner is {row['winner']}, {deal} gives {row['match_winner']}")
+            if row["capped"] != row["_dcapped"]:
+                out.append(f"capped is {row['capped']}, {deal} gives {row['_dcapped']}")
+    else:
+        if row["match_over"]:
+            out.append(f"the match record has an error but {deal} ends the match")
+        if row["winner"] is not None:
+            out.append("an errored match has a winner")
+    return "; ".join(out)
+
+
+def _match_record_place(run: Path | None, match: int) -> str | None:
+    """``PATH:LINE`` of match ``match``'s record in the run directory ``run`` (``None`` if not found)."""
+    if run is None:
+        return None
+    needle = f'"match":{match},'.encode()
+    for source in reader.sources(run, "matches"):
+        data = source.read() if not isinstance(source, Path) else _part_bytes(source)
+        for n, line in enumerate(data.splitlines(), start=1):
+            if needle in line[:200]:
+                return f"{source}:{n}"
+    return None
+
+
+def _part_bytes(path: Path) -> bytes:
+    with reader.open_part(path) as fh:
+        return fh.read()
 
 
 def convert_to_parquet(
