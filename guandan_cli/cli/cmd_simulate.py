@@ -74,6 +74,15 @@ PartSize = Annotated[
     int | None, typer.Option(help="Matches per log part (default: 1000).", show_default=False)
 ]
 
+ReplayDamaged = Annotated[
+    bool,
+    typer.Option(
+        "--replay-damaged",
+        help="With --resume: play again from their seeds the complete parts that no longer match the "
+        "manifest (truncated, edited); the damaged files are kept as NAME.damaged.",
+    ),
+]
+
 
 def simulate(
     ctx: typer.Context,
@@ -96,6 +105,7 @@ def simulate(
     part_size: PartSize = None,
     encoding: Encoding = None,
     traceback: TracebackOption = False,
+    replay_damaged: ReplayDamaged = False,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
     from guandan_cli.runner.errors import SimulationInputError
@@ -126,6 +136,7 @@ def simulate(
             part_size=part_size,
             progress=not quiet,
             command=command_line(ctx),
+            replay_damaged=replay_damaged,
         )
     try:
         text = run.closing_text(quiet)

@@ -8,8 +8,17 @@ only the matches that were in flight.
 
 File format (binary; all integers decimal ASCII)::
 
-    guandan-journal 1\\n                         the magic line
+    guandan-journal 2 <identity JSON>\\n         the magic line
     <sha256 hex> <header JSON>\\n<payload>      one entry per finished chunk …
+
+- ``identity`` is a JSON object naming the run and part the journal belongs to:
+  ``run_id`` (the manifest's, a hash of what decides the games), ``config`` (the sha256
+  of the run's whole config, ``RunConfig.digest``), ``instance`` (the random id the run
+  directory drew when the run started, kept by every resume: a journal of another run
+  directory is not this one's even with the same config) and ``part`` (its index).
+  ``simulate --resume`` refuses a journal whose identity is not its run's. A journal
+  written by an earlier version starts ``guandan-journal 1\\n`` and has none
+  (``Journal.identity`` is ``None``).
 
 - ``header`` is a JSON object: ``start``, ``stop`` (the chunk's matches),
   ``deal_bytes``, ``match_bytes`` (the payload's two pieces), ``matches``, ``deals``,
@@ -45,11 +54,46 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-MAGIC = b"guandan-journal 1\n"
+MAGIC = b"guandan-journal 1\n"  # a journal without identity (earlier versions, and tests)
+MAGIC_WITH_IDENTITY = b"guandan-journal 2 "
 _MAX_HEADER = 1 << 16
+
+
+def magic_line(identity: dict | None) -> bytes:
+    """The first line of a journal of ``identity`` (``None``: the identity-less format 1).
+
+    >>> magic_line({"run_id": "ab", "part": 3})
+    b'guandan-journal 2 {"run_id":"ab","part":3}\\n'
+    """
+    if identity is None:
+        return MAGIC
+    return MAGIC_WITH_IDENTITY + json.dumps(identity, separators=(",", ":")).encode() + b"\n"
+
+
+def _read_magic(data: bytes) -> tuple[int, dict | None] | None:
+    """``(where the entries start, identity)`` of a journal's bytes, or ``None`` for no whole magic line."""
+    if data.startswith(MAGIC):
+        return len(MAGIC), None
+    if not data.startswith(MAGIC_WITH_IDENTITY):
+        return None
+    nl = data.find(b"\n", 0, _MAX_HEADER)
+    if nl < 0:
+        return None
+    try:
+        identity = json.loads(data[len(MAGIC_WITH_IDENTITY) : nl])
+    except ValueError:
+        return None
+    return (nl + 1, identity) if isinstance(identity, dict) else None
+
+
+def identity_of(path: str | os.PathLike) -> tuple[bool, dict | None]:
+    """``(whether the journal at path has a whole magic line, its identity or None)``."""
+    with open(path, "rb") as fh:
+        found = _read_magic(fh.read(_MAX_HEADER))
+    return (found is not None, found[1] if found else None)
 
 
 @dataclass(frozen=True)
@@ -68,31 +112,61 @@ class JournalEntry:
 class Journal:
     """An open journal: its good entries, appended to with :meth:`append` (see the module docstring)."""
 
-    def __init__(self, path: Path, fh, entries: list[JournalEntry], dropped: int) -> None:
+    def __init__(
+        self, path: Path, fh, entries: list[JournalEntry], dropped: int, identity: dict | None = None
+    ) -> None:
         self.path = path
         self._fh = fh
         self.entries = entries
         self.dropped_bytes = dropped  # bytes of a torn or corrupt tail cut off on opening
+        #: the run and part the journal says it belongs to (``None``: format 1, no identity)
+        self.identity = identity
 
     @classmethod
-    def open(cls, path: str | os.PathLike) -> Journal:
-        """Open (creating it if needed) and recover: keep the good entries, cut off the rest."""
+    def open(cls, path: str | os.PathLike, identity: dict | None = None) -> Journal:
+        """Open (creating it if needed, with ``identity`` in its magic line) and recover: keep
+        the good entries, cut off the rest. An existing journal keeps its own magic line
+        (its ``identity`` is what it says; the caller compares)."""
         path = Path(path)
         fh = open(path, "a+b")
         try:
             fh.seek(0)
             data = fh.read()
             entries, good_end = _parse(data)
+            found = _read_magic(data)
             if good_end < len(data) or not data:
                 fh.truncate(good_end)
                 if good_end == 0:
-                    fh.write(MAGIC)
+                    fh.write(magic_line(identity))
+                    found = (0, identity)
                 fh.flush()
                 os.fsync(fh.fileno())
         except BaseException:
             fh.close()
             raise
-        return cls(path, fh, entries, max(0, len(data) - good_end))
+        return cls(path, fh, entries, max(0, len(data) - good_end), found[1] if found else identity)
+
+    def reseal(self, identity: dict) -> None:
+        """Rewrite the journal with ``identity`` in its magic line and the same entries (a
+        format-1 journal kept by a resume): ``*.tmp``, fsync, rename."""
+        self._fh.seek(0)
+        data = self._fh.read()
+        start = _read_magic(data)
+        head = magic_line(identity)
+        body = data[start[0] if start else len(data) :]
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "wb") as out:
+            out.write(head + body)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, self.path)
+        self._fh.close()
+        self._fh = open(self.path, "a+b")
+        shift = len(head) - (start[0] if start else len(data))
+        self.entries = [
+            replace(e, entry_offset=e.entry_offset + shift, offset=e.offset + shift) for e in self.entries
+        ]
+        self.identity = identity
 
     def append(self, start: int, stop: int, deal_lines: bytes, match_lines: bytes, facts: dict) -> None:
         """Append one finished chunk and make it durable (one write, then fsync)."""
@@ -185,6 +259,12 @@ def consistent_prefix(entries: list[JournalEntry], start: int, stop: int) -> lis
     return kept
 
 
+def journal_identity(data: bytes) -> dict | None:
+    """The identity in a journal's bytes (``None``: format 1, or no whole magic line)."""
+    found = _read_magic(data)
+    return found[1] if found else None
+
+
 def read_journal(path: str | os.PathLike) -> tuple[bytes, list[JournalEntry]]:
     """A snapshot of a journal: its bytes and their good entries (``FileNotFoundError`` if gone).
 
@@ -205,10 +285,11 @@ def entry_lines(data: bytes, entry: JournalEntry, kind: str) -> bytes:
 
 def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
     """The good entries of a journal's bytes and where they end (0: not even a magic line)."""
-    if not data.startswith(MAGIC):
+    found = _read_magic(data)
+    if found is None:
         return [], 0
     entries: list[JournalEntry] = []
-    at = len(MAGIC)
+    at = found[0]
     n = len(data)
     while at < n:
         nl = data.find(b"\n", at, at + _MAX_HEADER)
@@ -234,6 +315,10 @@ def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
 
 __all__ = [
     "MAGIC",
+    "MAGIC_WITH_IDENTITY",
+    "identity_of",
+    "journal_identity",
+    "magic_line",
     "Journal",
     "JournalEntry",
     "consistent_prefix",

@@ -97,6 +97,19 @@ class RunConfig:
             parts.append(f"tribute={self.tribute}")
         return f"{derive_seed('run', *parts):016x}"
 
+    @property
+    def digest(self) -> str:
+        """The sha256 of the whole config (the manifest's ``config`` block as compact JSON, keys
+        sorted): a journal carries it, so a resume refuses one of another config.
+
+        >>> RunConfig(seed=1).digest == RunConfig(seed=1).digest != RunConfig(seed=1, part_size=7).digest
+        True
+        """
+        import hashlib
+
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def rules(self):
         """The ruleset with this run's options (``ValueError`` naming a bad one)."""
         from guandan_cli.engine.rules import get_ruleset
@@ -292,6 +305,7 @@ def new_manifest(
     sessions: list,
     fingerprints: dict,
     setups_run_id: str | None,
+    instance: str,
     on_error: str,
     workers: int,
     backend: str,
@@ -299,13 +313,15 @@ def new_manifest(
     ray_address: str | None,
 ) -> dict:
     """A manifest as a session starts writing it (``state`` running, no part yet): the run's
-    config (``config.to_dict()``), identity (run id, code fingerprints, the setups' source
-    run), the rules it plays, and how it is played (``options``); see docs/log-format.md."""
+    config (``config.to_dict()``), identity (run id, the run directory's random ``instance``,
+    the config's digest, code fingerprints, the setups' source run), the rules it plays, and how it is played (``options``); see docs/log-format.md."""
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
         "package_version": package_version,
         "run_id": config.run_id,
+        "instance": instance,
+        "config_digest": config.digest,
         "command": command,
         "started_in": started_in,
         "config": config.to_dict(),

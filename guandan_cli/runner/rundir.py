@@ -39,6 +39,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import secrets
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +64,13 @@ from guandan_cli.logs.manifest import (
     new_manifest,
     new_session,
     write_manifest,
+)
+from guandan_cli.logs.provenance import (
+    file_facts,
+    identity_problem,
+    journal_identity,
+    journal_problem,
+    part_damage,
 )
 from guandan_cli.logs.writer import TMP_SUFFIX, PartWriter
 from guandan_cli.runner.config import Session, SettledRun
@@ -121,6 +130,9 @@ class StoredRun:
 
     manifest: dict | None
     wipe: bool
+    #: complete parts found changed since they were written are to be played again
+    #: (``--replay-damaged``; else a resume refuses them in one line)
+    replay_damaged: bool = False
 
     @property
     def complete(self) -> bool:
@@ -139,9 +151,13 @@ class StoredRun:
         return sum(p["stop_match"] - p["first_match"] for p in self.manifest.get("parts", []))
 
 
-def inspect(out: Path, required: PartialConfig, resume: bool, force: bool) -> StoredRun:
+def inspect(
+    out: Path, required: PartialConfig, resume: bool, force: bool, replay_damaged: bool = False
+) -> StoredRun:
     """Check ``out`` for a run: one to continue, one to wipe, or none (``SimulationInputError``
-    for a folder that is not a run, and for a stored run ``required`` disagrees with)."""
+    for a folder that is not a run, and for a stored run ``required`` disagrees with). A
+    complete run whose parts are not all as written is continued (the parts are then
+    refused, or with ``replay_damaged`` played again, by ``RunDirectory.recover``)."""
     if out.exists() and not out.is_dir():
         raise SimulationInputError(f"output {out} exists and is not a directory")
     existing, damaged = _stored_manifest(out, force) if out.is_dir() else (None, False)
@@ -153,13 +169,13 @@ def inspect(out: Path, required: PartialConfig, resume: bool, force: bool) -> St
         return StoredRun(None, False)
     if force:
         return StoredRun(None, True)
-    _mark_missing_parts(out, existing)
     _refuse_other_config(out, existing, required)
     if existing["state"] == "complete" and not resume:
         raise SimulationInputError(
             f"output {out} holds a complete run; use --force to overwrite it or another --out"
         )
-    return StoredRun(existing, False)
+    _mark_missing_parts(out, existing)
+    return StoredRun(existing, False, replay_damaged)
 
 
 def _stored_manifest(out: Path, force: bool) -> tuple[dict | None, bool]:
@@ -180,15 +196,18 @@ def _stored_manifest(out: Path, force: bool) -> tuple[dict | None, bool]:
 
 
 def _mark_missing_parts(out: Path, existing: dict) -> None:
-    """A run recorded complete whose parts are not all there is ``incomplete``: redo them."""
+    """A run recorded complete whose parts are not all there, or not all as written (size,
+    sha256), is ``incomplete``: a missing part is played again, a changed one refused or
+    played again (``RunDirectory.recover``)."""
     if existing["state"] != "complete":
         return
     try:
         whole = run_completeness(out, existing, journals=False).complete
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to start over or another --out") from None
-    if not whole:
-        existing["state"] = "incomplete"  # a part went missing: redo it
+    compression = existing["config"]["compression"]
+    if not whole or any(part_damage(out, p, compression) for p in existing.get("parts", [])):
+        existing["state"] = "incomplete"  # a part went missing or changed: redo it
 
 
 def _refuse_other_config(out: Path, existing: dict, required: PartialConfig) -> None:
@@ -316,11 +335,20 @@ def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | Non
     return existing
 
 
-def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[int, dict], dict[int, Journal]]:
+def _recover(
+    out: Path, plan, comp: str, existing: dict | None, identity: dict, replay_damaged: bool
+) -> tuple[dict[int, dict], dict[int, Journal]]:
     """What survives of an earlier session: complete parts' entries, and the journals of the others.
 
-    A journal's entries must lie inside its part and not overlap; it is cut at the first
-    one that does not. Journals of complete parts (a crash after the rename) are deleted.
+    Only what this run wrote is kept (``guandan_cli.logs.provenance``): a complete part
+    listed in the manifest must have the size and sha256 it records (else refused in one
+    line, or with ``replay_damaged`` moved aside as ``NAME.damaged`` and played again); a
+    complete part found on disk but not listed (a crash before the manifest was written) is
+    checked as records and its facts computed. A journal must carry this run's identity
+    (``identity`` and its part; an earlier version's journal, which has none, gets a note),
+    its entries must lie inside its part and not overlap (it is cut at the first one that
+    does not), and its entries must hold valid records that agree with their facts (else
+    refused in one line). Journals of complete parts (a crash after the rename) are deleted.
     """
     parts: dict[int, dict] = {}
     journals: dict[int, Journal] = {}
@@ -330,24 +358,93 @@ def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[in
         return parts, journals
     known = {p["index"]: p for p in existing.get("parts", [])}
     complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
-    for index, start, stop in plan:
-        jpath = journal_path(out, index)
-        if index in complete:
-            entry = known.get(index)
-            parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
-            jpath.unlink(missing_ok=True)
-        elif jpath.is_file():
-            journal = Journal.open(jpath)
-            journal.keep_first(len(consistent_prefix(journal.entries, start, stop)))
-            journals[index] = journal
+    complete -= _damaged_parts(out, known, complete, comp, replay_damaged)
+    try:
+        for index, start, stop in plan:
+            jpath = journal_path(out, index)
+            if index in complete:
+                entry = known.get(index)
+                parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
+                jpath.unlink(missing_ok=True)
+            elif jpath.is_file():
+                journals[index] = _admitted_journal(out, index, start, stop, identity | {"part": index})
+    except BaseException:
+        for journal in journals.values():
+            journal.close()
+        raise
     return parts, journals
 
 
+#: what a refusal of something a run did not write says to do
+_REFUSED_HINT = "delete it to play its matches again, or use --force to start over"
+
+
+def _admitted_journal(out: Path, index: int, start: int, stop: int, identity: dict) -> Journal:
+    """Part ``index``'s journal, kept if it is this run's (see ``_recover``; ``SimulationInputError`` if not)."""
+    jpath = journal_path(out, index)
+    journal = Journal.open(jpath, identity)
+    try:
+        problem = identity_problem(journal.identity, identity)
+        if problem is not None:
+            raise SimulationInputError(f"{jpath}: not this run's journal: {problem}; {_REFUSED_HINT}")
+        journal.keep_first(len(consistent_prefix(journal.entries, start, stop)))
+        problem = journal_problem(out, index, start, stop)
+        if problem is not None:
+            raise SimulationInputError(f"{jpath}: not what this run wrote: {problem}; {_REFUSED_HINT}")
+        if journal.identity is None:  # written by an earlier guandan: checked, kept, given its identity
+            if journal.entries:
+                print(
+                    f"note: {jpath}: written by an earlier guandan without the run's identity; its "
+                    f"{journal.covered()} matches were checked as records and kept",
+                    file=sys.stderr,
+                )
+            journal.reseal(identity)
+    except BaseException:
+        journal.close()
+        raise
+    return journal
+
+
+def _damaged_parts(out: Path, known: dict, complete: set[int], comp: str, replay: bool) -> set[int]:
+    """The complete parts whose files are not those the manifest records: refused in one line
+    (``SimulationInputError`` naming each), or with ``replay`` moved aside (``NAME.damaged``) to be played again."""
+    damaged = {i: d for i in sorted(complete) if i in known and (d := part_damage(out, known[i], comp))}
+    if not damaged:
+        return set()
+    said = "; ".join(f"part {i}: {d}" for i, d in damaged.items())
+    if not replay:
+        n = len(damaged)
+        raise SimulationInputError(
+            f"{out}: {n} complete part{'s' if n > 1 else ''} no longer match{'' if n > 1 else 'es'} the "
+            f"manifest ({said}); play {'them' if n > 1 else 'it'} again from the seeds with: guandan simulate "
+            f"--out {out} --resume --replay-damaged (the damaged files are kept as NAME.damaged)"
+        )
+    for index in damaged:
+        for path in part_paths(out, index, comp):
+            if path.exists():
+                os.replace(path, path.with_name(path.name + ".damaged"))
+    print(f"note: {out}: playing again from the seeds: {said}", file=sys.stderr)
+    return set(damaged)
+
+
 def _count_part(out: Path, index: int, compression: str, start: int, stop: int) -> dict:
-    """Facts of a complete part found on disk but missing from the manifest."""
-    from guandan_cli.logs.reader import iter_records, open_part
+    """Facts of a complete part found on disk but missing from the manifest (a crash after its
+    renames, before the manifest was written): its lines checked as records of this run and
+    part first (``SimulationInputError`` naming the line if not), its files' facts computed."""
+    from guandan_cli.logs.reader import LogReadError, checked_frames, iter_records
 
     deals_path, matches_path = part_paths(out, index, compression)
+    try:
+        for kind, path in (("deals", deals_path), ("matches", matches_path)):
+            for _frame in checked_frames(
+                [path], kind, without=("hands", "actions") if kind == "deals" else ()
+            ):
+                pass
+    except LogReadError as exc:
+        raise SimulationInputError(
+            f"{exc}: a part not listed in the manifest that is not what this run wrote; delete "
+            "its two files to play its matches again, or use --force to start over"
+        ) from None
     wins = [0, 0]
     errors = capped = n = 0
     for _line, rec in iter_records(matches_path, "matches"):
@@ -356,9 +453,8 @@ def _count_part(out: Path, index: int, compression: str, start: int, stop: int) 
             wins[rec["winner"]] += 1
         capped += bool(rec["capped"])
         errors += rec["error"] is not None
-    with open_part(deals_path) as fh:
-        deals = sum(1 for _ in fh)
-    return _part_entry(index, start, stop, n, deals, errors, wins, capped, None, None)
+    dfacts, mfacts = file_facts(deals_path), file_facts(matches_path)
+    return _part_entry(index, start, stop, n, dfacts["lines"], errors, wins, capped, dfacts, mfacts)
 
 
 # ------------------------------------------------------------------ parts and counts
@@ -433,7 +529,13 @@ def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journa
 
 
 def _new_manifest(
-    settled: SettledRun, command: str, existing: dict | None, session: Session, workers: int, chunk_size: int
+    settled: SettledRun,
+    command: str,
+    existing: dict | None,
+    session: Session,
+    workers: int,
+    chunk_size: int,
+    instance: str,
 ) -> dict:
     """The manifest this session starts (continuing ``existing``'s start, folder and sessions)."""
     from guandan_cli._version import __version__
@@ -448,6 +550,7 @@ def _new_manifest(
         sessions=list((existing or {}).get("sessions", [])),
         fingerprints=settled.fingerprints,
         setups_run_id=settled.setups_run_id,
+        instance=instance,
         on_error=session.on_error,
         workers=workers,
         backend=session.backend,
@@ -467,8 +570,12 @@ class RunDirectory:
     writer) than ``journal``; the manifest is written under one lock.
     """
 
-    def __init__(self, out: Path, existing: dict | None, lock) -> None:
+    def __init__(self, out: Path, existing: dict | None, lock, replay_damaged: bool = False) -> None:
         self.out = out
+        self.replay_damaged = replay_damaged
+        #: the run directory's random id (drawn when the run starts, kept by every resume)
+        self.instance = (existing or {}).get("instance") or secrets.token_hex(8)
+        self.identity: dict = {}
         #: the stored manifest as re-read under the lock (``None``: a new run)
         self.existing = existing
         self._lock = lock
@@ -495,7 +602,7 @@ class RunDirectory:
             if lock is not None:
                 lock.close()
             raise
-        return cls(out, existing, lock)
+        return cls(out, existing, lock, stored.replay_damaged)
 
     def close_journals(self, *more: Journal) -> None:
         """Close the journals still open (and ``more``: those handed to the part writer)."""
@@ -521,7 +628,10 @@ class RunDirectory:
         """Keep the complete parts and the journaled matches of ``config``'s parts (see ``_recover``)."""
         self.plan = plan_parts(config.matches, config.part_size)
         self.compression = config.compression
-        self.parts, self.journals = _recover(self.out, self.plan, self.compression, self.existing)
+        self.identity = journal_identity(config.run_id, config.digest, self.instance, -1)
+        self.parts, self.journals = _recover(
+            self.out, self.plan, self.compression, self.existing, self.identity, self.replay_damaged
+        )
 
     def held(self) -> dict[int, list[tuple[int, int]]]:
         """The matches already held, by part: ``[(first, stop)]`` of each journal entry (a
@@ -541,7 +651,9 @@ class RunDirectory:
         self, settled: SettledRun, command: str, session: Session, workers: int, chunk_size: int
     ) -> None:
         """Start this session's manifest (the run's config and identity, how it is played) and write it."""
-        self.manifest = _new_manifest(settled, command, self.existing, session, workers, chunk_size)
+        self.manifest = _new_manifest(
+            settled, command, self.existing, session, workers, chunk_size, self.instance
+        )
         self.session = new_session(now_iso(), workers=workers, backend=session.backend, chunk_size=chunk_size)
         self.manifest["sessions"].append(self.session)
         try:
@@ -581,7 +693,8 @@ class RunDirectory:
         """Append a task's result to part ``index``'s journal (fsynced); the journal."""
         journal = self.journals.get(index)
         if journal is None:
-            journal = self.journals[index] = Journal.open(journal_path(self.out, index))
+            identity = self.identity | {"part": index}
+            journal = self.journals[index] = Journal.open(journal_path(self.out, index), identity)
         journal.append(res.start, res.stop, res.deal_lines, res.match_lines, journal_facts(res))
         return journal
 

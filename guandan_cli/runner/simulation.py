@@ -63,6 +63,7 @@ def simulate(
     setups: str | os.PathLike | None = None,
     tribute: str | None = None,
     label: str | None = None,
+    replay_damaged: bool = False,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -88,6 +89,10 @@ def simulate(
       ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
       each is logged as a one-deal match (``max_deals`` is 1). ``"paying"`` and
       ``"resisting"`` are the conditioned sources of ``guandan experiment``.
+    - ``replay_damaged``: with ``resume``, play again (from their seeds) the complete parts
+      whose files no longer have the size and sha256 the manifest records (truncated,
+      edited); the damaged files are kept as ``NAME.damaged``. Without it such a run is
+      refused in one line naming the parts.
     - ``tribute``: the ruleset's tribute option, ``"on"`` (the rules, default), ``"off"``
       (no tribute or return) or ``"paid"`` (no resistance), for counterfactual experiments.
 
@@ -112,10 +117,12 @@ def simulate(
         force=force,
         session=Session(workers, on_error, backend, ray_address, chunk_size, progress, command, label),
     )
+    if replay_damaged and not request.resume:
+        raise SimulationInputError("replay_damaged (--replay-damaged) goes with resume (--resume)")
     out, required = _config.output_folder(request)
     created = not out.exists()
     try:
-        stored = _rundir.inspect(out, required, request.resume, request.force)
+        stored = _rundir.inspect(out, required, request.resume, request.force, replay_damaged)
         if stored.manifest is not None:
             _config.check_stored(out, stored.manifest, request)
         if stored.complete:

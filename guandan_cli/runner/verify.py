@@ -923,7 +923,7 @@ def _check_counts(
             v = got[key]
             totals[key] = [a + b for a, b in zip(totals[key], v)] if key == "wins" else totals[key] + v
     counts = manifest.get("counts")
-    if not all_read or not isinstance(counts, dict):
+    if not (all_read and parts) or not isinstance(counts, dict):  # no part to count: "nothing to verify"
         return
     try:
         totals["parts"] = len(_planned_parts(manifest))
