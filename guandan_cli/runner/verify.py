@@ -559,8 +559,8 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         for mf in by_part.values():
             yield None, partial(_end_matches, v, mf, report)
         if manifest is not None:
-            yield None, partial(_fold_identity, report, manifest, run_dir, mark)
             yield None, partial(_check_counts, report, manifest, run_dir, v.tally, whole)
+            yield None, partial(_fold_identity, report, manifest, run_dir, mark)
 
 
 #: ``setups`` for a run read without its manifest whose deals are set situations: each deal
@@ -717,7 +717,8 @@ def _fold_identity(report: VerifyReport, manifest: dict, run_dir: Path, mark: di
     roots = [what for what in _IDENTITY if len(lines[what]) == deals]
     if not roots:
         return
-    folded = set(_IDENTITY) | {"sha256", "listed"} if "run_id" in roots else set(roots)
+    # another run's manifest: its sha256s, listed parts and counts are that run's (folded in, counted in n)
+    folded = set(_IDENTITY) | {"sha256", "listed", "counts"} if "run_id" in roots else set(roots)
     kept = [p for p in own if p.cause is None or p.cause[0] not in folded]
     cfg = PartialConfig.recorded(manifest)
     said = []
@@ -917,6 +918,7 @@ def _check_counts(
                         where,
                         None,
                         f"parts[{n}].{key} is {said}, the records give {value}{_of_part(n, part)}",
+                        ("counts", key),
                     )
                 )
         for key in COUNTED:
@@ -933,7 +935,9 @@ def _check_counts(
     for key, value in totals.items():
         if key in counts and counts[key] != value:
             report.problems.append(
-                Problem(where, None, f"counts.{key} is {counts[key]}, the records give {value}")
+                Problem(
+                    where, None, f"counts.{key} is {counts[key]}, the records give {value}", ("counts", key)
+                )
             )
 
 
