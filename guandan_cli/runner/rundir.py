@@ -359,6 +359,7 @@ def _recover(
     known = {p["index"]: p for p in existing.get("parts", [])}
     complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
     complete -= _damaged_parts(out, known, complete, comp, replay_damaged)
+    _note_missing(out, known, complete, comp)
     try:
         for index, start, stop in plan:
             jpath = journal_path(out, index)
@@ -403,6 +404,18 @@ def _admitted_journal(out: Path, index: int, start: int, stop: int, identity: di
         journal.close()
         raise
     return journal
+
+
+def _note_missing(out: Path, known: dict, complete: set[int], comp: str) -> None:
+    """A note for each part the manifest lists as complete whose files are not all there: it is played again."""
+    for index in sorted(set(known) - complete):
+        gone = [f.name for f in part_paths(out, index, comp) if not f.is_file()]
+        if gone:
+            print(
+                f"note: {out}: part {index} listed in the manifest is missing ({', '.join(gone)}): "
+                "playing it again from the seeds",
+                file=sys.stderr,
+            )
 
 
 def _damaged_parts(out: Path, known: dict, complete: set[int], comp: str, replay: bool) -> set[int]:
