@@ -52,9 +52,23 @@ def identity_problem(found: dict | None, expected: dict) -> str | None:
     if found is None:
         return None
     for key, meaning in IDENTITY_FIELDS:
-        if key in expected and found.get(key) != expected[key]:
-            return f"its {key} is {found.get(key)!r}, this run's is {expected[key]!r} ({meaning})"
+        if key not in expected or found.get(key) == expected[key]:
+            continue
+        if key not in found:
+            return f"it names no {key} (not a journal this version wrote)"
+        return f"its {key} is {_short(found[key])}, this run's is {_short(expected[key])} ({meaning})"
     return None
+
+
+def _short(value: object) -> str:
+    """A value as a refusal shows it: a 64-digit digest cut to 12 digits.
+
+    >>> _short("ab" * 32), _short(3)
+    ("'abababababab…'", '3')
+    """
+    if isinstance(value, str) and len(value) == 64:
+        return repr(value[:12] + "…")
+    return repr(value)
 
 
 def part_damage(out: Path, entry: dict, compression: str) -> str | None:
