@@ -372,3 +372,14 @@ def test_replay_damaged_goes_with_resume(tmp_path):
     assert res.stderr.splitlines() == [
         "guandan: error: replay_damaged (--replay-damaged) goes with resume (--resume)"
     ]
+
+
+def test_resume_of_a_complete_run_missing_a_part_says_so_and_plays_it_again(stopped, tmp_path):
+    out = _copy(stopped["whole"], tmp_path / "run")
+    (out / "matches-00001.jsonl").unlink()
+    res = _resume(out)
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines() == [
+        f"note: {out}: part 1 listed in the manifest is missing (matches-00001.jsonl): playing it again from the seeds"
+    ]
+    assert _parts(out) == _parts(stopped["whole"])
