@@ -169,12 +169,12 @@ def inspect(
         return StoredRun(None, False)
     if force:
         return StoredRun(None, True)
+    _mark_missing_parts(out, existing)
     _refuse_other_config(out, existing, required)
     if existing["state"] == "complete" and not resume:
         raise SimulationInputError(
             f"output {out} holds a complete run; use --force to overwrite it or another --out"
         )
-    _mark_missing_parts(out, existing)
     return StoredRun(existing, False, replay_damaged)
 
 
