@@ -358,8 +358,8 @@ def _recover(
         return parts, journals
     known = {p["index"]: p for p in existing.get("parts", [])}
     complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
-    complete -= _damaged_parts(out, known, complete, comp, replay_damaged)
     _note_missing(out, known, complete, comp)
+    complete -= _damaged_parts(out, known, complete, comp, replay_damaged)
     try:
         for index, start, stop in plan:
             jpath = journal_path(out, index)
