@@ -89,13 +89,6 @@ def _read_magic(data: bytes) -> tuple[int, dict | None] | None:
     return (nl + 1, identity) if isinstance(identity, dict) else None
 
 
-def identity_of(path: str | os.PathLike) -> tuple[bool, dict | None]:
-    """``(whether the journal at path has a whole magic line, its identity or None)``."""
-    with open(path, "rb") as fh:
-        found = _read_magic(fh.read(_MAX_HEADER))
-    return (found is not None, found[1] if found else None)
-
-
 @dataclass(frozen=True)
 class JournalEntry:
     """One finished chunk: matches ``start … stop-1``; where its payload lies in the file."""
@@ -316,7 +309,6 @@ def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
 __all__ = [
     "MAGIC",
     "MAGIC_WITH_IDENTITY",
-    "identity_of",
     "journal_identity",
     "magic_line",
     "Journal",
