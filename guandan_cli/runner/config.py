@@ -31,7 +31,13 @@ from guandan_cli.logs.layout import space_problem
 from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, PartialConfig, RunConfig, plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS
-from guandan_cli.runner.backends import BACKENDS, main_without_file, unguarded_main_call, workers_problem
+from guandan_cli.runner.backends import (
+    BACKENDS,
+    default_workers,
+    main_without_file,
+    unguarded_main_call,
+    workers_problem,
+)
 from guandan_cli.runner.errors import SimulationInputError
 from guandan_cli.runner.identity import (
     by_value_classes,
@@ -121,8 +127,12 @@ class Session:
 
     @property
     def in_process(self) -> bool:
-        """Whether the run plays in the calling process (one local worker, no memory limit)."""
-        return self.backend == "local" and self.workers == 1 and self.max_memory is None
+        """Whether the run plays in the calling process (one local worker asked for, or one core,
+        and no memory limit); else a local run plays in watched worker processes, however few
+        its tasks (``runner.watch``)."""
+        return (
+            self.backend == "local" and (self.workers or default_workers()) == 1 and self.max_memory is None
+        )
 
 
 @dataclass(frozen=True)

@@ -214,9 +214,7 @@ class Execution:
             )  # journaled in full by a session stopped before writing it
         if plan.tasks:
             limits = self._limits()
-            watched = self.session.backend == "local" and not (
-                plan.workers == 1 and limits.max_memory is None
-            )
+            watched = self.session.backend == "local" and not self.session.in_process
             try:
                 if watched:
                     self.pool = watch.WatchedPool(plan.workers, limits)

@@ -95,8 +95,9 @@ POSITION = None
 #: wrapped to store the seat in ``POSITION`` first (``_track_seats``; never on the hot path)
 TRACK_SEATS = False
 #: ``POSITION``'s slots: the job running, its match, the deals done in it, the seat asked
-#: (-1: none), the watch's heartbeat, and a decision that outlived its limit and the grace after
-JOB, MATCH, DEALS, SEAT, BEAT, STUCK = range(6)
+#: (-1: none; named only while a match is tracked), the watch's heartbeat, a decision that
+#: outlived its limit and the grace after, and the seat the watch found past its limit
+JOB, MATCH, DEALS, SEAT, BEAT, STUCK, OVERDUE = range(7)
 
 
 def _classes(specs: tuple[str, ...], by_value: tuple[tuple[str, bytes], ...] = ()) -> list:

@@ -267,11 +267,11 @@ class DecisionWatch:
             if told is None and now - since >= self.limit:
                 self._pending, told = seen, now
                 if position is not None:
-                    position[tasks.SEAT] = found[1]
+                    position[tasks.OVERDUE] = found[1]
                 signal.pthread_kill(self._main, signal.SIGUSR1)
             elif told is not None and now - told >= self.grace:
                 if position is not None:  # the parent kills this worker
-                    position[tasks.SEAT] = found[1]
+                    position[tasks.OVERDUE] = found[1]
                     position[tasks.STUCK] = 1
                 else:  # in the calling process: ask again
                     self._pending, told = seen, now
@@ -320,19 +320,25 @@ def worker_main(conn, position, limits: Limits) -> None:
         signal.signal(signum, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, set(STOP_SIGNALS))
     _die_with_parent()
-    out = os.open(limits.bots_log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-    os.close(out)
-    if limits.max_memory:
-        import resource
+    try:
+        out = os.open(limits.bots_log or os.devnull, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(out, 1)
+        os.dup2(out, 2)
+        os.close(out)
+        if limits.max_memory:
+            import resource
 
-        resource.setrlimit(resource.RLIMIT_AS, (limits.max_memory, limits.max_memory))
-    from guandan_cli.engine import play
+            resource.setrlimit(resource.RLIMIT_AS, (limits.max_memory, limits.max_memory))
+        from guandan_cli.engine import play
 
-    play.BOT_FAILURES = WORKER_FAILURES
-    tasks.POSITION = position
-    DecisionWatch(limits, position).start()
+        play.BOT_FAILURES = WORKER_FAILURES
+        tasks.POSITION = position
+        DecisionWatch(limits, position).start()
+    except BaseException:  # noqa: BLE001 - told to the parent, which stops the run
+        import traceback
+
+        conn.send((0, "error", traceback.format_exc()))
+        os._exit(1)
     while True:
         try:
             job = conn.recv()
@@ -342,7 +348,7 @@ def worker_main(conn, position, limits: Limits) -> None:
             break
         job_id, fn, arg = job
         position[tasks.JOB], position[tasks.MATCH], position[tasks.DEALS] = job_id, -1, 0
-        position[tasks.SEAT] = -1
+        position[tasks.SEAT] = position[tasks.OVERDUE] = -1
         try:
             reply = (job_id, "ok", fn(arg))
         except BaseException:  # noqa: BLE001 - told to the parent, which stops the run
@@ -440,7 +446,7 @@ class WatchedPool(Backend):
         self.notes: list[str] = []
         self._workers: list[_Worker] = []
         self._ids = 0
-        self._count = workers
+        self._idle_deaths = 0
 
         def start() -> None:
             import multiprocessing
@@ -461,7 +467,7 @@ class WatchedPool(Backend):
 
     def _start_worker(self) -> _Worker:
         parent, child = self._ctx.Pipe(duplex=True)
-        position = self._ctx.RawArray("q", 6)
+        position = self._ctx.RawArray("q", 7)
         process = self._ctx.Process(
             target=worker_main, args=(child, position, self.limits), name="guandan-worker", daemon=True
         )
@@ -539,10 +545,13 @@ class WatchedPool(Backend):
                 job_id, status, value = worker.conn.recv()
             except (EOFError, OSError):
                 break
+            if job_id == 0:  # it could not start
+                raise SimulationError(f"a worker process cannot start: {value.strip().splitlines()[-1]}")
             job = worker.jobs.popleft()
             assert job.id == job_id, (job.id, job_id)
             if status == "error":
                 raise SimulationError(f"a worker failed: {value.strip().splitlines()[-1]}")
+            self._idle_deaths = 0
             done = self._piece(job, value)
             if done is not None:
                 yield done
@@ -596,7 +605,10 @@ class WatchedPool(Backend):
         """``worker`` died (or overran: killed now): replace it, and hand out again what it lost."""
         position = worker.position
         running = worker.jobs[0] if worker.jobs and position[tasks.JOB] == worker.jobs[0].id else None
-        where = (position[tasks.MATCH], position[tasks.DEALS], position[tasks.SEAT])
+        seat = position[tasks.SEAT]
+        if timed_out and position[tasks.STUCK]:
+            seat = position[tasks.OVERDUE]  # the seat the watch found past its limit
+        where = (position[tasks.MATCH], position[tasks.DEALS], seat)
         if timed_out:
             worker.process.kill()
             worker.process.join()
@@ -608,6 +620,10 @@ class WatchedPool(Backend):
         worker.conn.close()
         self._workers.remove(worker)
         self._workers.append(self._start_worker())
+        if running is None:
+            self._idle_deaths += 1
+            if self._idle_deaths > MAX_LOSSES:
+                raise SimulationError(f"worker processes keep dying before they play: {cause}")
         queued = [job for job in worker.jobs if job is not running]
         self._ready.extendleft(reversed(queued))  # not started: as they were
         if running is not None and not running.group.done:
@@ -636,7 +652,7 @@ class WatchedPool(Backend):
         jobs = []
         if match > job.first:
             jobs.append(self._job(group, "run", job.first, match, (spec, job.first, match), tasks.run_task))
-        if timed_out or job.kind == "tracked":
+        if job.kind == "tracked" or (timed_out and seat >= 0):
             cut = tasks.Cut(deals, seat_or_none, cause)
             jobs.append(self._job(group, "cut", match, match + 1, (spec, match, cut), tasks.run_cut))
         else:
