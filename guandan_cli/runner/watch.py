@@ -198,9 +198,38 @@ def decision(frame, codes: dict) -> tuple[tuple, int] | None:
             local = frame.f_locals
             seat, deal = local.get(name), local.get("deal")
             if isinstance(seat, int) and deal is not None:
+                if getattr(_player(local, name, seat), "own_decision_timeout", False):
+                    return None  # a seat that keeps its own time (a remote client's: protocol/remote.py)
                 return (id(frame), id(deal), len(getattr(deal, "actions", ())), seat), seat
         frame = frame.f_back
     return None
+
+
+_ENGINE = os.sep + os.path.join("guandan_cli", "engine") + os.sep
+
+
+def _in_bot(frame, codes: dict) -> bool:
+    """Whether ``frame`` runs inside a bot's call, not in the engine loop or its helpers (so a
+    ``DecisionTimeout`` raised there is the bot's failure): the frame the loop called is the
+    bot's, or the engine's ``_answer`` that asks it."""
+    below = None
+    while frame is not None and frame.f_code not in codes:
+        below, frame = frame, frame.f_back
+    if below is None:
+        return False  # in the loop itself: the decision is over, or not begun
+    code = below.f_code
+    return code.co_name == "_answer" or _ENGINE not in code.co_filename
+
+
+def _player(local: dict, name: str, seat: int):
+    """The player asked in an engine loop's locals (``None`` if not found)."""
+    if name == "s":
+        return local.get("p")
+    players = local.get("players")
+    try:
+        return players[seat] if players is not None else None
+    except (IndexError, TypeError, KeyError):
+        return None
 
 
 class DecisionWatch:
@@ -249,7 +278,7 @@ class DecisionWatch:
         """In the main thread: the decision past its limit, if it is still the one being made."""
         key = self._pending
         found = decision(frame, self._codes)
-        if key is not None and found is not None and found[0] == key:
+        if key is not None and found is not None and found[0] == key and _in_bot(frame, self._codes):
             self._pending = None
             raise DecisionTimeout(f"no answer within {self.limit:g} s (--decision-timeout)")
 
@@ -392,6 +421,8 @@ class _Job:
     end: int
     kind: str  # "run" (matches first … end-1), "tracked" (one match, seats named), "cut"
     attempts: int = 0
+    #: a tracked job's reason: how the worker that first played its match was lost
+    lost: str | None = None
 
 
 @dataclass(eq=False)
@@ -450,14 +481,14 @@ class WatchedPool(Backend):
 
         def start() -> None:
             import multiprocessing
+            from multiprocessing import resource_tracker
 
+            # the resource tracker unblocks SIGINT in this thread after spawning itself, the
+            # first time: start it first (workers are spawned with the stop signals blocked)
+            resource_tracker.ensure_running()
             self._ctx = multiprocessing.get_context("spawn")
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOP_SIGNALS))
-            try:
-                for _ in range(workers):
-                    self._workers.append(self._start_worker())
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            for _ in range(workers):
+                self._workers.append(self._start_worker())
 
         try:
             _started_ignoring_sigint(start)
@@ -471,7 +502,13 @@ class WatchedPool(Backend):
         process = self._ctx.Process(
             target=worker_main, args=(child, position, self.limits), name="guandan-worker", daemon=True
         )
-        process.start()
+        # spawned with the stop signals blocked: a Ctrl-C as it starts waits until it ignores them
+        # (``worker_main``), and is handled here alone
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOP_SIGNALS))
+        try:
+            process.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         child.close()
         return _Worker(process, parent, position)
 
@@ -564,7 +601,7 @@ class WatchedPool(Backend):
         group = job.group
         if group.done:
             return None
-        if job.kind == "tracked" and job.arg and getattr(job, "lost", None):
+        if job.kind == "tracked" and job.lost is not None:
             self.notes.append(
                 f"match {job.first}: {job.lost}, then played through when replayed: its bytes are kept"
             )
@@ -657,7 +694,7 @@ class WatchedPool(Backend):
             jobs.append(self._job(group, "cut", match, match + 1, (spec, match, cut), tasks.run_cut))
         else:
             tracked = self._job(group, "tracked", match, match + 1, (spec, match), tasks.run_tracked)
-            tracked.lost = f"{cause} in deal {deals}"  # type: ignore[attr-defined]
+            tracked.lost = f"{cause} in deal {deals}"
             jobs.append(tracked)
         if match + 1 < job.end:
             jobs.append(
