@@ -186,6 +186,7 @@ class Execution:
         self.window: TaskWindow | None = None
         self.matches = self.deals = 0
         self.state, self.error = "complete", None
+        self._person = False  # a seat is a person's (``guandan play``)
         self._t0 = time.monotonic()
 
     def run(self) -> None:
@@ -213,6 +214,7 @@ class Execution:
                 index, directory.take(index)
             )  # journaled in full by a session stopped before writing it
         if plan.tasks:
+            self._person = tasks.asks_a_person(plan.spec)
             limits = self._limits()
             watched = self.session.backend == "local" and not self.session.in_process
             try:
@@ -222,9 +224,8 @@ class Execution:
                     self.pool = open_backend(self.session.backend, plan.workers, self.session.ray_address)
             except BackendError as exc:
                 raise SimulationError(str(exc)) from None
-            here = (
-                watch.watched_here(limits) if isinstance(self.pool, InProcess) else contextlib.nullcontext()
-            )
+            in_process = isinstance(self.pool, InProcess) and not self._person
+            here = watch.watched_here(limits) if in_process else contextlib.nullcontext()
             with here:
                 for res in self._results(self.pool):
                     self._save(res)
@@ -234,7 +235,10 @@ class Execution:
         self.writer.wait()
 
     def _limits(self) -> watch.Limits:
-        """The session's limits; the bots' output goes to the run directory's ``bots.log``."""
+        """The session's limits; the bots' output goes to the run directory's ``bots.log``
+        (for a game with a person, ``guandan play``, neither: it is their screen and their time)."""
+        if self._person:
+            return watch.Limits(0.0, self.session.max_memory, None)
         return watch.Limits(
             self.session.decision_timeout, self.session.max_memory, str(self.directory.out / watch.BOTS_LOG)
         )
@@ -265,7 +269,7 @@ class Execution:
         streams = pool.streams_tasks
         self.window = TaskWindow(self.plan.tasks, 2 * self.plan.workers if streams else len(self.plan.tasks))
         run = tasks.run_task
-        if isinstance(pool, InProcess):  # a bot's output never in the command's
+        if isinstance(pool, InProcess) and not self._person:  # a bot's output never in the command's
             run = _quietly(run, self._limits().bots_log)
         return pool.imap_unordered(run, self.window if streams else self.plan.tasks)
 

@@ -264,6 +264,12 @@ def play_setup_match(
     return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error, "failure": failure}
 
 
+def asks_a_person(spec: RunSpec) -> bool:
+    """Whether a seat of ``spec`` is a person's at a terminal (``guandan play``): their output is
+    the game's screen, and their time their own."""
+    return any(getattr(cls, "needs_input_source", False) for cls in _classes(spec.strategies, spec.classes))
+
+
 def forget_loaded() -> None:
     """Drop the classes and setups this process loaded: the next task loads them afresh.
 
