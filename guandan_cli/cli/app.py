@@ -18,8 +18,29 @@ import sys
 from guandan_cli.cli.error_lines import FAILURE, INTERRUPTED, interrupted_line, write_error_line
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``kill``, a scheduler, a closed terminal): stops a command as Ctrl-C
+    does (one line, the run interrupted and resumable, its workers stopped by this process)."""
+
+
+def _stop_as_ctrl_c(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+def _handle_stop_signals() -> None:
+    """SIGTERM and SIGHUP raise ``Terminated`` in the main thread (unless ignored already, as
+    ``nohup`` does for SIGHUP)."""
+    import _signal  # not ``signal``: its enums cost the fast start-up path about a millisecond
+
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(_signal, name, None)
+        if signum is not None and _signal.getsignal(signum) == _signal.SIG_DFL:
+            _signal.signal(signum, _stop_as_ctrl_c)
+
+
 def main() -> None:
     """Run ``guandan`` on ``sys.argv``; always ends by raising ``SystemExit``."""
+    _handle_stop_signals()
     try:
         from guandan_cli.cli import fast_path
 
@@ -54,7 +75,9 @@ def _ignore_late_ctrl_c() -> None:
     import threading
 
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
 def _stderr_line(line: str) -> None:

@@ -10,9 +10,11 @@ import typer
 from guandan_cli.cli.errors import FAILURE, check_output_file, fail
 from guandan_cli.cli.options import (
     CountOnError,
+    DecisionTimeoutOption,
     Duplicate,
     Encoding,
     MaxDeals,
+    MaxMemoryOption,
     PoolWorkers,
     Quiet,
     RootSeed,
@@ -21,6 +23,7 @@ from guandan_cli.cli.options import (
     TracebackOption,
     notice,
     reported,
+    run_limits,
 )
 
 RESUME_HINT = "rerun the same command to continue where it stopped"
@@ -70,6 +73,8 @@ def compare(
         bool, typer.Option(help="Recompute even when stored logs under --out match this comparison.")
     ] = False,
     on_error: CountOnError = "stop",
+    decision_timeout: DecisionTimeoutOption = None,
+    max_memory: MaxMemoryOption = None,
     quiet: Quiet = False,
     encoding: Encoding = None,
     traceback: TracebackOption = False,
@@ -84,7 +89,10 @@ def compare(
     _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
-    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
+    with (
+        run_limits(decision_timeout, max_memory),
+        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback),
+    ):
         a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
         res = run_compare(
             a,
@@ -129,6 +137,8 @@ def tournament(
         bool, typer.Option(help="Recompute even when stored logs under --out match this tournament.")
     ] = False,
     on_error: CountOnError = "stop",
+    decision_timeout: DecisionTimeoutOption = None,
+    max_memory: MaxMemoryOption = None,
     plot: Annotated[
         Path | None, typer.Option(help="Write the win-rate matrix plot here (.png or .svg).")
     ] = None,
@@ -143,7 +153,10 @@ def tournament(
     _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
-    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
+    with (
+        run_limits(decision_timeout, max_memory),
+        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback),
+    ):
         strategies = apply_encoding([s.strip() for s in strategies], encoding)
         res = run_tournament(
             strategies,

@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import fail
-from guandan_cli.cli.options import Quiet, Workers, reported
+from guandan_cli.cli.options import (
+    DecisionTimeoutOption,
+    MaxMemoryOption,
+    Quiet,
+    Workers,
+    reported,
+    run_limits,
+)
 
 
 def experiment(
@@ -39,6 +46,8 @@ def experiment(
     ] = None,
     workers: Workers = None,
     force: Annotated[bool, typer.Option("--force", help="Start over, replacing the arms' runs.")] = False,
+    decision_timeout: DecisionTimeoutOption = None,
+    max_memory: MaxMemoryOption = None,
     quiet: Quiet = False,
 ) -> None:
     """Play each sampled deal setup twice, by the same bots with the same hands, under two rule
@@ -56,7 +65,10 @@ def experiment(
         fail(f"--deals must be a positive whole number, got {deals}")
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")
-    with reported(bad_input=(ExperimentInputError,), interrupt="rerun the same command to continue"):
+    with (
+        run_limits(decision_timeout, max_memory),
+        reported(bad_input=(ExperimentInputError,), interrupt="rerun the same command to continue"),
+    ):
         result = run_experiment(
             name,
             deals,

@@ -10,7 +10,9 @@ import typer
 from guandan_cli.cli.errors import interrupted
 from guandan_cli.cli.options import (
     AFailLimit,
+    DecisionTimeoutOption,
     Encoding,
+    MaxMemoryOption,
     TracebackOption,
     Workers,
     command_line,
@@ -96,6 +98,8 @@ def simulate(
     a_fail_limit: AFailLimit = None,
     compression: Compression = None,
     on_error: OnError = "stop",
+    decision_timeout: DecisionTimeoutOption = None,
+    max_memory: MaxMemoryOption = None,
     resume: Resume = False,
     force: Force = False,
     quiet: Quiet = False,
@@ -128,6 +132,8 @@ def simulate(
             workers=workers,
             compression=compression,
             on_error=on_error,
+            decision_timeout=decision_timeout,
+            max_memory=max_memory,
             backend=backend,
             ray_address=ray_address,
             resume=resume,

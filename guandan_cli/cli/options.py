@@ -65,6 +65,38 @@ CountOnError = Annotated[
     str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
 ]
 
+#: a bot's time per decision, and a worker's memory (``runner.watch``), for every command that runs bots
+DecisionTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--decision-timeout",
+        help="Seconds a bot may take over one decision before it fails (its match errored); 0: no limit (default: 60).",
+        show_default=False,
+    ),
+]
+MaxMemoryOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-memory",
+        help="Address space per worker process, e.g. 2G: a bot over it fails with MemoryError (default: no limit).",
+        show_default=False,
+    ),
+]
+
+
+@contextmanager
+def run_limits(decision_timeout: float | None, max_memory: str | None) -> Iterator[None]:
+    """The runs started inside take these limits (checked first: one line naming the option, exit 2)."""
+    from guandan_cli.runner import watch
+
+    try:
+        watch.check_decision_timeout(decision_timeout)
+        watch.parse_memory(max_memory)
+    except ValueError as exc:
+        fail(exc)
+    with watch.given_limits(decision_timeout, max_memory):
+        yield
+
 
 #: the environment variable that asks for a failing bot's traceback (as ``--traceback`` does)
 TRACEBACK_ENV = "GUANDAN_TRACEBACK"
@@ -171,6 +203,8 @@ def run_interrupt_hint(exc: KeyboardInterrupt) -> str:
 __all__ = [
     "AFailLimit",
     "CountOnError",
+    "DecisionTimeoutOption",
+    "MaxMemoryOption",
     "Duplicate",
     "Encoding",
     "MaxDeals",
@@ -187,5 +221,6 @@ __all__ = [
     "reported",
     "run_failed",
     "run_interrupt_hint",
+    "run_limits",
     "traceback_wanted",
 ]

@@ -49,6 +49,15 @@ class WorkerTraceback(Exception):
         return "\n" + self.text.rstrip("\n")
 
 
+class DecisionTimeout(BaseException):
+    """Raised inside a bot that has not answered within the run's per-decision limit
+    (``--decision-timeout``; ``runner.watch``). A ``BaseException``, so a bot's own
+    ``except Exception`` does not swallow it; it names no frame of the bot (``where_in_bot``):
+    where a looping bot was when the limit came is chance, and a run's bytes must not be."""
+
+    where_in_bot = False
+
+
 @dataclass(frozen=True)
 class BotFailure:
     """A bot's exception: ``where`` (``mybot.py:17 in choose_play``), ``error``
@@ -141,4 +150,4 @@ def bot_failure(exc: BaseException, cls: type | None = None) -> BotFailure:
     return BotFailure(where, f"{type(exc).__name__}: {exc}", text, exc)
 
 
-__all__ = ["BotFailure", "WorkerTraceback", "bot_failure"]
+__all__ = ["BotFailure", "DecisionTimeout", "WorkerTraceback", "bot_failure"]

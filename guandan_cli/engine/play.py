@@ -85,7 +85,7 @@ class StrategyError(RuntimeError):
         )
 
 
-def strategy_error(seat: int, player: object, match_seed, deal_index, exc: Exception) -> StrategyError:
+def strategy_error(seat: int, player: object, match_seed, deal_index, exc: BaseException) -> StrategyError:
     """The ``StrategyError`` for ``exc`` raised by ``player``, naming where in its file."""
     failure = bot_failure(exc, type(player))
     error = StrategyError(seat, _name(player), match_seed, deal_index, failure.line)
@@ -108,6 +108,13 @@ class DealEnd(NamedTuple):
 
     result: DealResult
     hands: tuple[tuple[int, ...], ...]
+
+
+#: what a bot may raise that is reported as its failure (``StrategyError``): ``Exception``, and
+#: while a runner plays a task also ``SystemExit``, ``DecisionTimeout`` (and, in a worker
+#: process, where no Ctrl-C is delivered, ``KeyboardInterrupt``): set by ``runner.tasks``.
+#: Looked up only when an exception is raised, so it costs the loops nothing.
+BOT_FAILURES: tuple[type[BaseException], ...] = (Exception,)
 
 
 def _name(player: object) -> str:
@@ -143,7 +150,7 @@ def play_deal(
             obs = observe(deal, seat)
         try:
             action = pick(legal) if pick is not None else _answer(player, obs, deal.phase)
-        except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
+        except BOT_FAILURES as exc:  # a bot's failure is reported, never hidden
             raise strategy_error(seat, player, match_seed, deal_index, exc) from exc
         if pick is None:
             legal = listed_legal(obs)  # the plays may still be unbuilt (looked up by type)
@@ -207,7 +214,7 @@ def _play_by_observations(deal: Deal, players: Sequence[object], match_seed, dea
         obs = observe(deal, seat)
         try:
             action = _answer(player, obs, deal.phase)
-        except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
+        except BOT_FAILURES as exc:  # a bot's failure is reported, never hidden
             raise strategy_error(seat, player, match_seed, deal_index, exc) from exc
         if type(obs) is _LazyObservation and _get_legal(obs) is None:
             canonical = obs._lazy_plays.find(action)  # the plays still unbuilt: looked up by type
@@ -258,7 +265,7 @@ def _play_by_shortcuts(
             legal = legal_of[seat]()
         try:
             action = picks[seat](legal)
-        except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
+        except BOT_FAILURES as exc:  # a bot's failure is reported, never hidden
             raise strategy_error(seat, players[seat], match_seed, deal_index, exc) from exc
         if not trusted[seat]:
             canonical = _find_legal(action, legal)
@@ -287,7 +294,7 @@ def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, dea
     for seat, watch in watchers:
         try:
             watch(observe(deal, seat))
-        except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+        except BOT_FAILURES as exc:  # reported like any bot failure
             raise strategy_error(seat, players[seat], match_seed, deal_index, exc) from exc
 
 
@@ -299,7 +306,7 @@ def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal
         for s, p in watchers:
             try:
                 p.on_public_events(seat, events, end)
-            except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+            except BOT_FAILURES as exc:  # reported like any bot failure
                 raise strategy_error(s, p, match_seed, deal_index, exc) from exc
     return len(deal.events)
 
@@ -342,7 +349,7 @@ def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
             if hook is not None and not getattr(hook, "does_nothing", False):
                 try:
                     hook(index, observe(deal, seat))
-                except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+                except BOT_FAILURES as exc:  # reported like any bot failure
                     raise strategy_error(seat, p, match.seed, index, exc) from exc
         play_deal(deal, players, match.seed, index)
         update = match.record(deal.result)

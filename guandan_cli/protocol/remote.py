@@ -198,6 +198,9 @@ class RemoteSeat:
     """A seat whose decisions come from a competition client (see the module docstring)."""
 
     name = "remote"
+    #: its client's time is kept by ``serve --timeout`` (and the reconnect wait), not by the
+    #: runner's ``--decision-timeout`` (``runner.watch.decision``)
+    own_decision_timeout = True
 
     def __init__(self, seat: int, rng=None) -> None:
         if HUB is None:

@@ -31,7 +31,13 @@ from guandan_cli.logs.layout import space_problem
 from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, PartialConfig, RunConfig, plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS
-from guandan_cli.runner.backends import BACKENDS, main_without_file, unguarded_main_call, workers_problem
+from guandan_cli.runner.backends import (
+    BACKENDS,
+    default_workers,
+    main_without_file,
+    unguarded_main_call,
+    workers_problem,
+)
 from guandan_cli.runner.errors import SimulationInputError
 from guandan_cli.runner.identity import (
     by_value_classes,
@@ -114,6 +120,19 @@ class Session:
     progress: bool | Callable[[int, int], None] = False
     command: str | None = None
     label: str | None = None
+    #: seconds a bot may take over one decision (0: no limit; ``runner.watch``)
+    decision_timeout: float = 60.0
+    #: bytes of address space per worker process (``None``: no limit)
+    max_memory: int | None = None
+
+    @property
+    def in_process(self) -> bool:
+        """Whether the run plays in the calling process (one local worker asked for, or one core,
+        and no memory limit); else a local run plays in watched worker processes, however few
+        its tasks (``runner.watch``)."""
+        return (
+            self.backend == "local" and (self.workers or default_workers()) == 1 and self.max_memory is None
+        )
 
 
 @dataclass(frozen=True)
@@ -191,7 +210,7 @@ def read_options(
 
 def _check_main_script(session: Session) -> None:
     """Worker processes run the main script again: it must have a file, and call us guarded."""
-    if session.backend != "local" or session.workers == 1:
+    if session.backend != "local" or session.in_process:
         return
     stdin = main_without_file()
     if stdin is not None:
@@ -369,7 +388,7 @@ def settle(request: Request, out: Path, stored: PartialConfig, done: int) -> Set
     fingerprints = strategy_fingerprints(config.strategies, classes)
     session = request.session
     try:
-        by_value = serialise_classes(classes) if session.workers != 1 or session.backend != "local" else ()
+        by_value = serialise_classes(classes) if not session.in_process else ()
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     try:

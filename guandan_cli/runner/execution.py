@@ -14,19 +14,30 @@ the module when the session starts (tests replace it there).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 
 from guandan_cli.logs.journal import Journal
-from guandan_cli.runner import tasks
-from guandan_cli.runner.backends import BackendError, open_backend
+from guandan_cli.runner import tasks, watch
+from guandan_cli.runner.backends import BackendError, InProcess, open_backend
 from guandan_cli.runner.config import Session
 from guandan_cli.runner.errors import SimulationError
 from guandan_cli.runner.planning import Plan
 from guandan_cli.runner.progress import Report
 from guandan_cli.runner.rundir import RunDirectory, interruption, saved_line
+
+
+def _note(line: str) -> None:
+    try:
+        sys.stderr.write(f"guandan: note: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # no stderr to tell
+        pass
 
 
 class TaskWindow:
@@ -130,6 +141,17 @@ class PartWriterThread:
             self._thread = None
 
 
+def _quietly(run: Callable, bots_log: str | None) -> Callable:
+    """``run`` with ``sys.stdout`` and ``sys.stderr`` going to ``bots_log`` while it plays."""
+
+    def quiet(task):
+        with open(bots_log or os.devnull, "a", encoding="utf-8", errors="replace") as sink:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                return run(task)
+
+    return quiet
+
+
 def check_result(res: tasks.TaskResult, on_error: str) -> None:
     """Stop the run on an engine failure, or on a strategy failure with ``on_error="stop"``."""
     if res.fatal is not None and res.source_failure:
@@ -164,6 +186,7 @@ class Execution:
         self.window: TaskWindow | None = None
         self.matches = self.deals = 0
         self.state, self.error = "complete", None
+        self._person = False  # a seat is a person's (``guandan play``)
         self._t0 = time.monotonic()
 
     def run(self) -> None:
@@ -180,6 +203,7 @@ class Execution:
                 raise
             raise raised from None
         finally:
+            self._bots_output()
             self.directory.close_journals(*self.writer.pending.values())
             self.directory.end(self.state, self.error, self.matches, self.deals, time.monotonic() - self._t0)
 
@@ -190,14 +214,53 @@ class Execution:
                 index, directory.take(index)
             )  # journaled in full by a session stopped before writing it
         if plan.tasks:
+            self._person = tasks.asks_a_person(plan.spec)
+            limits = self._limits()
+            watched = self.session.backend == "local" and not self.session.in_process
             try:
-                self.pool = open_backend(self.session.backend, plan.workers, self.session.ray_address)
+                if watched:
+                    self.pool = watch.WatchedPool(plan.workers, limits)
+                else:
+                    self.pool = open_backend(self.session.backend, plan.workers, self.session.ray_address)
             except BackendError as exc:
                 raise SimulationError(str(exc)) from None
-            for res in self._results(self.pool):
-                self._save(res)
+            in_process = isinstance(self.pool, InProcess) and not self._person
+            here = watch.watched_here(limits) if in_process else contextlib.nullcontext()
+            with here:
+                for res in self._results(self.pool):
+                    self._save(res)
+                    self._tell_notes()
             self.pool.close()
+            self._tell_notes()
         self.writer.wait()
+
+    def _limits(self) -> watch.Limits:
+        """The session's limits; the bots' output goes to the run directory's ``bots.log``
+        (for a game with a person, ``guandan play``, neither: it is their screen and their time)."""
+        if self._person:
+            return watch.Limits(0.0, self.session.max_memory, None)
+        return watch.Limits(
+            self.session.decision_timeout, self.session.max_memory, str(self.directory.out / watch.BOTS_LOG)
+        )
+
+    def _tell_notes(self) -> None:
+        """Print the pool's notes (a worker lost and its match replayed) on stderr, once each."""
+        notes = getattr(self.pool, "notes", None)
+        while notes:
+            _note(notes.pop(0))
+
+    def _bots_output(self) -> None:
+        """Say where the bots' output went (an empty ``bots.log`` is removed)."""
+        path = self.directory.out / watch.BOTS_LOG
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return
+        if size == 0:
+            path.unlink(missing_ok=True)
+            return
+        shown = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size} bytes"
+        _note(f"the strategies printed {shown}: see {path} (never in this command's output)")
 
     def _results(self, pool):
         """The tasks' results in completion order: each is durable as soon as it arrives. Tasks are
@@ -205,7 +268,10 @@ class Execution:
         when the journal's fsyncs lag behind fast workers."""
         streams = pool.streams_tasks
         self.window = TaskWindow(self.plan.tasks, 2 * self.plan.workers if streams else len(self.plan.tasks))
-        return pool.imap_unordered(tasks.run_task, self.window if streams else self.plan.tasks)
+        run = tasks.run_task
+        if isinstance(pool, InProcess) and not self._person:  # a bot's output never in the command's
+            run = _quietly(run, self._limits().bots_log)
+        return pool.imap_unordered(run, self.window if streams else self.plan.tasks)
 
     def _save(self, res: tasks.TaskResult) -> None:
         """Journal one result, report it, and hand its part to the writer once the part is covered."""

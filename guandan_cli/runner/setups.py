@@ -60,6 +60,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from guandan_cli.engine import play as _play
 from guandan_cli.engine.cards import HR, deal_hands
 from guandan_cli.engine.deal import Deal, DealSetup
 from guandan_cli.engine.match import Match, MatchUpdate, deal_seed
@@ -337,7 +338,7 @@ def play_setup(
         if hook is not None:
             try:
                 hook(item.deal_index, observe(deal, seat))
-            except Exception as exc:  # noqa: BLE001 - reported like any bot failure
+            except _play.BOT_FAILURES as exc:  # reported like any bot failure
                 raise strategy_error(seat, p, item.match_seed, item.deal_index, exc) from exc
     play_deal(deal, players, item.match_seed, item.deal_index)
     update = _update_of(item, deal, a_failures)

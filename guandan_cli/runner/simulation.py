@@ -64,6 +64,8 @@ def simulate(
     tribute: str | None = None,
     label: str | None = None,
     replay_damaged: bool = False,
+    decision_timeout: float | None = None,
+    max_memory: str | int | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -95,6 +97,11 @@ def simulate(
       refused in one line naming the parts.
     - ``tribute``: the ruleset's tribute option, ``"on"`` (the rules, default), ``"off"``
       (no tribute or return) or ``"paid"`` (no resistance), for counterfactual experiments.
+    - ``decision_timeout``: seconds a bot may take over one decision (default 60, 0: no limit;
+      a bot past it fails as if it had raised); ``max_memory``: each worker process's address
+      space (``"2G"``; a bot over it fails with ``MemoryError``). A worker that dies or overruns
+      is replaced and its match recorded as errored (``runner.watch``); what bots print goes to
+      the run directory's ``bots.log``.
 
     Each finished task is journaled (fsynced) at once, so a stopped run loses only the
     matches in flight (docs/log-format.md, Durability). Ctrl-C raises
@@ -115,7 +122,18 @@ def simulate(
         out=out,
         resume=resume,
         force=force,
-        session=Session(workers, on_error, backend, ray_address, chunk_size, progress, command, label),
+        session=_session(
+            workers,
+            on_error,
+            backend,
+            ray_address,
+            chunk_size,
+            progress,
+            command,
+            label,
+            decision_timeout,
+            max_memory,
+        ),
     )
     if replay_damaged and not request.resume:
         raise SimulationInputError("replay_damaged (--replay-damaged) goes with resume (--resume)")
@@ -137,6 +155,37 @@ def simulate(
         raise
     except KeyboardInterrupt as exc:  # outside the run loop: what is on disk says what is saved
         raise interruption(out, exc, created=created) from None
+
+
+def _session(
+    workers,
+    on_error,
+    backend,
+    ray_address,
+    chunk_size,
+    progress,
+    command,
+    label,
+    decision_timeout,
+    max_memory,
+) -> Session:
+    """The session's options, the limits checked (``runner.watch``; defaults: ``watch.limits_given``)."""
+    from guandan_cli.runner import watch
+
+    given = watch.limits_given()
+    try:
+        timeout = watch.check_decision_timeout(
+            given.decision_timeout if decision_timeout is None else decision_timeout,
+            "decision_timeout (--decision-timeout)",
+        )
+        memory = watch.parse_memory(
+            given.max_memory if max_memory is None else max_memory, "max_memory (--max-memory)"
+        )
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    return Session(
+        workers, on_error, backend, ray_address, chunk_size, progress, command, label, timeout, memory
+    )
 
 
 def _play(directory: RunDirectory, settled: SettledRun, request: Request) -> None:

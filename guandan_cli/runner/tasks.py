@@ -87,6 +87,18 @@ _CLASSES: dict[tuple, list] = {}
 #: classes given as objects to a run in this process (used as they are, never reloaded)
 LOCAL_CLASSES: dict[str, type] = {}
 
+#: in a watched worker process (``runner.watch``): the shared slots where the worker says which
+#: match it plays and how many of its deals are done (two stores per deal), so the parent
+#: can name the match a dead worker was in; ``None`` elsewhere
+POSITION = None
+#: while a worker replays a match to find where its worker died: each seat's calls are
+#: wrapped to store the seat in ``POSITION`` first (``_track_seats``; never on the hot path)
+TRACK_SEATS = False
+#: ``POSITION``'s slots: the job running, its match, the deals done in it, the seat asked
+#: (-1: none; named only while a match is tracked), the watch's heartbeat, a decision that
+#: outlived its limit and the grace after, and the seat the watch found past its limit
+JOB, MATCH, DEALS, SEAT, BEAT, STUCK, OVERDUE = range(7)
+
 
 def _classes(specs: tuple[str, ...], by_value: tuple[tuple[str, bytes], ...] = ()) -> list:
     """Strategy classes, loaded once per process (``file.py:Class`` specs included)."""
@@ -127,7 +139,92 @@ def _setup(spec: RunSpec, index: int, rules):
     return got[index]
 
 
-def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], bytes, dict]:
+@dataclass(frozen=True)
+class Cut:
+    """Where a match is cut short as errored without playing on: after ``deals`` deals, with
+    ``seat`` (``None``: no seat was being asked) failing for ``cause``. How a match whose
+    worker died or overran is recorded (``runner.watch``): its deals before are replayed."""
+
+    deals: int
+    seat: int | None
+    cause: str
+
+    def error(self, players, match_seed: int, deal_index: int) -> StrategyError:
+        if self.seat is None:
+            return WorkerLost(f"match seed {match_seed}, deal {deal_index}: {self.cause}")
+        seat = self.seat
+        return StrategyError(seat, _player_name(players[seat]), match_seed, deal_index, self.cause)
+
+
+class WorkerLost(StrategyError):
+    """A match's worker died (or overran) while no seat was being asked: the message alone."""
+
+    def __init__(self, text: str) -> None:  # noqa: D107 - the message is the whole record
+        RuntimeError.__init__(self, text)
+        self.seat, self.strategy, self.match_seed, self.deal_index, self.error = None, None, None, None, text
+
+
+def _player_name(player) -> str:
+    return getattr(player, "name", type(player).__name__)
+
+
+#: the calls a tracked seat makes to its player (``_track_seats``)
+_SEAT_CALLS = (
+    "choose_play",
+    "choose_tribute",
+    "choose_return",
+    "choose_from_legal",
+    "start_deal",
+    "observe_action",
+    "on_public_events",
+)
+
+
+def _track_seats(players) -> None:
+    """Wrap each player's calls so the seat asked is in ``POSITION[SEAT]`` while it answers."""
+    position = POSITION
+    if position is None:
+        return
+    for seat, player in enumerate(players):
+        for name in _SEAT_CALLS:
+            call = getattr(player, name, None)
+            if call is None or getattr(call, "does_nothing", False):
+                continue
+            try:
+                setattr(player, name, _seat_call(call, seat, position))
+            except (AttributeError, TypeError):  # __slots__: this seat's calls stay unnamed
+                break
+
+
+def _seat_call(call, seat: int, position):
+    def asked(*args):
+        position[SEAT] = seat
+        answer = call(*args)
+        position[SEAT] = -1
+        return answer
+
+    asked.picks_item = getattr(call, "picks_item", False)  # type: ignore[attr-defined]
+    return asked
+
+
+def _cut_short(played, cut: Cut | None, players, match_seed: int, next_deal):
+    """``played`` (the deals of a match), ended by ``cut``'s error after ``cut.deals`` deals."""
+    if cut is None:
+        yield from played
+        return
+    done = 0
+    if cut.deals > 0:
+        for pd in played:
+            yield pd
+            done += 1
+            if done >= cut.deals:
+                break
+    raise cut.error(players, match_seed, next_deal())
+
+
+def play_setup_match(
+    spec: RunSpec, index: int, rules, cut: Cut | None = None
+) -> tuple[list[bytes], bytes, dict]:
     """ "Match" ``index`` of a setups run: one deal from setup ``index``, logged as a one-deal match."""
     from guandan_cli.runner.setups import play_setup
     from guandan_cli.strategies.registry import make_players
@@ -135,12 +232,16 @@ def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], byt
     item = _setup(spec, index, rules)
     strategies = list(spec.strategies)
     players = make_players(_classes(spec.strategies, spec.classes), item.match_seed)
+    if TRACK_SEATS:
+        _track_seats(players)
     lines: list[bytes] = []
     error = None
     levels = item.setup.levels
     winner, capped = None, False
     failure = None
     try:
+        if cut is not None:
+            raise cut.error(players, item.match_seed, item.deal_index)
         played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
     except StrategyError as exc:
         error, failure = str(exc), exc.failure
@@ -163,6 +264,12 @@ def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], byt
     return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error, "failure": failure}
 
 
+def asks_a_person(spec: RunSpec) -> bool:
+    """Whether a seat of ``spec`` is a person's at a terminal (``guandan play``): their output is
+    the game's screen, and their time their own."""
+    return any(getattr(cls, "needs_input_source", False) for cls in _classes(spec.strategies, spec.classes))
+
+
 def forget_loaded() -> None:
     """Drop the classes and setups this process loaded: the next task loads them afresh.
 
@@ -174,11 +281,15 @@ def forget_loaded() -> None:
     LOCAL_CLASSES.clear()
 
 
-def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], bytes, dict]:
-    """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error)."""
+def play_match(
+    spec: RunSpec, index: int, rules=None, cut: Cut | None = None
+) -> tuple[list[bytes], bytes, dict]:
+    """Play match ``index``: its deal lines, its match line and facts (deals, winner, capped, error).
+
+    ``cut``: play only its first ``cut.deals`` deals and record the match as errored there."""
     rules = rules or spec.rules()
     if spec.setups is not None:
-        return play_setup_match(spec, index, rules)
+        return play_setup_match(spec, index, rules, cut)
     seed = match_seed(spec.seed, index)
     strategies = list(spec.strategies)
     match = Match(seed, rules)
@@ -189,13 +300,21 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
         from guandan_cli.strategies.registry import make_players
 
         players = make_players(classes, seed)  # its error
+    if TRACK_SEATS:
+        _track_seats(players)
     lines: list[bytes] = []
     error = None
     # the bytes of dumps_line(deal_record(...)), built directly (logs/deal_lines.py)
     deal_lines = DealLines(run_id=spec.run_id, match_index=index, match_seed=seed, strategies=strategies)
     failure = None
+    position = POSITION
+    played = iter_match(match, players)
+    if cut is not None:
+        played = _cut_short(played, cut, players, seed, lambda: match.deal_index)
     try:
-        for pd in iter_match(match, players):
+        for pd in played:
+            if position is not None:
+                position[DEALS] = pd.index + 1
             lines.append(deal_lines.line(pd.index, deal_seed(seed, pd.index), pd.setup, pd.deal, pd.update))
     except StrategyError as exc:
         error, failure = str(exc), exc.failure
@@ -228,15 +347,36 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
         gc.set_threshold(*thresholds)
 
 
-def _run_task(spec: RunSpec, start: int, stop: int) -> TaskResult:
+def run_tracked(task: tuple[RunSpec, int]) -> TaskResult:
+    """Play match ``index`` alone with each seat's calls named in ``POSITION`` (where a worker
+    that dies in it died: ``runner.watch``)."""
+    global TRACK_SEATS
+    spec, index = task
+    TRACK_SEATS = True
+    try:
+        return run_task((spec, index, index + 1))
+    finally:
+        TRACK_SEATS = False
+
+
+def run_cut(task: tuple[RunSpec, int, Cut]) -> TaskResult:
+    """Match ``index`` recorded as errored at ``cut`` (its deals before it replayed)."""
+    spec, index, cut = task
+    return _run_task(spec, index, index + 1, cut)
+
+
+def _run_task(spec: RunSpec, start: int, stop: int, cut: Cut | None = None) -> TaskResult:
     res = TaskResult(start, stop)
     rules = spec.rules()
     deal_parts: list[bytes] = []
     match_parts: list[bytes] = []
     wins = [0, 0]
+    position = POSITION
     for i in range(start, stop):
+        if position is not None:
+            position[MATCH], position[DEALS], position[SEAT] = i, 0, -1
         try:
-            lines, mline, facts = play_match(spec, i, rules)
+            lines, mline, facts = play_match(spec, i, rules, cut)
         except SetupSourceError as exc:  # not the engine's failure: the source's, named as such
             res.fatal, res.source_failure, res.stop = str(exc), True, i
             break
@@ -266,4 +406,15 @@ def _run_task(spec: RunSpec, start: int, stop: int) -> TaskResult:
     return res
 
 
-__all__ = ["ON_ERROR", "RunSpec", "TaskResult", "match_seed", "play_match", "play_setup_match", "run_task"]
+__all__ = [
+    "ON_ERROR",
+    "Cut",
+    "RunSpec",
+    "TaskResult",
+    "match_seed",
+    "play_match",
+    "play_setup_match",
+    "run_cut",
+    "run_task",
+    "run_tracked",
+]

@@ -1,0 +1,294 @@
+"""Unattended runs never hang (issue 26, part A): a worker that dies, a bot that sleeps or loops,
+SIGTERM/SIGHUP, a chatty or greedy bot (``runner.watch``).
+
+Each test plays a handful of short matches with a bot file (``faulty.py``) that misbehaves, as
+``FAULT`` says, at seat 1 in deal 1 when its seeded draw says so: with seed 1 and 3 matches that
+is match 1 only, the middle match of one task (so its neighbours are replayed). With
+``FAULT=none`` it draws the same numbers and plays the same moves: the reference bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from guandan_cli import simulate
+from guandan_cli.runner.errors import SimulationError
+from guandan_cli.runner.verify import verify
+
+GUANDAN = shutil.which("guandan") or str(Path(sys.executable).with_name("guandan"))
+
+BOT = """
+import os, signal, sys, time
+from guandan_cli.strategies.random_bot import RandomStrategy
+
+MODE = os.environ.get("FAULT", "none")
+MARK = os.environ.get("FAULT_MARK", "")
+
+
+class Faulty(RandomStrategy):
+    name = "faulty"
+    choose_from_legal = None  # asked through choose_play, every time
+
+    def start_deal(self, index, obs):
+        self.deal = index
+
+    def choose_play(self, obs):
+        if getattr(self, "deal", 0) == 1 and self.seat == 1 and len(obs.hand) < 20 and self.rng.random() < 0.02:
+            fault()
+        return self.rng.choice(obs.legal_actions)
+
+
+def fault():
+    if MODE == "exit":
+        os._exit(3)
+    if MODE == "sysexit":
+        raise SystemExit(4)
+    if MODE == "keyboard":
+        raise KeyboardInterrupt
+    if MODE == "kill":  # as the out-of-memory killer does, every time
+        os.kill(os.getpid(), signal.SIGKILL)
+    if MODE == "kill-once":  # as someone's kill -9 does: once
+        try:
+            os.close(os.open(MARK, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return
+        os.kill(os.getpid(), signal.SIGKILL)
+    if MODE == "sleep":
+        time.sleep(600)
+    if MODE == "loop":
+        while True:
+            pass
+    if MODE == "c-loop":  # C code that holds the interpreter's lock
+        sum(range(10**14))
+    if MODE == "chat":
+        print("chatter " * 1000)
+        print("on stderr", file=sys.stderr)
+        os.write(1, b"straight to fd 1\\n")
+    if MODE == "memory":
+        hog = bytearray(3 << 30)
+        return hog
+"""
+
+COMMON = {"matches": 3, "seed": 1, "max_deals": 2, "chunk_size": 3, "progress": False}
+
+
+@pytest.fixture
+def bot(tmp_path: Path, monkeypatch) -> str:
+    path = tmp_path / "faulty.py"
+    path.write_text(BOT)
+    monkeypatch.setenv("FAULT_MARK", str(tmp_path / "killed-once"))
+    return f"{path}:Faulty"
+
+
+def _lines(run_dir: Path, kind: str) -> list[bytes]:
+    return (run_dir / f"{kind}-00000.jsonl").read_bytes().splitlines()
+
+
+@pytest.fixture
+def reference(tmp_path: Path, bot: str, monkeypatch):
+    monkeypatch.setenv("FAULT", "none")
+    run = simulate(out=tmp_path / "reference", strategies=f"random,{bot}", workers=1, **COMMON)
+    monkeypatch.delenv("FAULT")
+    return run.path
+
+
+def _run(tmp_path, bot, monkeypatch, mode, **options):
+    monkeypatch.setenv("FAULT", mode)
+    options = {"workers": 2, "on_error": "record", **options}
+    t0 = time.monotonic()
+    run = simulate(out=tmp_path / mode, strategies=f"random,{bot}", **COMMON, **options)
+    return run, time.monotonic() - t0
+
+
+def _check_errored(run, reference: Path, cause: str) -> None:
+    """Match 1 is errored at seat 1, deal 1, for ``cause``; every other byte is the reference's."""
+    matches = [json.loads(x) for x in _lines(run.path, "matches")]
+    assert [m["error"] is not None for m in matches] == [False, True, False]
+    error = matches[1]["error"]
+    assert error.startswith("strategy 'faulty' at seat 1 failed in match seed ") and ", deal 1: " in error
+    assert cause in error, error
+    ref_matches = _lines(reference, "matches")
+    assert _lines(run.path, "matches")[0::2] == ref_matches[0::2]
+    deals, ref_deals = _lines(run.path, "deals"), _lines(reference, "deals")
+    # match 1's deal 0 is kept, its deal 1 (where the bot failed) is not: one deal line fewer
+    assert [json.loads(x)["match"] for x in deals] == [0, 0, 1, 2, 2]
+    assert deals == [x for x in ref_deals if not (json.loads(x)["match"] == 1 and json.loads(x)["deal"] == 1)]
+    assert run.state == "complete" and run.counts["matches"] == 3
+    assert verify(run.path).ok
+
+
+@pytest.mark.parametrize(
+    "mode, cause",
+    [
+        ("exit", "its worker process exited with code 3"),
+        ("kill", "its worker process was killed by SIGKILL"),
+        ("sysexit", "SystemExit: 4"),
+        ("keyboard", "KeyboardInterrupt"),
+    ],
+)
+def test_a_dying_worker_errors_its_match_and_the_run_goes_on(
+    tmp_path, bot, monkeypatch, reference, mode, cause
+):
+    run, seconds = _run(tmp_path, bot, monkeypatch, mode)
+    _check_errored(run, reference, cause)
+    assert seconds < 60
+
+
+def test_a_worker_killed_once_from_outside_loses_nothing(tmp_path, bot, monkeypatch, reference, capfd):
+    run, _ = _run(tmp_path, bot, monkeypatch, "kill-once")
+    assert (tmp_path / "killed-once").exists()
+    assert _lines(run.path, "matches") == _lines(reference, "matches")
+    assert _lines(run.path, "deals") == _lines(reference, "deals")
+    err = capfd.readouterr().err
+    assert "match 1: its worker process was killed by SIGKILL in deal 1, then played through" in err
+
+
+def test_a_dying_worker_stops_the_run_resumably_by_default(tmp_path, bot, monkeypatch, reference):
+    monkeypatch.setenv("FAULT", "exit")
+    with pytest.raises(
+        SimulationError, match="match 1: .* its worker process exited with code 3 .*--on-error record"
+    ):
+        simulate(out=tmp_path / "stop", strategies=f"random,{bot}", workers=2, **COMMON)
+    assert json.loads((tmp_path / "stop" / "manifest.json").read_text())["state"] == "failed"
+    monkeypatch.setenv("FAULT", "none")
+    run = simulate(out=tmp_path / "stop", strategies=f"random,{bot}", workers=2, **COMMON)
+    assert run.complete and _lines(run.path, "deals") == _lines(reference, "deals")
+
+
+@pytest.mark.parametrize(
+    "mode, workers", [("sleep", 2), ("loop", 2), ("c-loop", 2), ("sleep", 1), ("loop", 1)]
+)
+def test_a_bot_past_the_decision_timeout_errors_its_match(
+    tmp_path, bot, monkeypatch, reference, mode, workers
+):
+    run, seconds = _run(tmp_path, bot, monkeypatch, mode, decision_timeout=1, workers=workers)
+    _check_errored(run, reference, "DecisionTimeout: no answer within 1 s (--decision-timeout)")
+    assert seconds < 45
+
+
+def test_a_sleeping_and_a_stuck_bot_give_the_same_bytes(tmp_path, bot, monkeypatch):
+    sleep, _ = _run(tmp_path, bot, monkeypatch, "sleep", decision_timeout=1)
+    stuck, _ = _run(tmp_path, bot, monkeypatch, "c-loop", decision_timeout=1, workers=3)
+    assert _lines(sleep.path, "deals") == _lines(stuck.path, "deals")
+    assert _lines(sleep.path, "matches") == _lines(stuck.path, "matches")
+
+
+def test_an_over_allocation_is_an_errored_match(tmp_path, bot, monkeypatch, reference):
+    run, _ = _run(tmp_path, bot, monkeypatch, "memory", max_memory="1G", workers=1)
+    _check_errored(run, reference, "MemoryError")
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_chatty_bot_writes_to_bots_log_not_to_the_output(tmp_path, bot, workers):
+    env = {**os.environ, "FAULT": "chat"}
+    proc = subprocess.run(
+        [GUANDAN, "simulate", "-n", "3", "--seed", "1", "-s", f"random,{bot}", "--max-deals", "2"]
+        + ["-w", workers, "-o", str(tmp_path / "run")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "chatter" not in proc.stdout and "chatter" not in proc.stderr
+    assert "on stderr" not in proc.stderr
+    log = (tmp_path / "run" / "bots.log").read_text()
+    assert "chatter chatter" in log and "on stderr" in log
+    if workers == "2":  # a worker's own file descriptors go there too
+        assert "straight to fd 1" in log
+    assert f"see {tmp_path / 'run' / 'bots.log'}" in proc.stderr
+
+
+def test_a_quiet_bot_leaves_no_bots_log(tmp_path, bot, monkeypatch):
+    run, _ = _run(tmp_path, bot, monkeypatch, "none")
+    assert not (run.path / "bots.log").exists()
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "to, signum", [("group", signal.SIGTERM), ("parent", signal.SIGTERM), ("parent", signal.SIGHUP)]
+)
+def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum):
+    out = tmp_path / "run"
+    args = [
+        "simulate",
+        "-n",
+        "300",
+        "--seed",
+        "2",
+        "-s",
+        "random",
+        "--max-deals",
+        "2",
+        "-w",
+        "2",
+        "--chunk-size",
+        "2",
+    ]
+    proc = subprocess.Popen(
+        [GUANDAN, *args, "-o", str(out), "-q"], stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 60
+    while not (out / "part-00000.journal").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (out / "part-00000.journal").exists()
+    if to == "group":
+        os.killpg(proc.pid, signum)
+    else:
+        os.kill(proc.pid, signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guandan: interrupted: "), err
+    assert "resume with: guandan simulate --out" in lines[0]
+    assert json.loads((out / "manifest.json").read_text())["state"] == "interrupted"
+    deadline = time.monotonic() + 10
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _group_alive(proc.pid), "a process of the run was left behind"
+    resumed = subprocess.run(
+        [GUANDAN, "simulate", "-o", str(out), "--resume", "-q"], capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    ref = subprocess.run([GUANDAN, *args[:-4], "-w", "1", "-o", str(tmp_path / "ref"), "-q"], timeout=120)
+    assert ref.returncode == 0
+    assert (out / "deals-00000.jsonl").read_bytes() == (tmp_path / "ref" / "deals-00000.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "option, value, words",
+    [
+        ("--decision-timeout", "-1", "must be a finite number of seconds, 0 for no limit, got -1.0"),
+        ("--decision-timeout", "nan", "must be a finite number of seconds, 0 for no limit, got nan"),
+        ("--max-memory", "banana", "must be a size such as 2G, 512M or 1.5G"),
+        ("--max-memory", "10M", "must be at least 256M"),
+    ],
+)
+@pytest.mark.parametrize("command", [["simulate", "-n", "1"], ["compare", "random", "greedy", "-n", "1"]])
+def test_bad_limits_get_one_line_naming_the_option(tmp_path, command, option, value, words):
+    proc = subprocess.run(
+        [GUANDAN, *command, option, value, "-o", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("guandan: error: ") and option in proc.stderr
+    assert not (tmp_path / "x" / "manifest.json").exists()
