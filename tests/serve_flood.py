@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import re
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -41,13 +43,18 @@ async def _silent(url: str, started: asyncio.Event) -> None:
             started.set()
 
 
-async def _flood(url: str, count: int, size: int, seconds: float, during_play: bool) -> tuple[int, str]:
+async def _flood(
+    url: str, count: int, size: int, seconds: float, during_play: bool, measure: Callable[[], dict]
+) -> tuple[int, str, dict]:
+    """Flood ``url``; the frames sent, how it ended, and ``measure()`` taken 1 s after the
+    flood, connection still as the flood left it."""
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed
 
     frame = "x" * size
     sent = 0
     ended = f"still open after {seconds:g} s"
+    after: dict | None = None
     silent = None
     if during_play:
         started = asyncio.Event()
@@ -68,17 +75,20 @@ async def _flood(url: str, count: int, size: int, seconds: float, during_play: b
                     await asyncio.wait_for(ws.send(frame), max(left, 0.01))
                     sent += 1
                 ended = "all sent, connection open"
-                await asyncio.sleep(1.0)  # let the server take in what the kernel holds
             except TimeoutError:
                 ended = f"blocked (server not reading) after {seconds:g} s"
             except ConnectionClosed as exc:
                 rcvd = exc.rcvd
                 ended = f"closed by the server: {rcvd.code} {rcvd.reason!r}" if rcvd else "closed"
+            await asyncio.sleep(1.0)  # the server's own lines about the flood
+            after = measure()
+            ws.transport.abort()  # a blocked flood would wait for the server to read on
+            await asyncio.sleep(0.1)
     except ConnectionClosed as exc:
         ended = f"closed: {exc}"
     if silent is not None:
         silent.cancel()
-    return sent, ended
+    return sent, ended, after or measure()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(0.5)
             before = _memory_kib(proc.pid)
             url = f"ws://127.0.0.1:{port.group(1)}/game/flood"
-            sent, ended = asyncio.run(_flood(url, args.count, args.size, args.seconds, args.during_play))
-            time.sleep(1.0)  # the server's own lines about the flood
-            after = _memory_kib(proc.pid)
+            measure = functools.partial(_memory_kib, proc.pid)
+            flood = _flood(url, args.count, args.size, args.seconds, args.during_play, measure)
+            sent, ended, after = asyncio.run(flood)
         finally:
             proc.terminate()
             said = proc.communicate(timeout=10)[1]
