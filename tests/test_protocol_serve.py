@@ -339,6 +339,32 @@ def test_connect_stops_with_one_line_when_the_server_goes_away(tmp_path):
     assert any("reconnecting" in line for line in said)
 
 
+def test_connect_says_in_one_line_why_the_server_closed_it():
+    """The fault's words come in the server's close frame: connect shows code and reason once
+    (it showed websockets' "received 1008 (policy violation) ...; then sent 1008 ..." twice)."""
+    from websockets.asyncio.server import serve as ws_serve
+
+    from guandan_cli.protocol.client import ClientError
+
+    async def scenario():
+        async def handler(ws):
+            await ws.close(1008, "gave no answer within 1 s")
+
+        async with ws_serve(handler, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            url = f"ws://127.0.0.1:{port}/game/me"
+            with pytest.raises(ClientError) as caught:
+                await run_client(url, load_strategy("random"), retry_for=0.3, say=said.append)
+        return url, str(caught.value)
+
+    said: list[str] = []
+    url, error = asyncio.run(scenario())
+    assert said == [
+        "server closed the connection (1008: gave no answer within 1 s); reconnecting for up to 0.3 s"
+    ]
+    assert error == f"server at {url} closed the connection (1008: gave no answer within 1 s)"
+
+
 def test_a_play_the_server_does_not_list_maps_to_the_same_cards():
     from guandan_cli.engine.cards import parse_cards
     from guandan_cli.engine.combos import Combo
