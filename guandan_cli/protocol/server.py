@@ -44,8 +44,8 @@ PATH_PATTERN = re.compile(r"/game/(.+)")
 #: bytes); larger frames close the connection with 1009 (docs/protocol.md)
 MAX_FRAME = 2**16
 #: frames websockets holds for a connection beyond the one waiting to be read (it stops
-#: reading the socket above that); with ``MAX_FRAME`` a client's unread frames stay under
-#: (MAX_QUEUE + 2) x MAX_FRAME = 384 KiB
+#: reading the socket above that); with ``MAX_FRAME`` a client's unread frames take about
+#: (MAX_QUEUE + 2) x MAX_FRAME = 384 KiB of the server's memory
 MAX_QUEUE = 4
 #: seconds a closing handshake may take before the connection is dropped
 CLOSE_TIMEOUT = 2.0
