@@ -14,6 +14,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 MISBEHAVIOURS = ("bad_index", "non_json", "unasked", "timeout", "disconnect")
+#: malformed answers (issue 26): JSON nested past Python's recursion limit (60 kB, under the
+#: server's 64 KiB frame limit), a binary frame, a frame over the limit, a JSON list
+MALFORMED = ("deep", "binary", "oversize", "wrong_shape")
+DEEP_ANSWER = '{"actIndex": ' + "[" * 30000 + "]" * 30000 + "}"
 
 
 async def random_client(
@@ -24,7 +28,8 @@ async def random_client(
     log: list | None = None,
     retry_for: float = 20.0,
 ) -> dict | None:
-    """Play until ``gameResult`` (returned); ``log`` gets (type, stage, message) of every message."""
+    """Play until ``gameResult`` (returned); ``log`` gets (type, stage, message) of every
+    message, and ``("closed", code, {"reason": ...})`` when a connection ends before it."""
     rng = random.Random(seed)
     log = log if log is not None else []
     pending = misbehave
@@ -52,6 +57,15 @@ async def random_client(
                     elif pending == "non_json":
                         pending = None
                         await ws.send("this is not JSON")
+                    elif pending in MALFORMED:
+                        bad = {
+                            "deep": DEEP_ANSWER,
+                            "binary": json.dumps({"actIndex": 0}).encode(),
+                            "oversize": json.dumps({"actIndex": 0, "pad": "x" * 70000}),
+                            "wrong_shape": json.dumps([{"actIndex": 0}]),
+                        }[pending]
+                        pending = None
+                        await ws.send(bad)
                     elif pending == "timeout":
                         pending = None
                         await asyncio.sleep(1.5)  # the tests give the server a 1 s timeout
@@ -68,7 +82,11 @@ async def random_client(
                         break
                     else:
                         await ws.send(json.dumps({"actIndex": rng.randint(0, msg["indexRange"])}))
-        except (ConnectionClosed, OSError):
+            log.append(("closed", ws.close_code, {"reason": ws.close_reason}))
+        except ConnectionClosed as exc:
+            code = exc.rcvd.code if exc.rcvd else None
+            log.append(("closed", code, {"reason": exc.rcvd.reason if exc.rcvd else ""}))
+        except OSError:
             pass
         if not come_back and misbehave is not None and pending is None:
             return None

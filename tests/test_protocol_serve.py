@@ -21,7 +21,7 @@ from guandan_cli.cli.app import app  # noqa: E402
 from guandan_cli.protocol.client import run_client  # noqa: E402
 from guandan_cli.protocol.server import SEATS_FILE, parse_seats, serve  # noqa: E402
 from guandan_cli.runner.simulation import simulate  # noqa: E402
-from tests.protocol_clients import MISBEHAVIOURS, random_client  # noqa: E402
+from tests.protocol_clients import MALFORMED, MISBEHAVIOURS, random_client  # noqa: E402
 
 #: fields that name the seats' connections (and the run id derived from them)
 CONNECTION_FIELDS = ("run_id", "strategies")
@@ -189,13 +189,29 @@ def test_reference_client_plays_full_matches(tmp_path):
                 assert msg["actionList"][0] == ["PASS", "PASS", "PASS"]
 
 
-@pytest.mark.parametrize("misbehaviour", MISBEHAVIOURS)
+#: what the fault line says, and the close code the server ends the connection with
+FAULTS = {
+    "bad_index": ("sent actIndex", 1008),
+    "non_json": ("sent a non-JSON frame 'this is not JSON'", 1008),
+    "unasked": ("when no action was asked", 1008),
+    "timeout": ("gave no answer within 1 s", 1008),
+    "disconnect": ("disconnected while asked to act", None),  # the client closed it
+    # issue 26: a RecursionError, a binary frame and an over-size frame were not faults
+    "deep": ("sent JSON nested too deeply to read (60014 characters", 1008),
+    "binary": ("sent a binary frame (15 bytes): the protocol's frames are JSON text", 1003),
+    "oversize": ("over the 65536-byte limit", 1009),
+    "wrong_shape": ("without an integer actIndex", 1008),
+}
+
+
+@pytest.mark.parametrize("misbehaviour", MISBEHAVIOURS + MALFORMED)
 def test_a_misbehaving_client_errors_one_match_and_the_run_goes_on(tmp_path, misbehaviour):
     server = Server(
         strategies="heuristic,remote", matches=2, seed=4, max_deals=2, out=tmp_path / "run", timeout=1
     )
     seated = len(server.lines)
-    bad = _in_thread(random_client, server.url("bad"), misbehave=misbehaviour)
+    log: list = []
+    bad = _in_thread(random_client, server.url("bad"), misbehave=misbehaviour, log=log)
     while len(server.lines) == seated:
         threading.Event().wait(0.02)
     good = _in_thread(random_client, server.url("good"), seed=1)
@@ -204,15 +220,22 @@ def test_a_misbehaving_client_errors_one_match_and_the_run_goes_on(tmp_path, mis
         t.join(20)
     assert result.run.state == "complete"
     errors = [line for line in server.lines if "recorded as errored" in line]
-    assert len(errors) == 1 and "seat 1 (bad)" in errors[0], server.lines
-    expected = {
-        "bad_index": "actIndex",
-        "non_json": "non-JSON",
-        "unasked": "when no action was asked",
-        "timeout": "no answer within 1 s",
-        "disconnect": "disconnected",
-    }[misbehaviour]
+    assert len(errors) == 1 and errors[0].startswith("match 0: seat 1 (bad) "), server.lines
+    expected, code = FAULTS[misbehaviour]
     assert expected in errors[0]
+    # one numbering (0-based, as replay and the logs count) in every line
+    done = [line for line in server.lines if " done (" in line]
+    assert done == [
+        line for line in done if line.startswith(("match 0 done (1 of 2", "match 1 done (2 of 2"))
+    ]
+    assert len(done) == 2 and "errored" in done[0] and "errored" not in done[1]
+    closes = [entry for entry in log if entry[0] == "closed"]
+    if code is not None:  # the server ended the connection, with a code that says why
+        assert closes and closes[0][1] == code, log[-3:]
+        reason = closes[0][2]["reason"]
+        # the fault's words (websockets' own for 1009: it closes before the server reads)
+        assert reason and (reason[:20] in errors[0] or code == 1009 and "65536" in reason), closes[0]
+    assert log[-1][1] == "gameResult"  # it came back and played match 1
     matches = [
         json.loads(line)
         for p in sorted(glob.glob(str(tmp_path / "run" / "matches-*.jsonl")))
@@ -220,6 +243,10 @@ def test_a_misbehaving_client_errors_one_match_and_the_run_goes_on(tmp_path, mis
     ]
     assert [m["error"] is not None for m in matches] == [True, False]
     assert "seat 1 (bad)" in matches[0]["error"]
+    seats = [json.loads(line) for line in (tmp_path / "run" / SEATS_FILE).read_text().splitlines()]
+    assert [s["match_index"] for s in seats] == [0, 1]
+    assert seats[0]["error"] == errors[0].removeprefix("match 0: ").split("; the match")[0]
+    assert seats[1]["error"] is None
     res = CliRunner().invoke(app, ["verify", str(tmp_path / "run")])
     assert res.exit_code == 0, res.output
 
@@ -310,6 +337,32 @@ def test_connect_stops_with_one_line_when_the_server_goes_away(tmp_path):
     said: list[str] = []
     asyncio.run(scenario())
     assert any("reconnecting" in line for line in said)
+
+
+def test_connect_says_in_one_line_why_the_server_closed_it():
+    """The fault's words come in the server's close frame: connect shows code and reason once
+    (it showed websockets' "received 1008 (policy violation) ...; then sent 1008 ..." twice)."""
+    from websockets.asyncio.server import serve as ws_serve
+
+    from guandan_cli.protocol.client import ClientError
+
+    async def scenario():
+        async def handler(ws):
+            await ws.close(1008, "gave no answer within 1 s")
+
+        async with ws_serve(handler, "127.0.0.1", 0) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            url = f"ws://127.0.0.1:{port}/game/me"
+            with pytest.raises(ClientError) as caught:
+                await run_client(url, load_strategy("random"), retry_for=0.3, say=said.append)
+        return url, str(caught.value)
+
+    said: list[str] = []
+    url, error = asyncio.run(scenario())
+    assert said == [
+        "server closed the connection (1008: gave no answer within 1 s); reconnecting for up to 0.3 s"
+    ]
+    assert error == f"server at {url} closed the connection (1008: gave no answer within 1 s)"
 
 
 def test_a_play_the_server_does_not_list_maps_to_the_same_cards():
@@ -467,3 +520,116 @@ def test_a_remote_seat_has_one_name_in_the_summary_the_tables_and_the_page(tmp_p
     assert "guandan_cli.protocol" not in text and "heuristic, remote:alice, heuristic, remote:bob" in text
     csv = CliRunner().invoke(app, ["analyze", str(out), "-r", "strategy-deals", "-f", "csv"])
     assert "guandan_cli.protocol.remote:alice" in csv.stdout  # machine formats keep the specs
+
+
+def _wait_for(server: Server, text: str, seconds: float = 10) -> str:
+    """The first line of ``server`` containing ``text``, waiting up to ``seconds``."""
+    for _ in range(int(seconds / 0.02)):
+        found = [line for line in server.lines if text in line]
+        if found:
+            return found[0]
+        threading.Event().wait(0.02)
+    raise AssertionError(f"no line with {text!r} in {seconds:g} s: {server.lines}")
+
+
+async def _early_client(url: str, what: str) -> tuple:
+    """Connect, then before the series starts: leave, or send a frame; how the connection ended."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    frames = {"text": '{"actIndex": 0}', "binary": b"hello", "oversize": "x" * 70000}
+    async with connect(url, ping_interval=None, compression=None) as ws:
+        if what == "leave":
+            return ("left",)
+        await ws.send(frames[what])
+        try:
+            await asyncio.wait_for(ws.recv(), 5)
+        except ConnectionClosed as exc:
+            return ("closed", exc.rcvd.code if exc.rcvd else None)
+    return ("open",)
+
+
+@pytest.mark.parametrize(
+    "what, line, code",
+    [
+        ("leave", "seat 1: early left before the series started; the seat is free again", None),
+        ("text", "seat 1: early sent '{\"actIndex\": 0}' before the series started: disconnected", 1008),
+        ("binary", "seat 1: early sent a binary frame (5 bytes)", 1003),
+        ("oversize", "seat 1: early sent a frame of 70000 bytes, over the 65536-byte limit before", 1009),
+    ],
+)
+def test_a_client_gone_before_the_series_starts_frees_its_seat(tmp_path, what, line, code):
+    """Issue 26: a client that left before the series started kept its seat forever (later
+    clients got 1013 "no free seat" and the server waited for ever); a frame sent before
+    anything was asked is refused at once (one line, a close code) and frees the seat too."""
+    out = tmp_path / "run"
+    server = Server(strategies="heuristic,remote", matches=1, seed=5, max_deals=1, out=out)
+    t, box = _in_thread(_early_client, server.url("early"), what)
+    t.join(10)
+    assert box.get("result") == (("left",) if code is None else ("closed", code)), box
+    said = _wait_for(server, "the seat is free again")
+    assert said.startswith(line) and said.endswith("the seat is free again"), said
+    clients = [_connect(server, "alice"), _connect(server, "bob")]
+    result = server.join()
+    for t, box in clients:
+        t.join(20)
+        assert box.get("result", {}).get("stage") == "gameResult", box
+    assert result.run.state == "complete" and result.names == {1: "alice", 3: "bob"}
+    assert [x for x in server.lines if "connected" in x and "early" not in x] == [
+        "seat 1: alice connected",
+        "seat 3: bob connected",
+    ]
+
+
+def test_frames_nobody_reads_wait_in_the_transport_not_in_memory(tmp_path):
+    """Issue 26: frames a client sent while nothing read them piled up in the server (100 x
+    4 MB: 42 -> 451 MB). Seat 3 floods while the server waits on seat 1, which never answers:
+    at most one frame waits in the seat's inbox, the transport stops taking more (its
+    sends block), and the flood is the fault reported when the seat is next sent to."""
+    from websockets.asyncio.client import connect
+
+    from guandan_cli.protocol import remote
+
+    server = Server(strategies="heuristic,remote", matches=1, seed=0, out=tmp_path / "run", timeout=3)
+    state: dict = {}
+
+    async def silent():
+        async with connect(server.url("silent"), ping_interval=None) as ws:
+            async for _frame in ws:
+                pass
+
+    async def flood():
+        async with connect(server.url("flood"), ping_interval=None, compression=None) as ws:
+            while True:  # play until seat 0 has played: the server then waits on seat 1
+                msg = json.loads(await ws.recv())
+                if msg["type"] == "act":
+                    await ws.send(json.dumps({"actIndex": 0}))
+                elif msg["stage"] == "play" and msg["curPos"] == 0:
+                    break
+            frame, sent = "x" * 60000, 0
+            try:
+                for _ in range(2000):  # 120 MB if nothing held it back
+                    await asyncio.wait_for(ws.send(frame), 1.0)
+                    sent += 1
+            except TimeoutError:
+                state["blocked"] = True
+            state["sent"] = sent
+            state["unread"] = remote.HUB.conns[3].inbox.qsize()
+            await asyncio.sleep(3)  # the timeout on seat 1 ends the match
+
+    async def scenario():
+        quiet = asyncio.ensure_future(silent())
+        await asyncio.sleep(0.3)
+        await flood()
+        quiet.cancel()
+
+    asyncio.run(scenario())
+    result = server.join()
+    assert state["blocked"] and state["unread"] == 1, state
+    # what got out is what the kernel's socket buffers hold (tcp_rmem + tcp_wmem, at most
+    # 36 MiB here), not the 2000 frames an unbounded server takes in
+    assert state["sent"] < 700, state
+    assert result.run.counts["errors"] == 1
+    assert [x for x in server.lines if "errored" in x][0].startswith(
+        "match 0: seat 1 (silent) gave no answer"
+    )

@@ -265,7 +265,8 @@ async def run_client(
     """Play on the server at ``url`` until its ``gameResult``; that message.
 
     When the connection drops before the series ends it reconnects, for up to ``retry_for``
-    seconds, then raises ``ClientError`` naming the server.
+    seconds, then raises ``ClientError`` naming the server. A connection the server closes
+    before sending anything (no free seat, a bad path) does not restart that clock.
     """
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -277,9 +278,9 @@ async def run_client(
     while True:
         try:
             async with connect(url, ping_interval=None, max_size=2**22, open_timeout=5) as ws:
-                deadline = None
                 state.reconnected()
                 async for frame in ws:
+                    deadline = None  # seated: a later drop gets the full retry_for again
                     try:
                         msg = json.loads(frame)
                     except ValueError:
@@ -296,13 +297,13 @@ async def run_client(
                         await ws.send(json.dumps(reply))
                     if state.result is not None:
                         return state.result
-                last_error = f"closed the connection ({ws.close_code or 'no code'}{': ' + ws.close_reason if ws.close_reason else ''})"
+                last_error = _closed(ws.close_code, ws.close_reason)
         except InvalidURI:
             raise ClientError(f"bad server address {url!r}: expected ws://HOST:PORT/game/NAME") from None
         except InvalidHandshake as exc:
             last_error = f"refused the connection ({exc})"
-        except ConnectionClosed as exc:
-            last_error = f"closed the connection ({exc})"
+        except ConnectionClosed as exc:  # the server's close frame says why (a fault's words)
+            last_error = _closed(exc.rcvd.code, exc.rcvd.reason) if exc.rcvd else "closed the connection"
         except (TimeoutError, OSError) as exc:
             last_error = f"is unreachable ({getattr(exc, 'strerror', None) or exc or type(exc).__name__})"
         now = loop.time()
@@ -318,6 +319,15 @@ async def run_client(
                 )
             raise ClientError(f"server at {url} {last_error}")
         await asyncio.sleep(min(0.2, max(0.0, deadline - now)))
+
+
+def _closed(code: int | None, reason: str | None) -> str:
+    """How the server ended a connection, from its close frame.
+
+    >>> _closed(1008, "sent actIndex 41, outside 0..40")
+    'closed the connection (1008: sent actIndex 41, outside 0..40)'
+    """
+    return f"closed the connection ({code or 'no code'}{': ' + reason if reason else ''})"
 
 
 __all__ = ["ClientError", "SeatState", "run_client"]

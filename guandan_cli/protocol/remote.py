@@ -18,6 +18,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from guandan_cli.engine.deal import PASS, PLAY, RETURN, TRIBUTE
 from guandan_cli.engine.observation import Observation
@@ -37,6 +38,20 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MODULE = "guandan_cli.protocol.remote"
 #: put in a connection's inbox when the client has gone
 CLOSED = object()
+#: close codes (RFC 6455): a protocol fault, a binary frame, a frame over ``MAX_FRAME``
+POLICY_VIOLATION, UNSUPPORTED_DATA, MESSAGE_TOO_BIG = 1008, 1003, 1009
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Put in a connection's inbox in place of a frame the transport refused (binary, over-size).
+
+    >>> Refused("sent a binary frame (3 bytes): frames are JSON text", UNSUPPORTED_DATA).code
+    1003
+    """
+
+    what: str  # what the client did, as the fault line says it
+    code: int  # the close code it is disconnected with
 
 
 class RemoteSeatError(RuntimeError):
@@ -56,23 +71,54 @@ def spec_for(name: str) -> str:
 
 
 class Connection:
-    """One client's WebSocket as seen from the runner thread: an inbox and a thread-safe ``send``."""
+    """One client's WebSocket as seen from the runner thread: an inbox and a thread-safe ``send``.
 
-    def __init__(self, name: str, send: Callable[[str | None], None]) -> None:
+    The inbox holds at most one unread frame (besides ``CLOSED``): the WebSocket thread reads
+    the next one only once ``take`` has taken it (``taken`` tells it), so a client that sends
+    while nothing reads is held back by the transport, not buffered here.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        send: Callable[[str | tuple[int, str]], None],
+        taken: Callable[[], None] = lambda: None,
+    ) -> None:
         self.name = name
         self.inbox: queue.Queue = queue.Queue()
         self._send = send
+        self._taken = taken
         self.closed = False
 
     def send(self, message: dict) -> None:
         if not self.closed:
             self._send(json.dumps(message, ensure_ascii=False))
 
-    def close(self) -> None:
-        """Close the connection once what was sent has gone out."""
+    def take(self, timeout: float | None = 0):
+        """The next thing the client sent (a text frame, a ``Refused`` or ``CLOSED``), waiting
+        up to ``timeout`` seconds (0: not at all, ``None``: forever); ``queue.Empty`` if none."""
+        item = self.inbox.get_nowait() if timeout == 0 else self.inbox.get(timeout=timeout)
+        self._taken()
+        return item
+
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Close the connection with ``code`` once what was sent has gone out."""
         if not self.closed:
             self.closed = True
-            self._send(None)
+            self._send((code, close_reason(reason)))
+            self._taken()  # the WebSocket thread stops waiting for a take
+
+
+def close_reason(text: str, limit: int = 123) -> str:
+    """``text`` cut to fit a close frame's reason (at most 123 bytes of UTF-8).
+
+    >>> close_reason("x" * 200)[-3:], len(close_reason("é" * 100).encode())
+    ('...', 123)
+    """
+    data = text.encode()
+    if len(data) <= limit:
+        return text
+    return data[: limit - 3].decode(errors="ignore") + "..."
 
 
 class Hub:
@@ -99,6 +145,7 @@ class Hub:
         self.error: str | None = None
         self._clock = time.monotonic()
         self.stopping = False
+        self.started = False  # every remote seat was taken once: the seats' names are fixed
 
     # --- called from the WebSocket thread
     def attach(self, conn: Connection) -> int | None:
@@ -116,19 +163,40 @@ class Hub:
                     return seat
             return None
 
-    def detach(self, conn: Connection) -> None:
+    def detach(self, conn: Connection) -> int | None:
+        """Empty the connection's seat; before the series starts the seat is free again (any
+        name may take it). The seat, if it had one."""
         with self.cond:
+            left = None
             for seat, c in self.conns.items():
                 if c is conn:
                     self.conns[seat] = None
+                    left = seat
+                    if not self.started:
+                        self.names[seat] = None
             conn.closed = True
             self.cond.notify_all()
+            return left
+
+    def refuse_early(self, conn: Connection, what: str) -> bool:
+        """Before the series starts nothing is asked, so any frame is a fault: the client's
+        seat freed and one line said (True); False once the series has started."""
+        with self.cond:
+            if self.started:
+                return False
+            seat = self.detach(conn)
+        self.say(
+            f"seat {seat}: {conn.name} {what} before the series started: disconnected, the seat is free again"
+        )
+        return True
 
     # --- called from the runner thread
     def wait_all(self, limit: float) -> bool:
         """Wait until every remote seat has a connection (at most ``limit`` seconds)."""
         with self.cond:
-            return self.cond.wait_for(lambda: all(c is not None for c in self.conns.values()), limit)
+            ok = self.cond.wait_for(lambda: all(c is not None for c in self.conns.values()), limit)
+            self.started = self.started or ok
+            return ok
 
     def connection(self, seat: int) -> Connection:
         """The seat's connection, waiting up to ``reconnect_wait`` for a client to take it."""
@@ -148,13 +216,14 @@ class Hub:
         with self.cond:
             return [(s, c) for s, c in sorted(self.conns.items()) if c is not None and not c.closed]
 
-    def fail(self, seat: int, conn: Connection, what: str) -> RemoteSeatError:
-        """Record a client's fault, say it in one line, drop its connection; the error to raise."""
+    def fail(self, seat: int, conn: Connection, what: str, code: int = POLICY_VIOLATION) -> RemoteSeatError:
+        """Record a client's fault, say it in one line, close its connection with ``code``
+        (``what`` as the reason); the error to raise."""
         text = f"seat {seat} ({conn.name}) {what}"
         if self.error is None:
             self.error = text
             self.say(f"match {self.match_index}: {text}; the match is recorded as errored")
-        conn.close()
+        conn.close(code, what)
         self.detach(conn)
         return RemoteSeatError(text)
 
@@ -218,24 +287,30 @@ class RemoteSeat:
         self.timer = seat == min(self.hub.conns)  # one remote seat keeps the per-seat clock
 
     # ------------------------------------------------------------------ helpers
-    def _conn(self) -> Connection:
+    def _check_quiet(self) -> Connection:
+        """The seat's connection, checked: anything the client sent when nothing was asked
+        is a reply to nothing (or what the transport refused, or its disconnect)."""
         conn = self.conn
         if conn is None:
             raise RemoteSeatError(f"seat {self.seat} has no connection")
-        if conn.closed:
-            raise self.hub.fail(self.seat, conn, "disconnected")
-        return conn
-
-    def _check_quiet(self) -> Connection:
-        """A frame waiting when nothing was asked is a reply to nothing."""
-        conn = self._conn()
         try:
-            frame = conn.inbox.get_nowait()
+            item = conn.take(0)
         except queue.Empty:
+            if conn.closed:
+                raise self.hub.fail(self.seat, conn, "disconnected") from None
             return conn
-        if frame is CLOSED:
-            raise self.hub.fail(self.seat, conn, "disconnected")
-        raise self.hub.fail(self.seat, conn, f"sent {_shown(frame)} when no action was asked")
+        raise self._fault(conn, item, asked=False)
+
+    def _fault(self, conn: Connection, item: object, asked: bool) -> RemoteSeatError:
+        """The fault of a client whose inbox held ``item`` (``CLOSED``, a ``Refused`` or, when
+        nothing was ``asked``, any frame)."""
+        if item is CLOSED:
+            return self.hub.fail(
+                self.seat, conn, "disconnected while asked to act" if asked else "disconnected"
+            )
+        if isinstance(item, Refused):
+            return self.hub.fail(self.seat, conn, item.what, item.code)
+        return self.hub.fail(self.seat, conn, f"sent {_shown(item)} when no action was asked")
 
     def _send(self, message: dict) -> None:
         self._check_quiet().send(message)
@@ -299,23 +374,31 @@ class RemoteSeat:
         }
         conn = self._check_quiet()
         conn.send(message)
-        deadline = time.monotonic() + self.hub.timeout
         try:
-            frame = conn.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+            frame = conn.take(self.hub.timeout)
         except queue.Empty:
             raise self.hub.fail(self.seat, conn, f"gave no answer within {self.hub.timeout:g} s") from None
-        if frame is CLOSED:
-            raise self.hub.fail(self.seat, conn, "disconnected while asked to act")
-        try:
-            answer = json.loads(frame)
-        except (TypeError, ValueError):
-            raise self.hub.fail(self.seat, conn, f"sent a non-JSON frame {_shown(frame)}") from None
+        if not isinstance(frame, str):
+            raise self._fault(conn, frame, asked=True)
+        answer = self._read_answer(conn, frame)
         index = answer.get("actIndex") if isinstance(answer, dict) else None
         if not isinstance(index, int) or isinstance(index, bool):
             raise self.hub.fail(self.seat, conn, f"sent {_shown(frame)} without an integer actIndex")
         if not 0 <= index < len(moves):
             raise self.hub.fail(self.seat, conn, f"sent actIndex {index}, outside 0..{len(moves) - 1}")
         return index
+
+    def _read_answer(self, conn: Connection, frame: str) -> object:
+        """``frame`` read as JSON, else the client's fault raised."""
+        try:
+            return json.loads(frame)
+        except json.JSONDecodeError:
+            what = f"sent a non-JSON frame {_shown(frame)}"
+        except RecursionError:
+            what = f"sent JSON nested too deeply to read ({len(frame)} characters: {_shown(frame, 30)})"
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            what = f"sent JSON this server cannot read ({exc}): {_shown(frame, 30)}"
+        raise self.hub.fail(self.seat, conn, what)
 
     # ------------------------------------------------------------------ public events
     last_pos = -1
@@ -383,6 +466,7 @@ __all__ = [
     "CLOSED",
     "Connection",
     "Hub",
+    "Refused",
     "RemoteSeat",
     "RemoteSeatError",
     "SeatsGone",

@@ -24,11 +24,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import remote
-from .remote import CLOSED, MODULE, NAME_PATTERN, Connection, Hub, SeatsGone
+from .remote import (
+    CLOSED,
+    MESSAGE_TOO_BIG,
+    MODULE,
+    NAME_PATTERN,
+    POLICY_VIOLATION,
+    UNSUPPORTED_DATA,
+    Connection,
+    Hub,
+    Refused,
+    SeatsGone,
+)
 
 REMOTE = "remote"
 SEATS_FILE = "serve-seats.jsonl"
 PATH_PATTERN = re.compile(r"/game/(.+)")
+#: the largest frame a client may send, in bytes: an answer is ``{"actIndex": k}`` (under 30
+#: bytes); larger frames close the connection with 1009 (docs/protocol.md)
+MAX_FRAME = 2**16
+#: frames websockets holds for a connection beyond the one waiting to be read (it stops
+#: reading the socket above that); with ``MAX_FRAME`` a client's unread frames take about
+#: (MAX_QUEUE + 2) x MAX_FRAME = 384 KiB of the server's memory
+MAX_QUEUE = 4
+#: seconds a closing handshake may take before the connection is dropped
+CLOSE_TIMEOUT = 2.0
 
 
 class ServeError(RuntimeError):
@@ -80,7 +100,15 @@ class _WebSocketThread:
         from websockets.asyncio.server import serve
 
         self._stop = self.loop.create_future()
-        async with serve(self._handle, self.host, self.port, ping_interval=None, max_size=2**22) as server:
+        async with serve(
+            self._handle,
+            self.host,
+            self.port,
+            ping_interval=None,
+            max_size=MAX_FRAME,
+            max_queue=MAX_QUEUE,
+            close_timeout=CLOSE_TIMEOUT,
+        ) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
             self._ready.set()
             await self._stop
@@ -91,7 +119,12 @@ class _WebSocketThread:
             await ws.close(1008, "connect to /game/NAME (NAME: letters, digits, _ . -)")
             return
         outbox: asyncio.Queue = asyncio.Queue()
-        conn = Connection(m.group(1), lambda text: self.loop.call_soon_threadsafe(outbox.put_nowait, text))
+        taken = asyncio.Event()
+        conn = Connection(
+            m.group(1),
+            lambda item: self.loop.call_soon_threadsafe(outbox.put_nowait, item),
+            lambda: self.loop.call_soon_threadsafe(taken.set),
+        )
         seat = self.hub.attach(conn)
         if seat is None:
             await ws.close(1013, f"no free seat for {conn.name}")
@@ -99,28 +132,59 @@ class _WebSocketThread:
         self.hub.say(f"seat {seat}: {conn.name} connected")
         writer = asyncio.ensure_future(self._write(ws, outbox))
         try:
-            async for frame in ws:
-                conn.inbox.put(frame)
-        except Exception:  # noqa: BLE001 - a broken connection is a disconnect
-            pass
+            await self._read(ws, conn, taken)
         finally:
             conn.inbox.put(CLOSED)
-            self.hub.detach(conn)
+            if self.hub.detach(conn) is not None and not self.hub.started:
+                self.hub.say(
+                    f"seat {seat}: {conn.name} left before the series started; the seat is free again"
+                )
             if not writer.done():
                 outbox.put_nowait(None)
                 try:
-                    await asyncio.wait_for(writer, 2)
+                    await asyncio.wait_for(writer, CLOSE_TIMEOUT + 1)
                 except Exception:  # noqa: BLE001
                     writer.cancel()
 
+    async def _read(self, ws, conn: Connection, taken: asyncio.Event) -> None:
+        """The client's frames into ``conn``'s inbox, one at a time: the next is read once the
+        runner has taken the last (so unread frames wait in the transport, bounded by
+        ``MAX_QUEUE``). Before the series starts any frame is refused at once (nothing was asked)."""
+        from websockets.exceptions import ConnectionClosed
+
+        while not conn.closed:
+            try:
+                frame = await ws.recv()
+            except ConnectionClosed as exc:
+                if exc.sent is not None and exc.sent.code == MESSAGE_TOO_BIG:
+                    item = Refused(_over_size(exc.sent.reason), MESSAGE_TOO_BIG)
+                    if not self.hub.refuse_early(conn, item.what):
+                        conn.inbox.put(item)
+                return
+            except Exception:  # noqa: BLE001 - a broken connection is a disconnect
+                return
+            if isinstance(frame, str):
+                item = frame
+                early = f"sent {remote._shown(frame)}"
+            else:
+                what = f"sent a binary frame ({len(frame)} bytes): the protocol's frames are JSON text"
+                item, early = Refused(what, UNSUPPORTED_DATA), what
+            if self.hub.refuse_early(conn, early):
+                code = item.code if isinstance(item, Refused) else POLICY_VIOLATION
+                await ws.close(code, remote.close_reason(f"{early} before the series started"))
+                return
+            conn.inbox.put(item)
+            await taken.wait()
+            taken.clear()
+
     async def _write(self, ws, outbox: asyncio.Queue) -> None:
         while True:
-            text = await outbox.get()
-            if text is None:
-                await ws.close()
+            item = await outbox.get()
+            if item is None or isinstance(item, tuple):
+                await ws.close(*(item or ()))
                 return
             try:
-                await ws.send(text)
+                await ws.send(item)
             except Exception:  # noqa: BLE001 - the reader sees the disconnect
                 return
 
@@ -128,6 +192,16 @@ class _WebSocketThread:
         if self._stop is not None and not self._stop.done():
             self.loop.call_soon_threadsafe(self._stop.set_result, None)
         self.thread.join(timeout=5)
+
+
+def _over_size(reason: str) -> str:
+    """What a client did whose frame websockets refused as too big (``reason``: its close reason).
+
+    >>> _over_size("frame with 70000 bytes exceeds limit of 65536 bytes")
+    'sent a frame of 70000 bytes, over the 65536-byte limit'
+    """
+    size = re.match(r"frame with (\d+) bytes", reason)
+    return f"sent a frame{f' of {size.group(1)} bytes,' if size else ''} over the {MAX_FRAME}-byte limit"
 
 
 def parse_seats(spec: str | Sequence[str]) -> list[str]:
@@ -354,7 +428,8 @@ class _MatchDone:
         hub = self.hub
         _write_seat_times(self.out, hub, self.specs, self.names)
         self.say(
-            f"match {hub.match_index + 1}/{self.matches} done ({deals} deals{', errored' if hub.error else ''})"
+            f"match {hub.match_index} done ({hub.match_index + 1} of {self.matches}: "
+            f"{deals} deals{', errored' if hub.error else ''})"
         )
         for _s, conn in hub.connected():
             conn.send(
