@@ -205,6 +205,7 @@ class TerminalSeat:
         ask: Callable[[str], str] | None = None,
         delay: float = 0.5,
         match_label: str = "",
+        hint: str = "heuristic",
     ) -> None:
         self.seat = seat
         self.names = list(names)
@@ -218,6 +219,8 @@ class TerminalSeat:
         self.seen = 0
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
+        #: the strategy whose answer ``?`` suggests (a spec), and the player made from it on first use
+        self.hint = hint
         self._hint = None
         #: the last saved answer was just replayed: its own event is not shown as news (the
         #: trick so far is shown instead, with the previous trick's end out of sight)
@@ -348,9 +351,9 @@ class TerminalSeat:
 
     def _suggest(self, obs: Observation) -> object:
         if self._hint is None:
-            from guandan_cli.strategies.heuristic import HeuristicStrategy
+            from guandan_cli.strategies.registry import load_strategy
 
-            self._hint = HeuristicStrategy(self.seat, random.Random(self.seat))
+            self._hint = load_strategy(self.hint)(self.seat, random.Random(self.seat))
         if obs.phase == TRIBUTE:
             return self._hint.choose_tribute(obs)
         if obs.phase == RETURN:
