@@ -199,12 +199,12 @@ class SearchStrategy(Strategy):
     """
 
     name: ClassVar[str] = "search"
-    worlds: ClassVar[int] = 64
+    worlds: ClassVar[int] = 32
     candidates: ClassVar[int] = 8
     first: ClassVar[int] = 8
     batch: ClassVar[int] = 8
     drop: ClassVar[float] = 2.0
-    gate: ClassVar[float] = 2.0
+    gate: ClassVar[float] = 1.0
     caps: ClassVar[bool] = True
     explain: ClassVar[int] = 0
     tries: ClassVar[int] = 8
