@@ -8,10 +8,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def play(
     ctx: typer.Context,
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
@@ -41,7 +39,7 @@ def play(
     ] = "heuristic",
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
-    ? for a suggestion, h for the menu. Ctrl-C (or q) saves every answer; --resume continues."""
+    ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
     import secrets
     import sys
 
@@ -51,10 +49,11 @@ def play(
         check_new_game,
         check_resume_options,
         play_game,
+        saved_line,
         seat_strategies,
+        stop_reason,
         stored_game,
     )
-    from guandan_cli.interactive.seat import InputEnded
     from guandan_cli.interactive.terminal import Screen, is_tty
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
@@ -110,7 +109,10 @@ def play(
     except SimulationError as exc:
         fail(exc, FAILURE)
     except KeyboardInterrupt as exc:
-        why = "input ended" if isinstance(exc, InputEnded) and str(exc) == "end of input" else "stopped"
+        why = stop_reason(exc)
+        if why == "q":  # an ordinary stop: exit 0
+            screen.print(saved_line(game))
+            return
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
     _summary(run.path if hasattr(run, "path") else game.out, screen, style)
 

@@ -8,10 +8,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def replay(
     run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
@@ -21,13 +19,21 @@ def replay(
             "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
         ),
     ] = None,
-    symbols: Annotated[bool, typer.Option(help="Suit symbols ♠♥♣♦ (else S H C D).")] = True,
+    symbols: Annotated[
+        bool | None,
+        typer.Option(
+            help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False
+        ),
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+    ] = False,
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
-    from guandan_cli.runner.rundir import read_manifest
 
     try:
         path, line, rec, prev = find_deal(run, match, deal)
@@ -36,11 +42,18 @@ def replay(
         fail(exc, FAILURE)
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
+    import sys
+
+    from guandan_cli.interactive.terminal import Screen, is_tty
+    from guandan_cli.view.table import Style
+
+    colour = not plain and is_tty(sys.stdout)
+    style = Style(symbols=colour if symbols is None else symbols and not plain, colour=colour)
     try:
-        text = render_deal(rec, prev, symbols=symbols, options=(manifest or {}).get("config", {}))
+        text = render_deal(rec, prev, style=style, options=PartialConfig.recorded(manifest))
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
     except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
         fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
     typer.echo(f"{path}:{line}")
-    typer.echo(text)
+    Screen(colour, width=1000).print(text)  # the view wraps the hands itself

@@ -64,13 +64,30 @@ def _probe_write(directory: Path) -> None:
         pass
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path`` and its parents that exists as a file (not a folder), if any.
+
+    >>> file_in_the_way(Path(__file__) / "plots") == Path(__file__)
+    True
+    >>> file_in_the_way(Path(__file__).parent / "no-such-folder" / "plots") is None
+    True
+    """
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return None if folder.is_dir() else folder
+    return None
+
+
 def check_output_dir(path: Path, option: str) -> None:
     """Refuse (exit 2) an output folder that is a file or cannot be written — before any work.
 
     The folder is created if it does not exist (it is about to be used).
     """
-    if path.exists() and not path.is_dir():
+    blocker = file_in_the_way(path)
+    if blocker == path:
         fail(f"{option} {path}: a file is in the way; give a folder to write into")
+    if blocker is not None:
+        fail(f"{option} {path}: {blocker} is a file, not a folder; give a folder to write into")
     try:
         _probe_write(path)
     except OSError as exc:
@@ -85,6 +102,9 @@ def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Non
         fail(f"{option} {path}: a folder is in the way; give a file name")
     if path.exists() and not os.access(path, os.W_OK):
         fail(f"{option} {path}: the file cannot be overwritten")
+    blocker = file_in_the_way(path.parent)
+    if blocker is not None:
+        fail(f"{option} {path}: {blocker} is a file, not a folder")
     try:
         _probe_write(path.parent)
     except OSError as exc:
@@ -157,6 +177,25 @@ def _click_exceptions():
     return exceptions
 
 
+#: ``guandan --help`` lists the commands in the order a user meets them (others after, by name)
+COMMAND_ORDER = (
+    "simulate",
+    "analyze",
+    "compare",
+    "tournament",
+    "experiment",
+    "replay",
+    "review",
+    "watch",
+    "play",
+    "verify",
+    "plays",
+    "serve",
+    "connect",
+    "bench",
+)
+
+
 class OneLineErrors(TyperGroup):
     """The app's group: Typer/Click errors become one ``guandan: error:`` line.
 
@@ -166,6 +205,11 @@ class OneLineErrors(TyperGroup):
     that no command handled is one ``guandan: interrupted`` line and exit 130. This
     applies to ``guandan`` and to ``typer.testing.CliRunner`` alike.
     """
+
+    def list_commands(self, ctx):  # noqa: D102 - the order of COMMAND_ORDER
+        names = super().list_commands(ctx)
+        rank = {name: i for i, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def invoke(self, ctx):  # noqa: D102 - see the class docstring
         try:

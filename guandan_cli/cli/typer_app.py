@@ -1,4 +1,4 @@
-"""The `guandan` Typer app. Each command lives in its own module and registers here.
+"""The `guandan` Typer app, built here from the commands of the ``cmd_*`` modules (plain functions).
 
 The console script enters through :func:`guandan_cli.cli.app.main`, which answers
 ``guandan --help`` and ``guandan plays …`` without importing this module (see
@@ -18,7 +18,20 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from guandan_cli import __version__
+from guandan_cli._version import __version__
+from guandan_cli.cli import (
+    cmd_analyze,
+    cmd_bench,
+    cmd_compare,
+    cmd_experiment,
+    cmd_play,
+    cmd_plays,
+    cmd_replay,
+    cmd_serve,
+    cmd_simulate,
+    cmd_verify,
+    cmd_watch,
+)
 from guandan_cli.cli.errors import OneLineErrors
 
 #: plain parameter annotations (given or not) and the type their values already have
@@ -54,7 +67,8 @@ def _plain_parameters() -> None:
     Typer coerces every parameter with a pydantic adapter, built on first use, whose only
     effect on a value that already is a ``str`` (``bool`` for a flag) is to return it.
     Other values, types and custom parsers still go through Typer's own coercion. Does
-    nothing if Typer's internals differ from the ones this was written for.
+    nothing if Typer's internals differ from the ones this was written for (pyproject.toml
+    pins the Typer range; tests/test_typer_internals.py fails when this did nothing).
     """
     try:
         from typer import core
@@ -119,6 +133,13 @@ def _plain_parameters() -> None:
     core.build_runtime_param = build_runtime_param
 
 
+def plain_parameters_installed() -> bool:
+    """Whether :func:`_plain_parameters` replaced Typer's ``build_runtime_param``."""
+    from typer import core
+
+    return getattr(getattr(core, "build_runtime_param", None), "_guandan_plain", False)
+
+
 _plain_parameters()
 
 app = typer.Typer(
@@ -147,20 +168,22 @@ def _root(
     """Simulate and analyse Guandan (掼蛋) deals played by bots."""
 
 
-def _register() -> None:
-    from guandan_cli.cli import (  # noqa: F401
-        cmd_analyze,
-        cmd_bench,
-        cmd_compare,
-        cmd_experiment,
-        cmd_play,
-        cmd_plays,
-        cmd_replay,
-        cmd_serve,
-        cmd_simulate,
-        cmd_verify,
-        cmd_watch,
-    )
-
-
-_register()
+#: every command, by the function that runs it (``guandan --help`` lists them in the order of
+#: ``errors.COMMAND_ORDER``); each ``cmd_*`` module defines them as plain functions
+COMMANDS = (
+    cmd_simulate.simulate,
+    cmd_analyze.analyze,
+    cmd_verify.verify,
+    cmd_compare.compare,
+    cmd_compare.tournament,
+    cmd_experiment.experiment,
+    cmd_play.play,
+    cmd_watch.watch,
+    cmd_replay.replay,
+    cmd_plays.plays,
+    cmd_serve.serve,
+    cmd_serve.connect,
+    cmd_bench.bench,
+)
+for _command in COMMANDS:
+    app.command()(_command)

@@ -19,10 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.interactive.seat import JOURNAL, Journal, JournalMismatch, TerminalSeat
+from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMismatch, TerminalSeat
 from guandan_cli.interactive.terminal import Screen
-from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.view.table import Style
+from guandan_cli.view.text import plural
 
 HUMAN = "human"
 
@@ -74,8 +75,8 @@ def stored_game(out: Path) -> GameSpec:
         raise PlayInputError(str(exc)) from None
     if manifest is None:
         raise PlayInputError(f"nothing to resume: no game in {out}")
-    config = manifest["config"]
-    strategies = tuple(config["strategies"])
+    config = PartialConfig.recorded(manifest)
+    strategies = tuple(config.strategies or ())
     if strategies.count(HUMAN) != 1:
         raise PlayInputError(f"{out} holds a run of bots, not a game with one human seat")
     if manifest.get("state") == "complete":
@@ -84,10 +85,10 @@ def stored_game(out: Path) -> GameSpec:
         out=out,
         seat=strategies.index(HUMAN),
         strategies=strategies,  # type: ignore[arg-type]
-        seed=config["seed"],
-        ruleset=config["ruleset"],
-        max_deals=config.get("max_deals"),
-        a_fail_limit=config.get("a_fail_limit"),
+        seed=config.seed,
+        ruleset=config.ruleset,
+        max_deals=config.max_deals,
+        a_fail_limit=config.a_fail_limit,
     )
 
 
@@ -165,6 +166,27 @@ def command_of(game: GameSpec) -> str:
     return shlex.join(args)
 
 
+def saved_line(game: GameSpec) -> str:
+    """What ``q`` prints: the game is saved, and how to continue it.
+
+    >>> saved_line(GameSpec(Path("runs/g"), 0, ("human", "a", "a", "a"), 7, "cgr2022"))
+    'saved: every answer is kept in runs/g; continue with: guandan play --resume --out runs/g'
+    """
+    out = shlex.quote(str(game.out))
+    return f"saved: every answer is kept in {game.out}; continue with: guandan play --resume --out {out}"
+
+
+def stop_reason(exc: KeyboardInterrupt) -> str:
+    """Why a game stopped: ``q`` (the person's choice), ``input ended`` or ``stopped`` (Ctrl-C).
+
+    The runner wraps the interrupt that stopped it (``SimulationInterrupted.reason``).
+    """
+    reason = getattr(exc, "reason", None) or exc
+    if isinstance(reason, InputEnded) and str(reason) in ("q", "end of input"):
+        return "q" if str(reason) == "q" else "input ended"
+    return "stopped"
+
+
 def play_game(
     game: GameSpec,
     *,
@@ -177,6 +199,7 @@ def play_game(
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
     ``hint``: the strategy whose answer ``?`` suggests."""
+    from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
 
@@ -186,7 +209,7 @@ def play_game(
         raise PlayInputError(str(exc)) from None
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
-        screen.print(f"resuming {game.out}: {journal.kept} saved answers to replay")
+        screen.print(f"resuming {game.out}: {plural(journal.kept, 'saved answer')} to replay")
     seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint)
     use_input_source(lambda s: seat)
     try:
@@ -207,6 +230,7 @@ def play_game(
         # the runner's refusals name simulate's --force, which play does not have
         why = str(exc)
         for force in (
+            OLD_CODE_CHOICES,
             "use --force to start over, or another --out",
             "use --force to start over or another --out",
         ):
@@ -228,6 +252,8 @@ __all__ = [
     "PlayInputError",
     "check_new_game",
     "play_game",
+    "saved_line",
     "seat_strategies",
+    "stop_reason",
     "stored_game",
 ]

@@ -15,12 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.schema import SCHEMA_VERSION
-from guandan_cli.runner.rundir import IDENTITY_KEYS, read_manifest
-
-
-def _norm(v):
-    return list(v) if isinstance(v, tuple | list) else v
 
 
 def class_spec(cls: type) -> tuple[str, type | None]:
@@ -107,41 +103,67 @@ def _code_of(fp) -> tuple | None:
     return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
 
 
-def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
+def identity_changes(
+    manifest: dict,
+    wanted: PartialConfig,
+    fingerprints: dict[str, dict],
+    *,
+    check_source: bool = False,
+    source_run_id: str | None = None,
+) -> list[str]:
     """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
 
     ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
-    run would write. Only the keys present in ``wanted`` are compared (and the schema).
+    run would write. Only the fields given in ``wanted`` are compared (and the schema), and
+    with ``check_source`` the run id of the setups' source run (``source_run_id``).
     """
-    stored = manifest.get("config", {})
+    stored = PartialConfig.recorded(manifest)
     if isinstance(manifest.get("fingerprints"), dict):
-        out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+        out = [_changed(s, manifest, fingerprints) for s in changed_strategies(manifest, fingerprints)]
     else:
         out = ["no code fingerprints recorded"]  # written before they were
-    for k, v in wanted.items():
-        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
-            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
-    if "setups_run_id" in wanted and manifest.get("setups_run_id") != wanted["setups_run_id"]:
-        out.append(f"the setups' source run {stored.get('setups')} changed")
-    if stored.get("schema_version") != SCHEMA_VERSION:
-        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
+    out += [f"{k} {was!r} (now {now!r})" for k, was, now in wanted.differences(stored)]
+    if check_source and manifest.get("setups_run_id") != source_run_id:
+        out.append(f"the setups' source run {stored.setups} changed")
+    if stored.schema_version != SCHEMA_VERSION:
+        out.append(f"log schema {stored.schema_version!r} (now {SCHEMA_VERSION})")
     return out
 
 
+def _change_detail(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+    """The files that changed in ``spec``'s code since ``manifest``'s run (``""``: not known)."""
+    from guandan_cli.strategies.fingerprint import describe_change
+
+    return describe_change(manifest["fingerprints"].get(spec), fingerprints[spec])
+
+
+def _changed(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+    """``mybot.py:Mine changed (helper.py edited)``, or without the files when none is known."""
+    detail = _change_detail(spec, manifest, fingerprints)
+    return f"{spec} changed ({detail})" if detail else f"{spec} changed"
+
+
+#: the end of ``changed_code_refusal``'s line: what a resume of a run of other code can do
+OLD_CODE_CHOICES = (
+    "its matches there were played by the old code: to start over with the new code, add "
+    "--force (the matches saved there are discarded); to keep them, give another --out for the new run"
+)
+
+
 def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict]) -> str | None:
-    """Why a stored run cannot be continued with these strategies' code (``None``: it can)."""
+    """Why a stored run cannot be continued with these strategies' code (``None``: it can):
+    what changed, naming the files, and the two ways on (start over, or keep the old run)."""
     if not isinstance(existing.get("fingerprints"), dict):
         return None  # written before fingerprints were recorded: nothing to compare
     from guandan_cli.strategies.fingerprint import ENGINE
 
     changed = changed_strategies(existing, fingerprints)
-    if changed:
-        what = "the engine (guandan_cli/engine)" if changed[0] == ENGINE else f"strategy {changed[0]!r}"
-        return (
-            f"{what} changed since {out} was written (its code fingerprint differs); "
-            "use --force to start over, or another --out"
-        )
-    return None
+    if not changed:
+        return None
+    spec = changed[0]
+    what = "the engine (guandan_cli/engine)" if spec == ENGINE else f"strategy {spec!r}"
+    detail = _change_detail(spec, existing, fingerprints) or "its code fingerprint differs"
+    return f"{what} changed since {out} was written ({detail}); {OLD_CODE_CHOICES}"
 
 
 def setups_run_id(source: str | None) -> str | None:
@@ -166,7 +188,7 @@ def setups_run_id(source: str | None) -> str | None:
 def changed_setups_refusal(out: Path, existing: dict) -> str | None:
     """Why a stored setups run cannot be continued: its source run is another run now."""
     stored = existing.get("setups_run_id")
-    source = existing.get("config", {}).get("setups")
+    source = PartialConfig.recorded(existing).setups
     if stored is None or stored == setups_run_id(source):
         return None
     return f"the setups' source run {source} changed since {out} was written; use --force to start over, or another --out"
@@ -199,6 +221,7 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
 
 
 __all__ = [
+    "OLD_CODE_CHOICES",
     "by_value_classes",
     "changed_code_refusal",
     "changed_setups_refusal",

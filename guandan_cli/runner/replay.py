@@ -12,13 +12,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from guandan_cli.engine.cards import format_cards
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
-from guandan_cli.runner.rundir import read_manifest
-from guandan_cli.view.table import Style, TrickLog, deal_end_lines, tribute_lines
+from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
 
 class DealNotFound(LookupError):
@@ -31,27 +30,6 @@ WIDTH = 80
 #: what the engine or the layout raise on a record edited by hand (values the reader's field
 #: types let through): ``replay`` and ``watch`` report them as ``file:line: reason``
 BAD_RECORD = (ValueError, KeyError, IndexError, TypeError)
-
-
-def hand_lines(head: str, cards: str, width: int = WIDTH) -> list[str]:
-    """``head`` and the card tokens, wrapped under ``head`` when one line would be wider than ``width``.
-
-    A joker (``大王``) takes two columns per character, so it counts double.
-
-    >>> hand_lines("  seat 0:", "S3 H4")
-    ['  seat 0:  S3 H4']
-    >>> hand_lines("  seat 0:", " ".join(["♠10"] * 27))[1][:12]
-    '    ♠10 ♠10 '
-    """
-    if _columns(head) + 2 + _columns(cards) <= width:
-        return [f"{head}  {cards}"]
-    lines, line = [head], "   "
-    for token in cards.split():
-        if _columns(line) + 1 + _columns(token) > width:
-            lines.append(line)
-            line = "   "
-        line += " " + token
-    return lines + [line]
 
 
 def _columns(text: str) -> int:
@@ -136,7 +114,7 @@ def _planned_matches(run: str | os.PathLike) -> int | None:
         manifest = read_manifest(run) if run.is_dir() else None
     except ValueError:
         return None
-    total = (manifest or {}).get("config", {}).get("matches")
+    total = PartialConfig.recorded(manifest).matches
     return total if type(total) is int and total > 0 else None
 
 
@@ -150,7 +128,7 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     files = sources(run, "deals")
     manifest = read_manifest(run) if run.is_dir() else None
     if manifest is not None:
-        part = match // manifest["config"]["part_size"]
+        part = match // PartialConfig.recorded(manifest).part_size
         files = [f for f in files if f.name.split("-", 1)[1].startswith(f"{part:05d}.")] or files
     seen = False
     for f in files:
@@ -179,8 +157,8 @@ def record_end_lines(rec: dict) -> list[str]:
     )
 
 
-def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetup:
-    """The setup a logged deal was played from, given its run's ``config`` (``options``).
+def logged_setup(rec: dict, prev: dict | None, options: PartialConfig, rules) -> DealSetup:
+    """The setup a logged deal was played from, given its run's config as recorded (``options``).
 
     A whole match's deal follows from the previous one (``prev``); a deal of a setups run
     (``compare --duplicate deal``, ``experiment``) stands alone: rebuilt from its named
@@ -188,9 +166,9 @@ def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetu
     """
     from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 
-    source = options.get("setups")
-    if source in SETUP_SOURCES and options.get("seed") is not None:
-        return source_setup(source, options["seed"], rec["match"], rules).setup
+    source = options.setups
+    if source in SETUP_SOURCES and options.seed is not None:
+        return source_setup(source, options.seed, rec["match"], rules).setup
     if source is not None:
         from guandan_cli.runner.records import record_setup_alone
 
@@ -198,50 +176,48 @@ def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetu
     return record_setup(rec, prev, rules)
 
 
-def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: dict | None = None) -> str:
-    """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`."""
-    options = options or {}
+def render_deal(
+    rec: dict,
+    prev: dict | None,
+    *,
+    symbols: bool = True,
+    options: PartialConfig | dict | None = None,
+    style: Style | None = None,
+) -> str:
+    """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`
+    (``style``: suit symbols and colour markup; by default symbols as ``symbols`` says, no colour)."""
+    if isinstance(options, dict):  # a manifest's config block, as earlier versions took it
+        options = PartialConfig.recorded({"config": options})
+    options = options or PartialConfig()
     rules = get_ruleset(
         rec["ruleset"],
-        a_fail_limit=options.get("a_fail_limit"),
-        max_deals=options.get("max_deals"),
-        tribute=options.get("tribute"),
+        a_fail_limit=options.a_fail_limit,
+        max_deals=options.max_deals,
+        tribute=options.tribute,
     )
     setup = logged_setup(rec, prev, options, rules)
     deal = replay(setup, record_actions(rec))
-    strategies = rec["strategies"]
-    style = Style(symbols=symbols, colour=False)
-
-    out = [
-        f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} (seed {rec['deal_seed']})  "
-        f"ruleset {rec['ruleset']}",
-    ]
-    lt = rec["level_team"]
-    who = "first deal of the match" if lt is None else f"team {lt}'s level"
-    out.append(
-        f"level {rec['level']} ({who});  levels before: team 0 {rec['levels_before'][0]}, "
-        f"team 1 {rec['levels_before'][1]}"
-    )
-    out.append("")
-    out.append("hands")
-    for seat in range(4):
-        h = setup.hands[seat]
-        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
-        out += hand_lines(head, format_cards(h, symbols))
-    out.append("")
+    style = style or Style(symbols=symbols, colour=False)
     if deal.tribute_kind == "none" and setup.previous is not None:
-        out.append("tribute: none (tribute switched off)")
+        tribute = ["tribute: none (tribute switched off)"]
     else:
-        out += tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
-    out.append(f"seat {deal.leader} leads")
-
-    log = TrickLog(setup.level, style, marks=False)
-    for ev in deal.events:
-        log.feed(ev)
-    out += log.lines
-    out.append("")
-    out += record_end_lines(rec)
-    return "\n".join(out)
+        tribute = tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
+    lines = replay_lines(
+        header=f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} "
+        f"(seed {rec['deal_seed']})  ruleset {rec['ruleset']}",
+        level=setup.level,
+        level_team=rec["level_team"],
+        levels_before=rec["levels_before"],
+        hands=setup.hands,
+        strategies=rec["strategies"],
+        tribute=tribute,
+        leader=deal.leader,
+        events=deal.events,
+        end=record_end_lines(rec),
+        style=style,
+        width=WIDTH,
+    )
+    return "\n".join(lines)
 
 
 __all__ = ["BAD_RECORD", "DealNotFound", "find_deal", "hand_lines", "render_deal"]
