@@ -23,8 +23,14 @@ BUILTINS = {
     "random": "guandan_cli.strategies.random_bot:RandomStrategy",
     "greedy": "guandan_cli.strategies.greedy:GreedyStrategy",
     "heuristic": "guandan_cli.strategies.heuristic:HeuristicStrategy",
+    "search": "guandan_cli.strategies.search:SearchStrategy",
     "human": "guandan_cli.strategies.human:HumanStrategy",
 }
+
+#: spec prefixes naming a family of strategies, each class made from the spec by a factory
+#: (module and function names, loaded on first use like BUILTINS' targets: a bot that loads
+#: the registry does not depend on the family's code, nor its fingerprint on those files)
+SPEC_FAMILIES = {"search:": ("guandan_cli.strategies.search.spec", "search_strategy_class")}
 
 
 class UnknownStrategyError(ValueError):
@@ -174,6 +180,13 @@ def _find(spec: str | type) -> type:
             return onnx_strategy_class(spec)
         except OnnxSpecError as exc:
             raise UnknownStrategyError(str(exc)) from None
+    for prefix, (module_name, factory) in SPEC_FAMILIES.items():
+        if spec.startswith(prefix):  # e.g. the search bot with other options: strategies/search/spec.py
+            module = importlib.import_module(module_name)
+            try:
+                return getattr(module, factory)(spec)
+            except ValueError as exc:  # a bad option or value, named in the message
+                raise UnknownStrategyError(str(exc)) from None
     if spec in BUILTINS:
         return _load_target(BUILTINS[spec], spec)
     plugins = _plugins()

@@ -34,6 +34,9 @@ def play(
     plain: Annotated[
         bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
+    hint: Annotated[
+        str, typer.Option("--hint", help="The bot whose answer ? suggests (e.g. search: slower, stronger).")
+    ] = "heuristic",
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
@@ -55,10 +58,17 @@ def play(
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
     check_delay(delay)
+    hint = hint.strip()
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
             fail(f"{option} must be a positive whole number, got {value}")
     try:
+        if hint == "human":
+            raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
+        try:
+            check_strategies([hint])
+        except SimulationInputError as exc:
+            raise PlayInputError(f"--hint: {exc}") from None
         if resume:
             if out is None:
                 fail("--resume needs --out, the directory of the game to continue")
@@ -93,7 +103,7 @@ def play(
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, hint=hint)
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:

@@ -195,8 +195,10 @@ def play_game(
     style: Style,
     delay: float = 0.5,
     ask: Callable[[str], str] | None = None,
+    hint: str = "heuristic",
 ):
-    """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
+    """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
+    ``hint``: the strategy whose answer ``?`` suggests."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
@@ -208,7 +210,7 @@ def play_game(
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
         screen.print(f"resuming {game.out}: {plural(journal.kept, 'saved answer')} to replay")
-    seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay)
+    seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint)
     use_input_source(lambda s: seat)
     try:
         return simulate(

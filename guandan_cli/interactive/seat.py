@@ -226,6 +226,7 @@ class TerminalSeat:
         ask: Callable[[str], str] | None = None,
         delay: float = 0.5,
         match_label: str = "",
+        hint: str = "heuristic",
     ) -> None:
         self.seat = seat
         self.names = list(names)
@@ -239,6 +240,8 @@ class TerminalSeat:
         self.seen = 0
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
+        #: the strategy whose answer ``?`` suggests (a spec), and the player made from it on first use
+        self.hint = hint
         #: the card counts the person last saw (the deal's start, then each question)
         self.counts_shown: list[int] = [27, 27, 27, 27]
         self._hint = None
@@ -434,9 +437,9 @@ class TerminalSeat:
 
     def _suggest(self, obs: Observation) -> object:
         if self._hint is None:
-            from guandan_cli.strategies.heuristic import HeuristicStrategy
+            from guandan_cli.strategies.registry import load_strategy
 
-            self._hint = HeuristicStrategy(self.seat, random.Random(self.seat))
+            self._hint = load_strategy(self.hint)(self.seat, random.Random(self.seat))
         if obs.phase == TRIBUTE:
             return self._hint.choose_tribute(obs)
         if obs.phase == RETURN:
