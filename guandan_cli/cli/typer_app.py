@@ -164,6 +164,7 @@ def _register() -> None:
         cmd_play,
         cmd_plays,
         cmd_replay,
+        cmd_review,
         cmd_serve,
         cmd_simulate,
         cmd_verify,
