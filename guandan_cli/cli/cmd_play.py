@@ -36,6 +36,12 @@ def play(
     plain: Annotated[
         bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
+    hint: Annotated[
+        str,
+        typer.Option(
+            "--hint", help="What ? answers: heuristic (its play) or search (each candidate's value)."
+        ),
+    ] = "heuristic",
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu. Ctrl-C (or q) saves every answer; --resume continues."""
@@ -56,6 +62,8 @@ def play(
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
     check_delay(delay)
+    if hint not in ("heuristic", "search"):
+        fail(f"--hint must be heuristic or search, got {hint!r}")
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
             fail(f"{option} must be a positive whole number, got {value}")
@@ -94,7 +102,7 @@ def play(
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, hint=hint)
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:

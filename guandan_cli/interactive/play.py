@@ -173,8 +173,11 @@ def play_game(
     style: Style,
     delay: float = 0.5,
     ask: Callable[[str], str] | None = None,
+    hint: str = "heuristic",
 ):
-    """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept."""
+    """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
+
+    ``hint``: what ``?`` answers with, the ``heuristic``'s play or ``search``'s valued candidates."""
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
 
@@ -185,7 +188,12 @@ def play_game(
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
         screen.print(f"resuming {game.out}: {journal.kept} saved answers to replay")
-    seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay)
+    from guandan_cli.engine.rules import get_ruleset
+
+    rules = get_ruleset(game.ruleset, a_fail_limit=game.a_fail_limit, max_deals=game.max_deals)
+    seat = TerminalSeat(
+        game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint, rules=rules
+    )
     use_input_source(lambda s: seat)
     try:
         return simulate(

@@ -205,6 +205,8 @@ class TerminalSeat:
         ask: Callable[[str], str] | None = None,
         delay: float = 0.5,
         match_label: str = "",
+        hint: str = "heuristic",
+        rules=None,
     ) -> None:
         self.seat = seat
         self.names = list(names)
@@ -219,6 +221,9 @@ class TerminalSeat:
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
         self._hint = None
+        #: what ``?`` asks: the ``heuristic``'s play, or ``search``'s values of the candidates
+        self.hint = hint
+        self.rules = rules
         #: the last saved answer was just replayed: its own event is not shown as news (the
         #: trick so far is shown instead, with the previous trick's end out of sight)
         self._replay_ending = False
@@ -316,6 +321,10 @@ class TerminalSeat:
                 continue
             if ans.kind == REFUSED:
                 self.screen.print(f"✗ {ans.message}" if self.style.symbols else f"x {ans.message}")
+            elif ans.kind == HINT and self.hint == "search" and obs.phase == PLAY:
+                from guandan_cli.review.hint import valued_hint
+
+                self.screen.print("\n".join(valued_hint(obs, self.style, rules=self.rules)))
             elif ans.kind == HINT:
                 self.screen.print(f"suggestion: {self._action_text(obs, self._suggest(obs))}")
             elif ans.kind == MENU:

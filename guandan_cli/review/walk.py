@@ -88,20 +88,28 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
     """
     from pathlib import Path
 
-    from guandan_cli.engine.rules import get_ruleset
-    from guandan_cli.logs.reader import LogReadError
-    from guandan_cli.runner.records import record_actions
-    from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, logged_setup, record_end_lines
+    from guandan_cli.logs.reader import LogLineError, LogReadError
+    from guandan_cli.runner.replay import DealNotFound, find_deal
     from guandan_cli.runner.rundir import read_manifest
 
     run = Path(run)
     try:
         path, line, rec, prev = find_deal(run, match, deal)
         manifest = read_manifest(run) if run.is_dir() else None
-    except (DealNotFound, LogReadError) as exc:
+    except LogLineError:  # a corrupt line: a failure, not bad input
+        raise
+    except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal; a bad manifest
         raise ReviewInputError(str(exc)) from None
-    options = (manifest or {}).get("config", {})
-    where = f"{path}:{line}"
+    return logged_from_record(f"{path}:{line}", rec, prev, (manifest or {}).get("config", {}))
+
+
+def logged_from_record(where: str, rec: dict, prev: dict | None, options: dict) -> LoggedDeal:
+    """The deal of record ``rec`` (logged at ``where``; ``prev`` the match's previous record,
+    ``options`` its run's ``config``), checked to replay (``ReviewRecordError`` if it does not)."""
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.runner.records import record_actions
+    from guandan_cli.runner.replay import BAD_RECORD, logged_setup, record_end_lines
+
     try:
         rules = get_ruleset(
             rec["ruleset"],
@@ -238,5 +246,6 @@ __all__ = [
     "check_replays",
     "decisions",
     "load_deal",
+    "logged_from_record",
     "table_states",
 ]
