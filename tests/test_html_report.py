@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
-import struct
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from browser import chromium, needs_chromium, png_size, screenshot_dir
 from typer.testing import CliRunner
 
 from guandan_cli import simulate
@@ -20,7 +18,6 @@ from guandan_cli.cli.app import app
 from guandan_cli.reports import REPORTS
 
 runner = CliRunner()
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +82,6 @@ class _Page(HTMLParser):
             self.cells[-1] += data
 
 
-def _png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == PNG_MAGIC and data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
 def test_every_report_has_a_section_a_table_and_a_decodable_image(page):
     parsed = _Page()
     parsed.feed(page.read_text(encoding="utf-8"))
@@ -102,7 +94,7 @@ def test_every_report_has_a_section_a_table_and_a_decodable_image(page):
         prefix = "data:image/png;base64,"
         assert img["src"].startswith(prefix), sec_id
         data = base64.b64decode(img["src"][len(prefix) :], validate=True)
-        w, h = _png_size(data)
+        w, h = png_size(data)
         assert (w, h) == (int(img["width"]), int(img["height"])) and w > 200 and h > 100, sec_id
 
 
@@ -185,16 +177,6 @@ def test_bad_html_path_is_one_line(run_dir, tmp_path, target, message):
 
 # ---------------------------------------------------------------- a real browser
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 #: appended to a copy of the page: the browser reports what it rendered in the title
 PROBE = """<script>
 window.addEventListener("load", () => {
@@ -209,20 +191,11 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
+@needs_chromium
 def test_chromium_renders_every_section_and_image(page, tmp_path):
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    res = _chromium(["--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], tmp_path / "profile1")
+    res = chromium(["--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], tmp_path / "profile1")
     assert res.returncode == 0, res.stderr[-2000:]
     title = res.stdout.split("<title>PROBE ", 1)[1].split("</title>", 1)[0]
     seen = json.loads(title.replace("&quot;", '"'))
@@ -230,8 +203,8 @@ def test_chromium_renders_every_section_and_image(page, tmp_path):
     assert seen["images"] == seen["decoded"] == len(REPORTS)
     assert seen["tables"] == len(REPORTS)
 
-    shot = Path(os.environ.get("GUANDAN_SCREENSHOT_DIR", tmp_path)) / "html-report.png"
-    res = _chromium(["--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()], tmp_path / "profile2")
+    shot = screenshot_dir(tmp_path) / "html-report.png"
+    res = chromium(["--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()], tmp_path / "profile2")
     assert res.returncode == 0, res.stderr[-2000:]
-    w, h = _png_size(shot.read_bytes())
+    w, h = png_size(shot.read_bytes())
     assert (w, h) == (1280, 2000) and shot.stat().st_size > 50_000  # a blank page compresses to a few kB

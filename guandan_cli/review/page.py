@@ -37,6 +37,20 @@ from .walk import LoggedDeal, table_states
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 
 
+def card_name(face: int) -> str:
+    """``♥A``, or ``small joker`` / ``big joker`` (the page may have no CJK font for 小王 大王)."""
+    return {52: "small joker", 53: "big joker"}.get(face) or FACE_SYMBOLS[face]
+
+
+def short_name(strategy: str) -> str:
+    """A strategy's name as a seat label: a ``path/file.py:Class`` spec by its class.
+
+    >>> short_name("/home/me/bots/mine.py:MyBot"), short_name("heuristic")
+    ('MyBot', 'heuristic')
+    """
+    return strategy.rsplit(":", 1)[1] if ":" in strategy and not strategy.startswith("onnx:") else strategy
+
+
 def combo_label(combo: object, level: int) -> str:
     """``pair 7``, ``straight 9 (♥2 = K)``, or ``pass``: the declaration without the cards.
 
@@ -74,10 +88,10 @@ def _tribute_lines(logged: LoggedDeal) -> list[str]:
         return [f"tribute resisted (both big jokers with the payers); seat {deal.to_move} leads"]
     lines = [
         f"tribute ({kind}): "
-        + "; ".join(f"seat {p} pays {FACE_SYMBOLS[c]} to seat {r}" for p, r, c in deal.tributes)
+        + "; ".join(f"seat {p} pays {card_name(c)} to seat {r}" for p, r, c in deal.tributes)
     ]
     lines.append(
-        "return: " + "; ".join(f"seat {g} returns {FACE_SYMBOLS[c]} to seat {r}" for g, r, c in deal.returns)
+        "return: " + "; ".join(f"seat {g} returns {card_name(c)} to seat {r}" for g, r, c in deal.returns)
     )
     lines.append(f"seat {deal.to_move} leads")
     return lines
@@ -163,7 +177,8 @@ def deal_data(
         "level": level,
         "levelToken": level_token(level),
         "wild": level * 4 + 1,
-        "names": list(logged.names),
+        "names": [short_name(n) for n in logged.names],
+        "strategies": list(logged.names),
         "tribute": _tribute_lines(logged),
         "end": [
             line.replace("上游 ", "")
@@ -353,10 +368,12 @@ function renderSeat(box, seat, deal, st) {
   const place = st.finished.indexOf(seat);
   box.classList.toggle("out", place >= 0);
   const hand = st.hands[seat];  // sorted by power at the deal's level
-  let head = "seat " + seat + " \u00b7 " + deal.names[seat] + " \u00b7 team " + (seat & 1) + " \u00b7 " + hand.length + " cards";
+  let head = "seat " + seat + " \u00b7 " + deal.names[seat] + " \u00b7 team " + (seat & 1) + " \u00b7 " + hand.length + (hand.length === 1 ? " card" : " cards");
   if (place >= 0) head += " \u00b7 out " + DATA.places[place];
   if (st.toMove === seat) head = "\u25b6 " + head;
-  box.append(el("h2", "", head));
+  const title = el("h2", "", head);
+  title.title = deal.strategies[seat];
+  box.append(title);
   const shown = view === "open" || Number(view) === seat;
   const h = el("div", "hand");
   h.dataset.shown = shown ? "yes" : "no";
