@@ -2,12 +2,12 @@
 of the action played against the best, and whether it was a mistake.
 
 For one decision the evaluator is asked for the action played and its own candidates (the
-played action explicitly: it may not be among them). The worlds are drawn in ``batches``
-(each one call of ``evaluate`` with a seed derived from the review's ``seed``, the match seed,
-the deal and the action's index), so the values do not depend on the number of workers nor on
-which other seats or decisions are reviewed. ``loss`` = best − played (levels), with the 95%
-interval of the paired batch differences. A decision is a **mistake** when that interval
-excludes 0 and ``loss >= threshold`` (``MISTAKE_THRESHOLD`` levels by default).
+played action explicitly, and first: it may not be among them), all on the same worlds, drawn
+by an ``rng`` seeded from the review's ``seed``, the match seed, the deal and the action's
+index, so the values do not depend on the number of workers nor on which other seats or
+decisions are reviewed. ``loss`` = best − played (levels), with the 95% interval of the
+paired differences over the worlds (:func:`paired_values`). A decision is a **mistake** when
+that interval excludes 0 and ``loss >= threshold`` (``MISTAKE_THRESHOLD`` levels by default).
 
 >>> from guandan_cli.review.values import ActionValue
 >>> class Fixed:  # an evaluator that knows: pass is worth 1, anything else 0
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from guandan_cli.engine.deal import action_text
 from guandan_cli.engine.seeding import derive_seed
 
-from .values import EvaluatorMaker, mean_interval, paired_difference
+from .values import Difference, EvaluatorMaker, mean_interval, paired_difference
 from .walk import Decision, LoggedDeal, decisions
 
 #: a decision is a mistake when its loss's interval excludes 0 and the loss is at least this
@@ -137,11 +137,40 @@ def candidates_of(evaluator: object, obs) -> list:
     return default_candidates(obs, HeuristicStrategy(obs.seat, random.Random(0)).choose_play(obs))
 
 
-def _batches(worlds: int, per_batch: int) -> list[int]:
-    """``worlds`` split into batches of ``per_batch`` (the last ones one smaller when it does not divide)."""
-    n = max(1, -(-worlds // per_batch))
-    base, extra = divmod(worlds, n)
-    return [base + (i < extra) for i in range(n)]
+def _in_order(values: list, acts: list, index: int) -> list:
+    """The evaluator's values in the order of ``acts`` (each action must have one)."""
+    by_action = {v.action: v for v in values}
+    missing = [a for a in acts if a not in by_action]
+    if missing:
+        raise RuntimeError(f"the evaluator gave no value for {action_text(missing[0])!r} at action {index}")
+    return [by_action[a] for a in acts]
+
+
+def paired_values(
+    obs, acts: list, maker: EvaluatorMaker, worlds: int, unit: tuple
+) -> tuple[list[Alternative], list[Difference]]:
+    """Each action's value and its paired difference against ``acts[0]`` (the action played).
+
+    One call of ``evaluate`` on ``worlds`` worlds when the evaluator gives paired gains
+    against the first action (``gain``, ``gain_low``, ``gain_high``: the search's and the
+    stand-in's values); else the actions are valued world by world (one call per world, each
+    with its own derived ``rng``) and the differences paired here.
+    """
+    evaluator = maker(obs.seat, random.Random(derive_seed("review", *unit)), worlds)
+    values = _in_order(evaluator.evaluate(obs, acts), acts, unit[-1])
+    if all(hasattr(v, "gain_low") for v in values):
+        alts = [
+            Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n)) for a, v in zip(acts, values)
+        ]
+        gains = [Difference(float(v.gain), float(v.gain_low), float(v.gain_high), int(v.n)) for v in values]
+        return alts, gains
+    means: list[list[float]] = [[] for _ in acts]
+    for w in range(worlds):
+        one = maker(obs.seat, random.Random(derive_seed("review", *unit, w)), 1)
+        for i, v in enumerate(_in_order(one.evaluate(obs, acts), acts, unit[-1])):
+            means[i].append(float(v.mean))
+    alts = [Alternative(a, *mean_interval(ms), len(ms)) for a, ms in zip(acts, means)]
+    return alts, [paired_difference(ms, means[0]) for ms in means]
 
 
 def review_decision(
@@ -152,31 +181,17 @@ def review_decision(
     worlds: int = DEFAULT_WORLDS,
     seed: int = 0,
     threshold: float = MISTAKE_THRESHOLD,
-    per_batch: int = 1,
 ) -> DecisionReview:
     """Value ``decision``'s alternatives from its seat's observation and compare the action played."""
     obs, played = decision.obs, decision.played
     unit = (seed, logged.match_seed, logged.deal, decision.index)
     first = maker(obs.seat, random.Random(derive_seed("review", *unit, "candidates")), 1)
     acts = [played] + [a for a in candidates_of(first, obs) if a != played]
-    means: list[list[float]] = [[] for _ in acts]
-    for b, size in enumerate(_batches(worlds, per_batch)):
-        evaluator = maker(obs.seat, random.Random(derive_seed("review", *unit, b)), size)
-        by_action = {v.action: v for v in evaluator.evaluate(obs, acts)}
-        for i, a in enumerate(acts):
-            if a not in by_action:
-                raise RuntimeError(
-                    f"the evaluator gave no value for {action_text(a)!r} at action {decision.index}"
-                )
-            means[i].append(float(by_action[a].mean))
-    alts = []
-    for a, ms in zip(acts, means):
-        mean, low, high = mean_interval(ms)
-        alts.append(Alternative(a, mean, low, high, len(ms)))
+    alts, gains = paired_values(obs, acts, maker, worlds, unit)
     # best first; ties keep the played action (index 0) ahead, then the evaluator's order
     order = sorted(range(len(alts)), key=lambda i: -alts[i].mean)
     best = order[0]
-    diff = paired_difference(means[best], means[0])
+    diff = gains[best]
     return DecisionReview(
         match=logged.match,
         deal=logged.deal,

@@ -33,10 +33,32 @@ def _rollout(seat: int, rng: random.Random, worlds: int, *, rules: Ruleset | Non
     return RolloutEvaluator(seat, rng, worlds, rules)
 
 
-def _search(seat: int, rng: random.Random, worlds: int):
-    from guandan_cli.strategies.search import SearchStrategy
+class SearchEvaluator:
+    """The search bot's ``evaluate`` with its candidates listed (``candidates(obs)``: the ones its
+    ``evaluate(obs)`` would value), so that a review can put the played action first."""
 
-    return SearchStrategy(seat, rng, worlds=worlds)
+    def __init__(self, seat: int, rng: random.Random, worlds: int, rules: Ruleset | None = None) -> None:
+        from guandan_cli.strategies.search import SearchStrategy
+
+        options: dict[str, object] = {"worlds": worlds}
+        if rules is not None:
+            options["rules"] = rules.name
+        self.bot = SearchStrategy(seat, rng, **options)
+
+    def candidates(self, obs) -> list:
+        from guandan_cli.strategies.heuristic import HeuristicStrategy
+        from guandan_cli.strategies.search import candidate_actions
+
+        fresh = HeuristicStrategy(obs.seat)
+        fresh.start_deal(0, obs)
+        return candidate_actions(obs, fresh.choose_play(obs), self.bot.candidates)
+
+    def evaluate(self, obs, actions=None) -> list:
+        return self.bot.evaluate(obs, actions)
+
+
+def _search(seat: int, rng: random.Random, worlds: int, *, rules: Ruleset | None = None) -> SearchEvaluator:
+    return SearchEvaluator(seat, rng, worlds, rules)
 
 
 def evaluator_maker(name: str | None = None, rules: Ruleset | None = None) -> tuple:
@@ -48,7 +70,7 @@ def evaluator_maker(name: str | None = None, rules: Ruleset | None = None) -> tu
             raise ValueError(
                 "the search evaluator needs guandan_cli.strategies.search, which is not installed"
             )
-        return _search, "search (determinized heuristic rollouts)"
+        return functools.partial(_search, rules=rules), "search (determinized heuristic rollouts)"
     if name == "rollout":
         return functools.partial(_rollout, rules=rules), "heuristic rollouts (the stand-in for search)"
     raise ValueError(f"unknown evaluator {name!r}: expected one of {', '.join(EVALUATORS)}")

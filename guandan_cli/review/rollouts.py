@@ -34,7 +34,7 @@ from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.play import play_deal
 from guandan_cli.engine.rules import DEFAULT_RULESET, Ruleset, get_ruleset
 
-from .values import ActionValue, mean_interval
+from .values import PairedActionValue, mean_interval, paired_difference
 
 #: every face twice (two decks)
 _DECK = Counter({f: 2 for f in range(54)})
@@ -152,8 +152,9 @@ class RolloutEvaluator:
 
         return default_candidates(obs, HeuristicStrategy(obs.seat, random.Random(0)).choose_play(obs))
 
-    def evaluate(self, obs: Observation, actions: Sequence[object] | None = None) -> list[ActionValue]:
-        """One ``ActionValue`` per action (``candidates(obs)`` when none are given), in their order."""
+    def evaluate(self, obs: Observation, actions: Sequence[object] | None = None) -> list[PairedActionValue]:
+        """One value per action (``candidates(obs)`` when none are given), in their order, with its
+        paired gain against the first."""
         if obs.phase != PLAY or obs.to_move != obs.seat:
             raise ValueError("evaluate needs an observation of the seat to move in the play phase")
         acts = list(actions) if actions is not None else self.candidates(obs)
@@ -165,7 +166,8 @@ class RolloutEvaluator:
         out = []
         for action, vs in zip(acts, values):
             mean, low, high = mean_interval(vs)
-            out.append(ActionValue(action, mean, low, high, len(vs)))
+            gain = paired_difference(vs, values[0])
+            out.append(PairedActionValue(action, mean, low, high, len(vs), gain.mean, gain.low, gain.high))
         return out
 
     def _rollout(self, obs: Observation, hands: list[list[int]], action: object) -> float:

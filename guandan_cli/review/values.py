@@ -6,11 +6,10 @@ listed action evaluated on the same sampled worlds, chance from the evaluator's 
 ``random.Random``, the budget a count of worlds. An :class:`EvaluatorMaker` builds one from
 ``(seat, rng, worlds)``.
 
-A review needs a paired interval for ``best − played``. ``ActionValue`` carries no per-world
-values, so a decision is evaluated in *batches*: each batch is one call with its own derived
-``rng`` (the same worlds for every action within it), and the batch means are the paired
-units (:func:`paired_difference`). With one world per batch (the default) these are the
-per-world differences themselves.
+A review needs a paired interval for ``best − played``. The search's values (and the stand-in's,
+:class:`PairedActionValue`) carry the paired difference against the first action evaluated;
+for an evaluator whose values do not, the review asks world by world and pairs the
+differences itself (:func:`paired_difference`).
 
 >>> d = paired_difference([1.0, 0.0, 2.0], [0.0, 0.0, 1.0])
 >>> d.mean, round(d.low, 3), round(d.high, 3)
@@ -45,6 +44,16 @@ class ActionValue:
     low: float
     high: float
     n: int
+
+
+@dataclass(frozen=True)
+class PairedActionValue(ActionValue):
+    """An ``ActionValue`` with its paired difference against the first action evaluated (the same
+    worlds): ``gain`` and its 95% interval ``gain_low``..``gain_high`` (as the search's values)."""
+
+    gain: float
+    gain_low: float
+    gain_high: float
 
 
 class Evaluator(Protocol):
@@ -104,4 +113,12 @@ def mean_interval(values: Sequence[float]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-__all__ = ["ActionValue", "Difference", "Evaluator", "EvaluatorMaker", "mean_interval", "paired_difference"]
+__all__ = [
+    "ActionValue",
+    "PairedActionValue",
+    "Difference",
+    "Evaluator",
+    "EvaluatorMaker",
+    "mean_interval",
+    "paired_difference",
+]
