@@ -47,7 +47,8 @@ def review(
 ) -> None:
     """Review deal DEAL of match MATCH: at each decision of the chosen seats, the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
-    against the best with its interval, and the mistakes."""
+    against the best with its interval, and the mistakes (the interval excludes 0 and the loss is at
+    least 0.25 levels; docs/review.md)."""
     import json
     import math
 
@@ -108,7 +109,11 @@ def review(
             else:
                 typer.echo(decision_line(r, logged.setup.level, style))
     except KeyboardInterrupt:
-        interrupted(f"{len(reviews)} decisions were reviewed; nothing was written")
+        n = len(reviews)
+        interrupted(
+            f"stopped after {n} decision{'s' if n != 1 else ''}"
+            + (f"; {html} was not written" if html else "")
+        )
     if fmt == "text":
         typer.echo("")
         for line in summary_lines(reviews, seats, logged.names):
