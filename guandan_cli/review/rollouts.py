@@ -106,29 +106,27 @@ def world_deal(obs: Observation, hands: Sequence[Sequence[int]], rules: Ruleset)
     return deal
 
 
-def default_candidates(obs: Observation, heuristic_choice: object) -> list:
-    """The actions worth a look: the heuristic's choice, PASS when following, the cheapest play
-    of each type (greedy's order) and every bomb-class play, each once."""
+def default_candidates(obs: Observation, heuristic_choice: object, cap: int = 8) -> list:
+    """At most ``cap`` actions worth a look: the heuristic's choice, PASS when following, the
+    cheapest play of each type (greedy's order; the bomb class counts as one type), each once."""
     from guandan_cli.strategies.greedy import play_cost
 
     out = [heuristic_choice]
-    legal = obs.legal_actions
     if obs.top is not None:
         out.append(PASS)
     cheapest: dict[str, Combo] = {}
-    for a in legal:
+    for a in obs.legal_actions:
         if a is PASS or a[0] == "pass":
             continue
-        if a.type in BOMB_CLASS:
-            out.append(a)
-        elif a.type not in cheapest or play_cost(a, obs.level) < play_cost(cheapest[a.type], obs.level):
-            cheapest[a.type] = a
+        kind = "bomb" if a.type in BOMB_CLASS else a.type
+        if kind not in cheapest or play_cost(a, obs.level) < play_cost(cheapest[kind], obs.level):
+            cheapest[kind] = a
     out += cheapest.values()
     seen: list = []
     for a in out:
         if a not in seen:
             seen.append(a)
-    return seen
+    return seen[:cap]
 
 
 class RolloutEvaluator:
