@@ -128,7 +128,7 @@ class DecisionReview:
 def candidates_of(evaluator: object, obs) -> list:
     """The evaluator's own candidates for ``obs`` (its ``candidates(obs)``), else the stand-in's."""
     own = getattr(evaluator, "candidates", None)
-    if own is not None:
+    if callable(own):  # (the search bot's ``candidates`` is its cap, a number)
         return list(own(obs))
     from guandan_cli.strategies.heuristic import HeuristicStrategy
 

@@ -30,15 +30,22 @@ def valued_hint(
     *,
     worlds: int = DEFAULT_WORLDS,
     rules: Ruleset | None = None,
-    evaluator: str | None = None,
+    evaluator: object = None,
     shown: int = 6,
 ) -> list[str]:
     """The best candidate for ``obs`` (a play-phase observation of the seat to move) with its value
-    in levels for the seat's team, then the other candidates' values, best first."""
-    maker, described = evaluator_maker(evaluator, rules)
-    rng = random.Random(derive_seed("hint", obs.seat, len(obs.events), tuple(obs.hand)))
-    ev = maker(obs.seat, rng, worlds)
-    values = sorted(ev.evaluate(obs, candidates_of(ev, obs)), key=lambda v: -v.mean)
+    in levels for the seat's team, then the other candidates' values, best first.
+
+    ``evaluator``: an object with ``evaluate(obs, actions)`` (a search player), or the name of
+    one (``search``, ``rollout``; ``None``: search if installed)."""
+    if evaluator is None or isinstance(evaluator, str):
+        maker, described = evaluator_maker(evaluator, rules)
+        rng = random.Random(derive_seed("hint", obs.seat, len(obs.events), tuple(obs.hand)))
+        ev = maker(obs.seat, rng, worlds)
+    else:
+        ev, described = evaluator, getattr(evaluator, "name", type(evaluator).__name__)
+    listed = candidates_of(ev, obs) if callable(getattr(ev, "candidates", None)) else None
+    values = sorted(ev.evaluate(obs, listed), key=lambda v: -v.mean)  # None: its own candidates
     best, rest = values[0], values[1:]
     lines = [
         f"suggestion: {action_label(best.action, obs.level, style)}  ({signed(best.mean)} levels, "
