@@ -127,6 +127,8 @@ class CompareResult:
     first_outs: int = 0
     #: deal mode: the deal win rate's and first-out rate's intervals (bootstrap over pairs)
     pair_intervals: dict = field(default_factory=dict)
+    #: a note on the design: A and B are the same strategy (a self-comparison, the null check)
+    note: str | None = None
 
     @property
     def games(self) -> int:
@@ -274,6 +276,34 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
 
 
+def _same_code(a, b, fa: dict, fb: dict) -> bool:
+    """Whether two specs name one strategy: the same code (fingerprint) under the same name
+    (``heuristic`` and ``guandan_cli.strategies.heuristic:HeuristicStrategy``; not two ``onnx:``
+    specs of one model with other encodings, whose names are their specs)."""
+    if fa.get("hash") != fb.get("hash"):
+        return False
+    from guandan_cli.strategies.registry import load_strategy
+
+    return getattr(load_strategy(a), "name", None) == getattr(load_strategy(b), "name", None)
+
+
+def _self_note(label: str, paired: bool, deal_mode: bool) -> str:
+    """The note of a comparison of a strategy with itself: still valid, it is the null check.
+
+    >>> _self_note("greedy", True, False)[:60]
+    'note: A and B are the same strategy (greedy): a self-compari'
+    """
+    head = f"note: A and B are the same strategy ({label}): a self-comparison, the null check; "
+    if not paired:
+        return head + "its difference should be 0 within its interval"
+    unit = "deal" if deal_mode else "match"
+    return (
+        head + f"paired, each pair is one {unit} played twice, seen from either side, so the "
+        "difference is 0 by construction (--unpaired plays other seeds for the swapped seating: "
+        "the spread of chance)"
+    )
+
+
 def _check_options(matches: int, duplicate: str, setups: str | os.PathLike) -> None:
     """Refuse what ``compare``/``tournament`` cannot play, before any match (the CLI's rules)."""
     if isinstance(matches, bool) or not isinstance(matches, int):
@@ -408,6 +438,10 @@ def _compare(
     ]
     objects = {sa: oa, sb: ob}
     fingerprints = strategy_fingerprints([sa, sb], classes)
+    same = sa == sb or _same_code(oa, ob, fingerprints[sa], fingerprints[sb])
+    note = _self_note(la, paired, deal_mode) if same else None
+    if note is not None and notify is not None:
+        notify(note)
     status = []
     for seed_, seats, where, _ in plan:
         wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
@@ -477,7 +511,7 @@ def _compare(
     unfinished = results.len() - wins - losses
     gains = pairs["a_level_gain"].to_list()
     ndeals = pairs["deals"].to_list()
-    itself = paired and sa == sb
+    itself = paired and same
     if paired:
         units = pair_units(pairs)
     else:  # unpaired: the units are the individual matches
@@ -505,6 +539,7 @@ def _compare(
         setups=setups if deal_mode else None,
         first_outs=int(pairs["a_first_outs"].sum()),
         pair_intervals=intervals,
+        note=note,
     )
 
 
@@ -803,8 +838,11 @@ def tournament(
                 f"strategies {' and '.join(specs)} are both named {name!r} (their class's name): "
                 "give them distinct names"
             )
-    if twice:
-        raise ValueError(f"strategy names must be distinct: {', '.join(twice)} given more than once")
+    if twice:  # a leaderboard holds each name once; the self-comparison is compare's
+        raise ValueError(
+            f"strategy names must be distinct: {', '.join(twice)} given more than once "
+            f"(to play {twice[0]} against itself, the null check: guandan compare {twice[0]} {twice[0]})"
+        )
     problem = _pairs_problem(matches)
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)

@@ -52,6 +52,9 @@ def input_source_installed() -> bool:
 class NoPersonError(RuntimeError):
     """A human seat with no input source installed."""
 
+    #: no line of code is at fault (``engine.failures``)
+    where_in_bot = False
+
 
 class HumanStrategy(Strategy):
     """A seat played by a person: every decision is asked of the installed input source."""

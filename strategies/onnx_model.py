@@ -3,7 +3,8 @@
 The spec names a model file, and the encoding its inputs follow: ``onnx:model.onnx@danzero``,
 or a sidecar ``model.json`` beside the file (``{"encoding": "danzero"}``), or the
 commands' ``--encoding NAME``. Encodings are those of ``guandan_cli.env.encoding``
-(``guandan``, ``danzero``); docs/env.md has their layouts.
+(``guandan``, ``danzero``, ``danzero-danlm``: DanLM's published DanZero checkpoint); docs/env.md
+has their layouts.
 
 The model contract: one float32 input ``[N, state_size + action_size]`` (the seat's
 state beside each of the N legal candidates) and a first output of N scores
@@ -113,7 +114,7 @@ def onnx_strategy_class(spec: str) -> type[Strategy]:
     encoding_name = encoding_name or sidecar.get("encoding")
     if encoding_name is None:
         raise OnnxSpecError(
-            f"strategy {spec!r}: no encoding named: add '@danzero' (or '@guandan') to the spec, "
+            f"strategy {spec!r}: no encoding named: add '@guandan', '@danzero' or '@danzero-danlm' to the spec, "
             f'--encoding NAME, or a sidecar {sidecar_path.name} with {{"encoding": NAME}}'
         )
     cards = sidecar.get("cards", "rule")

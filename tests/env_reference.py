@@ -140,12 +140,17 @@ def reference_danzero_state(obs: Observation) -> np.ndarray:
     all_played = [f for p in rec.played for f in p]
     other = 2.0 - hand - _dz_counts(all_played)
     minus = -np.ones(54, dtype=_F32)
-    # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
-    if not rec.any_play_event or up in obs.finished:
+    # DanZero's turn sequence: each move, then an entry for each seat its turn passes over
+    # until this seat: [-1] for a seat that is out, no cards for one skipped by 接风 (which
+    # comes after a pass, so it shows what the latest move shows); its last entry
+    if not rec.any_play_event:
         last = minus
     else:
         ev = next(e for e in reversed(obs.events) if e.kind in ("play", "pass"))
         last = _dz_counts(ev.combo[2]) if ev.kind == "play" else np.zeros(54, dtype=_F32)
+        passed_over = [(ev.seat + k) & 3 for k in range(1, ((seat - ev.seat - 1) & 3) + 1)]
+        if passed_over and passed_over[-1] in obs.finished:
+            last = minus
     mate_last = rec.last[mate]
     last_mate = minus if mate_last is None or mate in obs.finished else _dz_counts(mate_last)
     team = seat & 1

@@ -38,9 +38,11 @@ def test_editing_a_bot_between_two_compares_changes_the_verdict(tmp_path):
 
     bot.write_text(HEURISTIC_BOT)
     changed = compare(f"{bot}:Mine", "greedy", out=tmp_path / "runs", notify=said.append, **SMALL)
-    assert (
-        len(said) == 2
-        and said[1] == f"{bot}:Mine changed since {first.runs[0].path.parent} was written: recomputing"
+    assert len(said) == 2 and said[1] == (
+        f"{bot}:Mine changed (mybot.py edited; strategies/heuristic/__init__.py, "
+        "strategies/heuristic/bot.py, strategies/heuristic/memory.py and 1 more added; "
+        "strategies/greedy.py removed) "
+        f"since {first.runs[0].path.parent} was written: recomputing"
     )
     assert changed.level_gain > 0 and changed.verdict() != first.verdict()
     assert changed.runs[0].path == first.runs[0].path
@@ -58,8 +60,8 @@ def test_other_options_changed_are_recomputed_with_a_notice(tmp_path):
 
 
 def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
-    """A lone bot file: every .py file of its folder and subfolders counts (docs/comparisons.md),
-    but not hidden folders or caches."""
+    """A lone bot file: its own file, the modules of its folder it imports (docs/comparisons.md)
+    and those of its base classes; not the other files of the folder, nor hidden folders."""
     (tmp_path / "helper.py").write_text("STEP = 1\n")
     (tmp_path / "unrelated.py").write_text("X = 1\n")
     (tmp_path / "sub").mkdir()
@@ -67,15 +69,16 @@ def test_fingerprint_follows_the_files_that_define_a_class(tmp_path):
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "skip.py").write_text("Z = 1\n")
     bot = tmp_path / "bot.py"
-    bot.write_text(GREEDY_BOT)
+    bot.write_text(GREEDY_BOT + "\n\ndef later():\n    import helper\n    from sub import deep\n")
     spec = f"{bot}:Mine"
     files = {p.relative_to(root).as_posix() for p, root in source_files(load_strategy(spec))}
-    assert {"bot.py", "helper.py", "unrelated.py", "sub/deep.py", "strategies/greedy.py"} <= files
-    assert ".hidden/skip.py" not in files
+    assert {"bot.py", "helper.py", "sub/deep.py", "strategies/greedy.py"} <= files
+    assert "unrelated.py" not in files and ".hidden/skip.py" not in files
     before = fingerprint(spec)
-    (tmp_path / ".hidden" / "skip.py").write_text("Z = 2\n")
-    assert fingerprint(spec) == before
-    for edited in ("unrelated.py", "sub/deep.py"):
+    for untouched in (".hidden/skip.py", "unrelated.py"):
+        (tmp_path / untouched).write_text("Z = 2\n")
+        assert fingerprint(spec) == before, untouched
+    for edited in ("helper.py", "sub/deep.py"):
         (tmp_path / edited).write_text("X = 3\n")
         assert fingerprint(spec)["hash"] != before["hash"], edited
         before = fingerprint(spec)
@@ -116,7 +119,9 @@ def test_a_bot_imports_its_sibling_modules_and_their_edit_is_a_change(tmp_path):
         if str(tmp_path) in sys.path:
             sys.path.remove(str(tmp_path))
     assert first.level_gain == 0.0  # greedy's play
-    assert said == [f"{spec} changed since {first.runs[0].path.parent} was written: recomputing"]
+    assert said == [
+        f"{spec} changed ({helper}.py edited) since {first.runs[0].path.parent} was written: recomputing"
+    ]
 
 
 def test_the_quick_distribution_lookup_agrees_with_the_full_scan():

@@ -164,7 +164,7 @@ def test_strategy_errors_stop_or_are_recorded(tmp_path):
     spec = f"{bot}:Boom,random"
     with pytest.raises(
         SimulationError,
-        match=r"match \d+: strategy .* at seat [02] failed in match seed \d+, deal \d+: RuntimeError: boom",
+        match=r"match \d+: strategy .* at seat [02] failed in match seed \d+, deal \d+: boom\.py:\d+ in choose_play: RuntimeError: boom",
     ):
         simulate(8, out=tmp_path / "stop", strategies=spec, seed=3, max_deals=3, workers=1, progress=False)
     assert read_manifest(tmp_path / "stop")["state"] == "failed"

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from guandan_cli.cli.bot_errors import TracebackOption, run_failed
 from guandan_cli.cli.errors import FAILURE, check_output_file, fail, interrupted
 from guandan_cli.cli.typer_app import app
 
@@ -42,14 +43,15 @@ def _check_options(duplicate: str, on_error: str, max_deals: int | None, setups:
 
 
 @contextmanager
-def _reported():
-    """A comparison's failures as one line each: bad input exit 2, a failing run 1, Ctrl-C 130."""
+def _reported(traceback: bool = False):
+    """A comparison's failures as one line each: bad input exit 2, a failing run 1 (after a
+    failing bot's traceback with ``--traceback``), Ctrl-C 130."""
     from guandan_cli.runner.simulation import SimulationError
 
     try:
         yield
     except SimulationError as exc:
-        fail(exc, FAILURE)
+        run_failed(exc, traceback)
     except (ValueError, RuntimeError) as exc:
         fail(exc)
     except KeyboardInterrupt:
@@ -93,8 +95,11 @@ def compare(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
 
@@ -106,7 +111,7 @@ def compare(
     _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
-    with _reported():
+    with _reported(traceback):
         a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
         res = run_compare(
             a,
@@ -162,8 +167,11 @@ def tournament(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
@@ -172,7 +180,7 @@ def tournament(
     _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
-    with _reported():
+    with _reported(traceback):
         strategies = apply_encoding([s.strip() for s in strategies], encoding)
         res = run_tournament(
             strategies,

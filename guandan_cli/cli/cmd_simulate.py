@@ -8,7 +8,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.bot_errors import TracebackOption, run_failed
+from guandan_cli.cli.errors import fail, interrupted
 from guandan_cli.cli.typer_app import app
 
 
@@ -97,8 +98,11 @@ def simulate(
     ] = None,
     encoding: Annotated[
         str | None,
-        typer.Option(help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero)."),
+        typer.Option(
+            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
+        ),
     ] = None,
+    traceback: TracebackOption = False,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
     from guandan_cli.runner.simulation import (
@@ -142,7 +146,7 @@ def simulate(
     except SimulationInputError as exc:
         fail(exc)
     except SimulationError as exc:
-        fail(exc, FAILURE)
+        run_failed(exc, traceback)
     except SimulationInterrupted as exc:  # at any moment after the output folder was chosen
         interrupted(exc.resume_hint())
     except KeyboardInterrupt:  # before simulate() knew its output folder

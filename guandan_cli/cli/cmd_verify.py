@@ -66,14 +66,15 @@ def verify(
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
     from guandan_cli.cli.errors import interrupted
     from guandan_cli.logs.reader import LogReadError
-    from guandan_cli.runner.backends import MAX_WORKERS, default_workers
+    from guandan_cli.runner.backends import default_workers, workers_problem
     from guandan_cli.runner.verify import expected_deals
     from guandan_cli.runner.verify import verify as run_verify
 
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")
-    if workers is not None and workers > MAX_WORKERS:  # each is a process: more would exhaust memory
-        fail(f"--workers must be at most {MAX_WORKERS} processes, got {workers}")
+    problem = workers_problem(workers, "--workers")  # each is a process: more compete for the cores
+    if problem is not None:
+        fail(problem)
     if max_problems < 0:
         fail(f"--max-problems must be 0 or more, got {max_problems}")
     workers = workers or default_workers()

@@ -55,13 +55,22 @@ from .deal import (
     IllegalActionError,
     action_text,
 )
+from .failures import BotFailure, bot_failure
 from .legal import PlainLeads, _follow_tuple
 from .match import Match, MatchUpdate
 from .observation import Observation, _get_legal, _LazyObservation, _LazyPlays, listed_legal, observe
 
 
 class StrategyError(RuntimeError):
-    """A strategy raised, or answered with an illegal action."""
+    """A strategy raised, or answered with an illegal action.
+
+    For an exception, ``failure`` is its ``BotFailure`` (where in the bot's file, the whole
+    traceback) and the message names that place: ``…, deal 2: mybot.py:17 in choose_play:
+    RuntimeError: boom``; the exception itself is the ``__cause__``.
+    """
+
+    #: the bot's exception, located (``engine.failures``); ``None`` for an illegal answer
+    failure: BotFailure | None = None
 
     def __init__(
         self, seat: int, strategy: str, match_seed: int | None, deal_index: int | None, error: str
@@ -74,6 +83,14 @@ class StrategyError(RuntimeError):
         super().__init__(
             f"strategy {strategy!r} at seat {seat} failed in match seed {match_seed}, deal {deal_index}: {error}"
         )
+
+
+def strategy_error(seat: int, player: object, match_seed, deal_index, exc: Exception) -> StrategyError:
+    """The ``StrategyError`` for ``exc`` raised by ``player``, naming where in its file."""
+    failure = bot_failure(exc, type(player))
+    error = StrategyError(seat, _name(player), match_seed, deal_index, failure.line)
+    error.failure = failure
+    return error
 
 
 @dataclass
@@ -127,9 +144,7 @@ def play_deal(
         try:
             action = pick(legal) if pick is not None else _answer(player, obs, deal.phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
-            raise StrategyError(
-                seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise strategy_error(seat, player, match_seed, deal_index, exc) from exc
         if pick is None:
             legal = listed_legal(obs)  # the plays may still be unbuilt (looked up by type)
         canonical = _find_legal(action, legal)
@@ -193,9 +208,7 @@ def _play_by_observations(deal: Deal, players: Sequence[object], match_seed, dea
         try:
             action = _answer(player, obs, deal.phase)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
-            raise StrategyError(
-                seat, _name(player), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise strategy_error(seat, player, match_seed, deal_index, exc) from exc
         if type(obs) is _LazyObservation and _get_legal(obs) is None:
             canonical = obs._lazy_plays.find(action)  # the plays still unbuilt: looked up by type
         else:
@@ -246,9 +259,7 @@ def _play_by_shortcuts(
         try:
             action = picks[seat](legal)
         except Exception as exc:  # noqa: BLE001 - a bot's failure is reported, never hidden
-            raise StrategyError(
-                seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise strategy_error(seat, players[seat], match_seed, deal_index, exc) from exc
         if not trusted[seat]:
             canonical = _find_legal(action, legal)
             if canonical is None:
@@ -277,9 +288,7 @@ def _tell(watchers: list, deal: Deal, players: Sequence[object], match_seed, dea
         try:
             watch(observe(deal, seat))
         except Exception as exc:  # noqa: BLE001 - reported like any bot failure
-            raise StrategyError(
-                seat, _name(players[seat]), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-            ) from exc
+            raise strategy_error(seat, players[seat], match_seed, deal_index, exc) from exc
 
 
 def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal_index) -> int:
@@ -291,9 +300,7 @@ def _announce(watchers: list, deal: Deal, seat: int, seen: int, match_seed, deal
             try:
                 p.on_public_events(seat, events, end)
             except Exception as exc:  # noqa: BLE001 - reported like any bot failure
-                raise StrategyError(
-                    s, _name(p), match_seed, deal_index, f"{type(exc).__name__}: {exc}"
-                ) from exc
+                raise strategy_error(s, p, match_seed, deal_index, exc) from exc
     return len(deal.events)
 
 
@@ -336,9 +343,7 @@ def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
                 try:
                     hook(index, observe(deal, seat))
                 except Exception as exc:  # noqa: BLE001 - reported like any bot failure
-                    raise StrategyError(
-                        seat, _name(p), match.seed, index, f"{type(exc).__name__}: {exc}"
-                    ) from exc
+                    raise strategy_error(seat, p, match.seed, index, exc) from exc
         play_deal(deal, players, match.seed, index)
         update = match.record(deal.result)
         yield PlayedDeal(index, setup, deal, update)

@@ -3,13 +3,15 @@
 An ``Encoding`` turns an engine ``Observation`` (the seat's own hand and the public
 record, nothing else) into a ``state`` vector, and an engine action (a ``Combo``,
 ``PASS``, or a tribute/return card) into an ``action`` vector. A model scoring a
-candidate reads ``concat(state, action)``. Two encodings are registered:
+candidate reads ``concat(state, action)``. Three encodings are registered:
 
 - ``guandan``: this project's layout (825 + 81 values),
   segment by segment in ``GUANDAN_STATE_LAYOUT`` and docs/env.md;
 - ``danzero``: the layout the public DanZero agents were trained with (513 + 54),
-  after their published feature code (see docs/env.md for its segments and where
-  this rebuild departs from their turn-sequence bookkeeping).
+  after their published feature code, cards in its rank-major order (see docs/env.md
+  for its segments and how its turn-sequence bookkeeping is rebuilt);
+- ``danzero-danlm``: the same features with every 54-card vector in the suit-major order
+  that the DanZero checkpoints published by DanLM read (``DANLM_CARD``).
 
 Only the ``Observation`` is read, so an encoding cannot see another seat's cards.
 
@@ -523,10 +525,12 @@ def danzero_state(obs: Observation) -> np.ndarray:
     other = _int_bytes(rec.left_dz - counts)
     flags = _universal_cached(hand, obs.level) if counts_b[obs.level * 4] else _NO_FLAGS
     finished = obs.finished
-    # the latest move in turn order: none yet, or the 上家 is out → DanZero's [-1] marker
+    # the last entry of DanZero's turn sequence: the latest move (zeros for a pass, and the
+    # 上家's own last play when it just went out with it), or the [-1] marker when there was
+    # none yet or the 上家 had gone out before it (DANZERO_LAST_ACTION in docs/env.md)
     latest = rec.latest
     last_dz = rec.last_dz
-    last = _MINUS if latest is None or up in finished else last_dz[latest.seat]
+    last = _MINUS if latest is None or (up in finished and latest.seat != up) else last_dz[latest.seat]
     mate_last = last_dz[mate]
     last_mate = _MINUS if mate_last is None or mate in finished else mate_last
     played = rec.played_dz_rel[seat]
@@ -564,6 +568,44 @@ def danzero_action(action: Combo | int, level: int) -> np.ndarray:
     return _dz_counts(action[2])
 
 
+# ----------------------------------------------------------------------------- DanLM's card order
+
+#: the card index of each of our faces in the DanZero checkpoints published by DanLM: suit-major,
+#: ``suit * 13 + rank`` with suits H S C D and ranks 2..A as 0..12, then SB 52 and HR 53
+DANLM_CARD = tuple([(1, 0, 2, 3)[f & 3] * 13 + (f >> 2) for f in range(52)] + [52, 53])
+#: the segments of the DanZero state that hold 54-card vectors (their order changes, nothing else)
+DANZERO_CARD_SEGMENTS = (
+    "my_handcards",
+    "other_handcards",
+    "last_action",
+    "last_teammate_action",
+    "down_played_cards",
+    "teammate_played_cards",
+    "up_played_cards",
+)
+#: DanLM's index ``j`` of a card holds what DanZero's order holds at ``_DZ_OF_DANLM[j]``
+_DZ_OF_DANLM = [0] * 54
+for _face in range(54):
+    _DZ_OF_DANLM[DANLM_CARD[_face]] = DANZERO_CARD[_face]
+#: a ``danzero`` state indexed by this is the ``danzero-danlm`` state
+_DANLM_STATE_INDEX = np.arange(DANZERO_STATE_SIZE)
+for _segment in DANZERO_CARD_SEGMENTS:
+    _DANLM_STATE_INDEX[_D[_segment] : _D[_segment] + 54] = _D[_segment] + np.array(_DZ_OF_DANLM)
+
+
+def danlm_state(obs: Observation) -> np.ndarray:
+    """The ``danzero`` state with its seven card segments in DanLM's card order."""
+    return danzero_state(obs)[_DANLM_STATE_INDEX]
+
+
+def danlm_action(action: Combo | int, level: int) -> np.ndarray:
+    """The cards played, counted in DanLM's card order (zeros for a pass)."""
+    v = np.zeros(54, dtype=_F32)
+    for f in (action,) if type(action) is int else action[2]:
+        v[DANLM_CARD[f]] += 1.0
+    return v
+
+
 # ----------------------------------------------------------------------------- registry
 
 ENCODINGS: dict[str, Encoding] = {
@@ -571,6 +613,7 @@ ENCODINGS: dict[str, Encoding] = {
         "guandan", GUANDAN_STATE_SIZE, GUANDAN_ACTION_SIZE, guandan_state, guandan_action, True
     ),
     "danzero": Encoding("danzero", DANZERO_STATE_SIZE, 54, danzero_state, danzero_action, False),
+    "danzero-danlm": Encoding("danzero-danlm", DANZERO_STATE_SIZE, 54, danlm_state, danlm_action, False),
 }
 
 

@@ -178,6 +178,7 @@ def play_game(
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
     ``hint``: what ``?`` answers with, the ``heuristic``'s play or ``search``'s valued candidates."""
+    from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
 
@@ -213,6 +214,7 @@ def play_game(
         # the runner's refusals name simulate's --force, which play does not have
         why = str(exc)
         for force in (
+            OLD_CODE_CHOICES,
             "use --force to start over, or another --out",
             "use --force to start over or another --out",
         ):

@@ -42,6 +42,9 @@ CLOSED = object()
 class RemoteSeatError(RuntimeError):
     """A remote client that broke the protocol (its match ends, recorded as errored)."""
 
+    #: the client is at fault, not a line of this code (``engine.failures``)
+    where_in_bot = False
+
 
 class SeatsGone(KeyboardInterrupt):
     """No client took an empty remote seat in time: the run stops, resumable (like Ctrl-C)."""

@@ -115,7 +115,7 @@ def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]
     """
     stored = manifest.get("config", {})
     if isinstance(manifest.get("fingerprints"), dict):
-        out = [f"{s} changed" for s in changed_strategies(manifest, fingerprints)]
+        out = [_changed(s, manifest, fingerprints) for s in changed_strategies(manifest, fingerprints)]
     else:
         out = ["no code fingerprints recorded"]  # written before they were
     for k, v in wanted.items():
@@ -128,20 +128,40 @@ def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]
     return out
 
 
+def _change_detail(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+    """The files that changed in ``spec``'s code since ``manifest``'s run (``""``: not known)."""
+    from guandan_cli.strategies.fingerprint import describe_change
+
+    return describe_change(manifest["fingerprints"].get(spec), fingerprints[spec])
+
+
+def _changed(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+    """``mybot.py:Mine changed (helper.py edited)``, or without the files when none is known."""
+    detail = _change_detail(spec, manifest, fingerprints)
+    return f"{spec} changed ({detail})" if detail else f"{spec} changed"
+
+
+#: the end of ``changed_code_refusal``'s line: what a resume of a run of other code can do
+OLD_CODE_CHOICES = (
+    "its matches there were played by the old code: to start over with the new code, add "
+    "--force (the matches saved there are discarded); to keep them, give another --out for the new run"
+)
+
+
 def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict]) -> str | None:
-    """Why a stored run cannot be continued with these strategies' code (``None``: it can)."""
+    """Why a stored run cannot be continued with these strategies' code (``None``: it can):
+    what changed, naming the files, and the two ways on (start over, or keep the old run)."""
     if not isinstance(existing.get("fingerprints"), dict):
         return None  # written before fingerprints were recorded: nothing to compare
     from guandan_cli.strategies.fingerprint import ENGINE
 
     changed = changed_strategies(existing, fingerprints)
-    if changed:
-        what = "the engine (guandan_cli/engine)" if changed[0] == ENGINE else f"strategy {changed[0]!r}"
-        return (
-            f"{what} changed since {out} was written (its code fingerprint differs); "
-            "use --force to start over, or another --out"
-        )
-    return None
+    if not changed:
+        return None
+    spec = changed[0]
+    what = "the engine (guandan_cli/engine)" if spec == ENGINE else f"strategy {spec!r}"
+    detail = _change_detail(spec, existing, fingerprints) or "its code fingerprint differs"
+    return f"{what} changed since {out} was written ({detail}); {OLD_CODE_CHOICES}"
 
 
 def setups_run_id(source: str | None) -> str | None:
@@ -199,6 +219,7 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
 
 
 __all__ = [
+    "OLD_CODE_CHOICES",
     "by_value_classes",
     "changed_code_refusal",
     "changed_setups_refusal",

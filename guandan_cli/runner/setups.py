@@ -64,7 +64,7 @@ from guandan_cli.engine.cards import HR, deal_hands
 from guandan_cli.engine.deal import Deal, DealSetup
 from guandan_cli.engine.match import Match, MatchUpdate, deal_seed
 from guandan_cli.engine.observation import observe
-from guandan_cli.engine.play import StrategyError, play_deal
+from guandan_cli.engine.play import play_deal, strategy_error
 from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.schema import deal_record
@@ -340,10 +340,7 @@ def play_setup(
             try:
                 hook(item.deal_index, observe(deal, seat))
             except Exception as exc:  # noqa: BLE001 - reported like any bot failure
-                name = getattr(p, "name", type(p).__name__)
-                raise StrategyError(
-                    seat, name, item.match_seed, item.deal_index, f"{type(exc).__name__}: {exc}"
-                ) from exc
+                raise strategy_error(seat, p, item.match_seed, item.deal_index, exc) from exc
     play_deal(deal, players, item.match_seed, item.deal_index)
     update = _update_of(item, deal, a_failures)
     names = (

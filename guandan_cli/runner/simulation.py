@@ -29,12 +29,12 @@ from guandan_cli.logs.writer import COMPRESSIONS, TMP_SUFFIX, PartWriter
 from guandan_cli.runner import tasks as _tasks
 from guandan_cli.runner.backends import (
     BACKENDS,
-    MAX_WORKERS,
     BackendError,
     default_workers,
     main_without_file,
     open_backend,
     unguarded_main_call,
+    workers_problem,
 )
 from guandan_cli.runner.identity import (
     by_value_classes,
@@ -84,7 +84,13 @@ class SimulationInputError(ValueError):
 
 
 class SimulationError(RuntimeError):
-    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did."""
+    """A run that stopped: a strategy failed (with ``on_error="stop"``) or the engine did.
+
+    A bot's exception is the ``__cause__`` (in a worker process: a ``WorkerTraceback`` with
+    its formatted traceback) and ``failure`` its located record (``engine.failures``).
+    """
+
+    failure = None
 
 
 class SimulationInterrupted(KeyboardInterrupt):
@@ -595,10 +601,9 @@ def simulate(
         }.items()
         if v is not None
     }
-    if workers is not None and workers > MAX_WORKERS and backend == "local":
-        raise SimulationInputError(
-            f"workers (--workers) must be at most {MAX_WORKERS} processes, got {workers}"
-        )
+    problem = workers_problem(workers) if backend == "local" else None
+    if problem is not None:
+        raise SimulationInputError(problem)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise SimulationInputError(f"seed must be a whole number, got {seed!r}")
     if compression is not None and compression not in COMPRESSIONS:
@@ -944,8 +949,12 @@ def _check_result(res: _tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-    if res.errors and on_error == "stop":
-        raise SimulationError(f"{res.errors[0]} (use --on-error record to record errored matches and go on)")
+    if res.errors and on_error == "stop":  # the bot's exception (or its worker's traceback) as the cause
+        error = SimulationError(
+            f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
+        )
+        error.failure = res.failure
+        raise error from (res.failure.cause() if res.failure is not None else None)
 
 
 def _new_manifest(config, run_id, command, existing, options, ruleset: dict) -> dict:

@@ -16,6 +16,7 @@ import gc
 import itertools
 from dataclasses import dataclass, field
 
+from guandan_cli.engine.failures import BotFailure
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
@@ -71,6 +72,8 @@ class TaskResult:
     errors: list[str] = field(default_factory=list)  # "match i: text" of each errored match
     wins: tuple[int, int] = (0, 0)
     capped: int = 0
+    #: the first errored match's bot exception, located, with its traceback (``engine.failures``)
+    failure: BotFailure | None = None
     fatal: str | None = None  # an engine failure (not a strategy's): the run must stop
     source_failure: bool = False  # ``fatal`` is the setups source's (a run directory that cannot be read)
 
@@ -140,10 +143,11 @@ def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], byt
     error = None
     levels = item.setup.levels
     winner, capped = None, False
+    failure = None
     try:
         played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
     except StrategyError as exc:
-        error = str(exc)
+        error, failure = str(exc), exc.failure
     else:
         lines.append(dumps_line(played.record))
         levels = played.update.levels_after
@@ -160,7 +164,7 @@ def play_setup_match(spec: RunSpec, index: int, rules) -> tuple[list[bytes], byt
         capped=capped,
         error=error,
     )
-    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
+    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error, "failure": failure}
 
 
 def forget_loaded() -> None:
@@ -193,11 +197,12 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
     error = None
     # the bytes of dumps_line(deal_record(...)), built directly (logs/deal_lines.py)
     deal_lines = DealLines(run_id=spec.run_id, match_index=index, match_seed=seed, strategies=strategies)
+    failure = None
     try:
         for pd in iter_match(match, players):
             lines.append(deal_lines.line(pd.index, deal_seed(seed, pd.index), pd.setup, pd.deal, pd.update))
     except StrategyError as exc:
-        error = str(exc)
+        error, failure = str(exc), exc.failure
     winner = match.winner if error is None else None
     capped = match.capped if error is None else False
     mrec = match_record(
@@ -212,7 +217,7 @@ def play_match(spec: RunSpec, index: int, rules=None) -> tuple[list[bytes], byte
         capped=capped,
         error=error,
     )
-    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error}
+    return lines, dumps_line(mrec), {"winner": winner, "capped": capped, "error": error, "failure": failure}
 
 
 def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
@@ -255,6 +260,7 @@ def _run_task(spec: RunSpec, start: int, stop: int) -> TaskResult:
         res.capped += facts["capped"]
         if facts["error"] is not None:
             res.errors.append(f"match {i}: {facts['error']}")
+            res.failure = res.failure or facts["failure"]
             if spec.on_error == "stop":
                 res.stop = i + 1
                 break
