@@ -61,7 +61,7 @@ def review(
         ReviewRecordError,
         load_deal,
     )
-    from guandan_cli.runner.backends import MAX_WORKERS
+    from guandan_cli.runner.backends import workers_problem
 
     seats = sorted(set(seat)) if seat else [0, 1, 2, 3]
     bad = [s for s in seats if not 0 <= s <= 3]
@@ -70,8 +70,11 @@ def review(
     worlds = DEFAULT_WORLDS if worlds is None else worlds
     if not 2 <= worlds <= MAX_WORLDS:
         fail(f"--worlds must be from 2 (an interval needs two) to {MAX_WORLDS}, got {worlds}")
-    if not 1 <= workers <= MAX_WORKERS:
-        fail(f"--workers must be from 1 to {MAX_WORKERS} processes, got {workers}")
+    if workers < 1:
+        fail(f"--workers must be a positive whole number, got {workers}")
+    problem = workers_problem(workers, "--workers")  # each is a process: more compete for the cores
+    if problem is not None:
+        fail(problem)
     if match < 0:
         fail(f"--match must be 0 or more, got {match}")
     if fmt not in ("text", "json"):
