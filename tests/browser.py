@@ -51,6 +51,19 @@ def screenshot_dir(tmp_path: Path) -> Path:
     return Path(os.environ.get("GUANDAN_SCREENSHOT_DIR", tmp_path))
 
 
+def non_blank(png: bytes) -> tuple[float, int]:
+    """The share of pixels that are not the background and the number of colours, of a screenshot."""
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    colours = image.getcolors(maxcolors=1 << 20) or []
+    background = max(colours)[1]
+    drawn = sum(n for n, c in colours if c != background)
+    return drawn / (image.width * image.height), len(colours)
+
+
 @contextmanager
 def driver(profile: Path, size: tuple[int, int] = (1280, 1100)):
     """A Selenium Chrome driver on headless Chromium (skips the test without chromium,
@@ -58,8 +71,10 @@ def driver(profile: Path, size: tuple[int, int] = (1280, 1100)):
     if CHROMIUM is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
     if CHROMEDRIVER is None:
-        pytest.skip("chromedriver is not installed (apt-get install chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="the selenium package is not installed")
+        pytest.skip("Debian's chromium-driver is not installed (apt-get install chromium-driver)")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium drives Chromium (pip install selenium)"
+    )
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
@@ -67,6 +82,7 @@ def driver(profile: Path, size: tuple[int, int] = (1280, 1100)):
     for flag in [*FLAGS, f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}"]:
         options.add_argument(flag)
     d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    d.set_window_size(*size)
     try:
         yield d
     finally:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pexpect
 
 PROMPTS = [
-    r"you lead \(cards, number, \?, h\) > ",
-    r"your play \(cards, number, p, \?, h\) > ",
+    r"you lead \(cards, number, \?, h, t\) > ",
+    r"your play \(cards, number, p, \?, h, t\) > ",
     r"your tribute card \(a card or a number\) > ",
     r"your return card to seat \d \(a card or a number\) > ",
     r"which declaration\? 1\.\.\d \(empty: back\) > ",
@@ -24,7 +24,7 @@ LEAD, FOLLOW, TRIBUTE, RETURN, WHICH, END = range(6)
 SUGGESTION = re.compile(r"suggestion: ([^\r\n]*)")
 
 
-def spawn(args: list[str], cwd: Path, plain: bool = True) -> pexpect.spawn:
+def spawn(args: list[str], cwd: Path, plain: bool = True, columns: int = 200) -> pexpect.spawn:
     argv = [
         sys.executable,
         "-c",
@@ -43,14 +43,18 @@ def spawn(args: list[str], cwd: Path, plain: bool = True) -> pexpect.spawn:
         encoding="utf-8",
         codec_errors="replace",
         timeout=60,
-        dimensions=(50, 200),
+        dimensions=(50, columns),
     )
     return child
 
 
+#: a colour (SGR) escape sequence of the terminal
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def suggestion_tokens(text: str) -> str:
-    """``pair 7   S7 H2=7`` -> ``S7 H2``; ``pass`` -> ``p``; a card stays a card."""
-    text = text.strip()
+    """``pair 7   S7 H2=7`` -> ``S7 H2``; ``pass`` -> ``p``; a card stays a card (colour left out)."""
+    text = ANSI.sub("", text).strip()
     if text == "pass":
         return "p"
     cards = text.split("  ")[-1].split()  # "type key  cards": the cards follow two spaces
@@ -68,6 +72,7 @@ def answer_with_hint(child: pexpect.spawn) -> str:
 
 
 __all__ = [
+    "ANSI",
     "END",
     "FOLLOW",
     "LEAD",

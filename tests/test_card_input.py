@@ -9,7 +9,7 @@ from guandan_cli.engine.combos import SIZES, Combo, check_declared, readings
 
 
 @pytest.mark.parametrize(
-    ("text", "token", "position"), [("S3 S3 S3", "S3", 2), ("SB SB SB", "SB", 2), ("HR S4 hr ♠4 HR", "HR", 4)]
+    ("text", "token", "position"), [("S3 S3 S3", "S3", 3), ("SB SB SB", "SB", 3), ("HR S4 hr ♠4 HR", "HR", 5)]
 )
 def test_a_third_copy_of_a_card_is_refused_naming_the_token(text, token, position):
     with pytest.raises(CardParseError) as info:

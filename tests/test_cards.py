@@ -15,7 +15,7 @@ def test_alternative_spellings():
 
 
 def test_bad_token_names_token_and_position():
-    with pytest.raises(CardParseError, match=r"'X9' at position 2"):
+    with pytest.raises(CardParseError, match=r"'X9' at position 3"):
         parse_cards("S3 H4 X9")
     assert issubclass(CardParseError, ValueError)
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from browser import chromium, needs_chromium, png_size, screenshot_dir
+from browser import chromium, driver, needs_chromium, non_blank, png_size, screenshot_dir
 from typer.testing import CliRunner
 
 from guandan_cli import simulate
@@ -175,6 +176,17 @@ def test_bad_html_path_is_one_line(run_dir, tmp_path, target, message):
     assert len(err.splitlines()) == 1 and err.startswith("guandan: error: --html") and message in err
 
 
+@pytest.mark.parametrize("target", ["afile.txt/r.html", "afile.txt/deeper/r.html"])
+def test_a_file_on_the_html_path_is_named_as_a_file(run_dir, tmp_path, target):
+    """``--html afile.txt/r.html`` said the directory afile.txt does not exist; it exists, as a file."""
+    (tmp_path / "afile.txt").write_text("notes\n")
+    res = runner.invoke(app, ["analyze", str(run_dir), "--html", str(tmp_path / target)])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"guandan: error: --html {tmp_path / target}: {tmp_path / 'afile.txt'} is a file, not a directory\n"
+    )
+
+
 # ---------------------------------------------------------------- a real browser
 
 #: appended to a copy of the page: the browser reports what it rendered in the title
@@ -208,3 +220,109 @@ def test_chromium_renders_every_section_and_image(page, tmp_path):
     assert res.returncode == 0, res.stderr[-2000:]
     w, h = png_size(shot.read_bytes())
     assert (w, h) == (1280, 2000) and shot.stat().st_size > 50_000  # a blank page compresses to a few kB
+
+
+# ---------------------------------------------------------------- the page at 1280 px (issue 30)
+
+#: the Chinese terms of the reports and the English a reader without a CJK font needs beside
+#: them (written out here, independently of the page's own glossary)
+ENGLISH = {"上游": ("first out", "1st"), "接风": ("partner",), "双下": ("double-down",)}
+#: elements that stick out of the window at 1280 px (left of 0 or right of its width)
+OVERFLOWING = """
+const vw = document.documentElement.clientWidth;
+return [...document.querySelectorAll('body *')].filter(e => {
+  const r = e.getBoundingClientRect();
+  return r.width > 0 && (r.right > vw + 0.5 || r.left < -0.5);
+}).map(e => e.tagName + ' ' + (e.closest('section') || {}).id + ' ' + e.textContent.slice(0, 40));
+"""
+
+
+@pytest.fixture(scope="module")
+def hard_page(tmp_path_factory) -> Path:
+    """Two runs, one of a bot deep in long folders, every report grouped by strategy and seat."""
+    root = tmp_path_factory.mktemp("hard")
+    folder = root / "bots_of_the_research_group" / "season_2026_submissions"
+    folder.mkdir(parents=True)
+    (folder / "a_rather_long_bot_module_name.py").write_text(
+        "from guandan_cli.strategies.greedy import GreedyStrategy\n\n\n"
+        "class TheLongestBotClassName(GreedyStrategy):\n    name = 'longbot'\n"
+    )
+    spec = f"{folder}/a_rather_long_bot_module_name.py:TheLongestBotClassName"
+    runs = root / "runs_of_the_season_with_a_long_folder_name"
+    simulate(
+        6, seed=5, strategies=f"{spec},random", max_deals=4, workers=1, out=runs / "long", progress=False
+    )
+    simulate(
+        6, seed=6, strategies="heuristic,greedy", max_deals=4, workers=1, out=runs / "two", progress=False
+    )
+    path = root / "hard.html"
+    argv = ["analyze", str(runs / "long"), str(runs / "two"), "--by", "strategy,seat", "--html", str(path)]
+    res = runner.invoke(app, [*argv, "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    return path
+
+
+@pytest.fixture
+def browser(tmp_path):
+    with driver(tmp_path / "profile", size=(1280, 1000)) as d:
+        yield d
+
+
+@pytest.mark.parametrize("which", ["page", "hard_page"])
+def test_at_1280_px_every_element_fits_the_window_and_nothing_overlaps(which, request, browser):
+    """The Runs table was wider than 1280 px (its errored column out of sight), the bombs and
+    wilds tables scrolled sideways and the index's columns collided."""
+    path = request.getfixturevalue(which)
+    browser.get(path.as_uri())
+    assert browser.execute_script("return document.documentElement.clientWidth") >= 1200
+    assert browser.execute_script(OVERFLOWING) == []
+    assert browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    # each table fits its own box: none needs the sideways scroll its box would offer
+    boxes = browser.execute_script(
+        "return [...document.querySelectorAll('.table-wrap')].map(b => [b.scrollWidth, b.clientWidth])"
+    )
+    assert boxes and all(scroll <= client for scroll, client in boxes), boxes
+    # the index: one entry per report; no cell's text spills out, no two cells' boxes overlap
+    names = browser.execute_script(
+        "return [...document.querySelectorAll('#contents a')].map(a => a.textContent)"
+    )
+    assert names == list(REPORTS)
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('#contents td')].map(e => {const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom, e.scrollWidth <= e.clientWidth, e.textContent];})"
+    )
+    assert len(cells) >= 2 * len(REPORTS) and all(c[4] for c in cells), [c for c in cells if not c[4]]
+    for i, a in enumerate(cells):
+        for b in cells[i + 1 :]:
+            assert a[2] <= b[0] + 0.5 or b[2] <= a[0] + 0.5 or a[3] <= b[1] + 0.5 or b[3] <= a[1] + 0.5, (
+                a,
+                b,
+            )
+    # a screenshot of the whole page shows text, tables and plots, not a blank page
+    height = browser.execute_script("return document.body.scrollHeight")
+    browser.set_window_size(1280, min(height, 12000))
+    drawn, colours = non_blank(browser.get_screenshot_as_png())
+    assert drawn > 0.05 and colours > 200, (drawn, colours)
+
+
+def test_every_chinese_term_has_its_english_beside_it_and_the_fonts_include_the_systems(page, browser):
+    """上游, 接风 and 双下 rendered as empty boxes on a machine without a CJK font; the page now
+    names a CJK font of every platform and says each term in English too."""
+    import re
+
+    browser.get(page.as_uri())
+    text = browser.execute_script("return document.body.innerText")
+    found = list(re.finditer(r"[\u3400-\u9fff]+", text))
+    assert {m.group() for m in found} >= {"上游", "接风", "双下"}
+    for m in found:
+        near = text[max(0, m.start() - 48) : m.end() + 48]
+        assert any(e in near for e in ENGLISH.get(m.group(), ("?",))), near
+    assert "上游 (first out)" in text
+    assert browser.execute_script("return document.querySelector('span[lang=zh]') !== null")
+    style = page.read_text(encoding="utf-8").split("<style>", 1)[1].split("</style>", 1)[0]
+    listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True)
+    families = {f.strip() for line in listed.stdout.splitlines() for f in line.split(",") if f.strip()}
+    if families:  # where the system has a CJK font, the page asks for one of them by name
+        assert any(f'"{f}"' in style for f in families), families

@@ -44,3 +44,25 @@ def test_four_copies_name_the_card():
     ):
         legal_plays((0, 0, 0, 0), 5)
     assert isinstance(InvalidHandError("x"), ValueError)
+
+
+@pytest.mark.parametrize("size", [28, 29, 40, 54])
+def test_plays_refuses_a_hand_of_more_than_27_cards_in_one_line(size, capsys):
+    """Two decks give a seat 27 cards; ``plays`` listed leads for 29 or 40 (issue 30). Both the
+    Typer-free fast path and the Typer app refuse it: one line, exit 2."""
+    from typer.testing import CliRunner
+
+    from guandan_cli.cli import fast_path
+    from guandan_cli.cli.app import app
+
+    hand = " ".join(sorted(FACE_NAMES * 2)[:size])  # at most two copies of each card
+    wanted = (
+        f"guandan: error: HAND holds {size} cards: a seat is dealt 27 (108 cards to four seats, "
+        "rules.md §1), so a hand holds at most 27\n"
+    )
+    res = CliRunner().invoke(app, ["plays", hand])
+    assert (res.exit_code, res.stdout, res.stderr) == (2, "", wanted)
+    assert fast_path.run(["plays", hand, "--level", "5"], "guandan") == 2
+    assert capsys.readouterr() == ("", wanted)
+    res = CliRunner().invoke(app, ["plays", " ".join(sorted(FACE_NAMES * 2)[:27])])
+    assert res.exit_code == 0 and res.stdout.startswith("hand: ")

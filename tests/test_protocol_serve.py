@@ -439,3 +439,31 @@ def test_connect_rebuilds_exactly_the_observation_a_local_seat_gets(tmp_path):
     assert {o.phase for n in names for o in local[n]} == {"play", "tribute", "return"}
     # seed 1: deal 1 has a tribute, deal 2 a resisted one (the anti-tribute message)
     assert {o.tribute_kind for n in names for o in local[n]} >= {"none", "resisted"}
+
+
+def test_a_remote_seat_has_one_name_in_the_summary_the_tables_and_the_page(tmp_path):
+    """Issue 30: a remote seat was ``guandan_cli.protocol.remote:alice`` in analyze's tables
+    (pushing columns into "hidden") but ``remote:alice`` in serve's summary."""
+    out = tmp_path / "served"
+    server = Server(strategies="heuristic,remote", matches=1, seed=3, max_deals=2, out=out)
+    clients = [_connect(server, "alice"), _connect(server, "bob")]
+    result = server.join()
+    for t, _box in clients:
+        t.join(20)
+    stored = json.loads((out / "manifest.json").read_text())["config"]["strategies"]
+    assert stored[1] == "guandan_cli.protocol.remote:alice"  # the run keeps the spec itself
+    summary = result.run.summary()
+    assert "(seats 1,3: remote:alice,remote:bob)" in summary
+    res = CliRunner().invoke(app, ["analyze", str(out), "-r", "strategy-deals,double-down"])
+    assert res.exit_code == 0, res.output
+    assert "guandan_cli.protocol" not in res.stdout and "hidden:" not in res.stdout
+    assert "remote:alice" in res.stdout and "remote:alice+remote:bob" in res.stdout
+    page = tmp_path / "r.html"
+    res = CliRunner().invoke(
+        app, ["analyze", str(out), "-r", "strategy-deals", "--html", str(page), "-f", "csv"]
+    )
+    assert res.exit_code == 0, res.output
+    text = page.read_text(encoding="utf-8").replace("<wbr>", "")
+    assert "guandan_cli.protocol" not in text and "heuristic, remote:alice, heuristic, remote:bob" in text
+    csv = CliRunner().invoke(app, ["analyze", str(out), "-r", "strategy-deals", "-f", "csv"])
+    assert "guandan_cli.protocol.remote:alice" in csv.stdout  # machine formats keep the specs

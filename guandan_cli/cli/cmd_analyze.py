@@ -253,7 +253,9 @@ def analyze(
         if html.is_dir():
             fail(f"--html {html} is a directory; give the file to write, e.g. {html / 'report.html'}")
         if not html.parent.is_dir():
-            fail(f"--html {html}: the directory {html.parent} does not exist")
+            from guandan_cli.reports.html import folder_problem
+
+            fail(f"--html {html}: {folder_problem(html)}")
         if html.exists() and not os.access(html, os.W_OK):
             fail(f"--html {html}: the file cannot be overwritten")
         try:  # before any work, as --plots: a folder that cannot be written is refused now

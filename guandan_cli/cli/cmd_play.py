@@ -44,7 +44,7 @@ def play(
     ] = "heuristic",
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
-    ? for a suggestion, h for the menu. Ctrl-C (or q) saves every answer; --resume continues."""
+    ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
     import secrets
     import sys
 
@@ -54,10 +54,11 @@ def play(
         check_new_game,
         check_resume_options,
         play_game,
+        saved_line,
         seat_strategies,
+        stop_reason,
         stored_game,
     )
-    from guandan_cli.interactive.seat import InputEnded
     from guandan_cli.interactive.terminal import Screen, is_tty
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
@@ -108,7 +109,10 @@ def play(
     except SimulationError as exc:
         fail(exc, FAILURE)
     except KeyboardInterrupt as exc:
-        why = "input ended" if isinstance(exc, InputEnded) and str(exc) == "end of input" else "stopped"
+        why = stop_reason(exc)
+        if why == "q":  # an ordinary stop: exit 0
+            screen.print(saved_line(game))
+            return
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
     _summary(run.path if hasattr(run, "path") else game.out, screen, style)
 

@@ -22,7 +22,15 @@ def replay(
             "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
         ),
     ] = None,
-    symbols: Annotated[bool, typer.Option(help="Suit symbols ♠♥♣♦ (else S H C D).")] = True,
+    symbols: Annotated[
+        bool | None,
+        typer.Option(
+            help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False
+        ),
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+    ] = False,
     html: Annotated[Path | None, typer.Option("--html", help=HTML_HELP, show_default=False)] = None,
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
@@ -42,14 +50,21 @@ def replay(
         fail(exc, FAILURE)
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
+    import sys
+
+    from guandan_cli.interactive.terminal import Screen, is_tty
+    from guandan_cli.view.table import Style
+
+    colour = not plain and is_tty(sys.stdout)
+    style = Style(symbols=colour if symbols is None else symbols and not plain, colour=colour)
     try:
-        text = render_deal(rec, prev, symbols=symbols, options=(manifest or {}).get("config", {}))
+        text = render_deal(rec, prev, style=style, options=(manifest or {}).get("config", {}))
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
     except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
         fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
     typer.echo(f"{path}:{line}")
-    typer.echo(text)
+    Screen(colour, width=1000).print(text)  # the view wraps the hands itself
     if html is not None:
         from guandan_cli.cli.html_page import write_page
         from guandan_cli.review.page import deal_data, render_page

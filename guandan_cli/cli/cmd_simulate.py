@@ -155,7 +155,8 @@ def simulate(
         if run.already_complete:
             c = run.counts
             typer.echo(
-                f"{run.path}: run already complete ({c['matches']} matches, {c['deals']} deals); nothing to do"
+                f"{run.path}: run already complete ({c['matches']} match{'' if c['matches'] == 1 else 'es'}, "
+                f"{c['deals']} deal{'' if c['deals'] == 1 else 's'}); nothing to do"
             )
         elif not quiet:
             typer.echo(run.summary())

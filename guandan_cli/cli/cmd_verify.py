@@ -108,7 +108,9 @@ def verify(
     verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
     rate = f"{report.deals / seconds:.0f}" if seconds > 0 else "-"
     typer.echo(
-        f"verified {report.deals} deals and {report.matches} matches in {report.files} files: {verdict}"
+        f"verified {report.deals} deal{'' if report.deals == 1 else 's'} and {report.matches} "
+        f"match{'' if report.matches == 1 else 'es'} in {report.files} file{'' if report.files == 1 else 's'}: "
+        f"{verdict}"
         f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
     if report.no_manifest:  # "ok" checked the lines only: say what it could not check

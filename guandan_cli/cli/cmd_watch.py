@@ -36,7 +36,10 @@ def watch(
         int | None, typer.Option("--max-deals", help="End the match after this many deals.")
     ] = None,
     delay: Annotated[
-        float, typer.Option("--delay", help="Seconds between actions (a key skips ahead).")
+        float,
+        typer.Option(
+            "--delay", help="Seconds between actions (a key skips ahead; none when not a terminal)."
+        ),
     ] = 1.0,
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter between actions.")] = False,
     seat: Annotated[int, typer.Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0,
@@ -52,7 +55,7 @@ def watch(
 
     from guandan_cli.engine.deal import IllegalActionError
     from guandan_cli.engine.play import StrategyError
-    from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty
+    from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty, watch_delay
     from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import BAD_RECORD
@@ -105,6 +108,7 @@ def watch(
         _write_page(html, deals, run)
         return
     tty = is_tty(sys.stdout)
+    delay = watch_delay(delay, bool(given_options(ctx, ("delay",))), tty)
     colour = not plain and tty
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour, clear=tty)
@@ -113,7 +117,7 @@ def watch(
     try:
         with Pacer(step, delay) as pacer:
             for shown in deals:
-                for text in frames(shown, style, seat=seat, open_hands=open_hands):
+                for text in frames(shown, style, seat=seat, open_hands=open_hands, legend=pacer.legend):
                     screen.frame(text)
                     pacer.wait()
     except Quit:

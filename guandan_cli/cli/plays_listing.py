@@ -5,10 +5,18 @@
 >>> plays_lines("S3 X")
 Traceback (most recent call last):
 ...
-guandan_cli.cli.plays_listing.PlaysInputError: HAND 'S3 X': bad card token 'X' at position 1: expected suit S/H/C/D (or ♠♥♣♦) + rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers
+guandan_cli.cli.plays_listing.PlaysInputError: HAND 'S3 X': bad card token 'X' at position 2: expected suit S/H/C/D (or ♠♥♣♦) + rank 2-9/T/10/J/Q/K/A, or SB/HR for the jokers
+>>> from guandan_cli.engine.cards import FACE_NAMES
+>>> plays_lines(" ".join(FACE_NAMES[:29]))
+Traceback (most recent call last):
+...
+guandan_cli.cli.plays_listing.PlaysInputError: HAND holds 29 cards: a seat is dealt 27 (108 cards to four seats, rules.md §1), so a hand holds at most 27
 """
 
 from __future__ import annotations
+
+#: the cards a seat is dealt, the most a hand can hold (rules.md §1)
+HAND_SIZE = 27
 
 
 class PlaysInputError(ValueError):
@@ -36,6 +44,11 @@ def plays_lines(
         raise PlaysInputError(f"HAND {hand!r}: {exc}") from None
     if not cards:
         raise PlaysInputError(f"HAND {hand!r}: no cards; give card tokens, e.g. 'S3 H4 D4'")
+    if len(cards) > HAND_SIZE:
+        raise PlaysInputError(
+            f"HAND holds {len(cards)} cards: a seat is dealt {HAND_SIZE} (108 cards to four seats, "
+            f"rules.md §1), so a hand holds at most {HAND_SIZE}"
+        )
     try:
         top_combo = check_declared(Combo.from_text(top), level) if top is not None else None
     except ValueError as exc:

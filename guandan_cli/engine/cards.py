@@ -73,8 +73,9 @@ def _build_token_table() -> dict[str, int]:
 _TOKENS = _build_token_table()
 
 
-def parse_card(token: str, position: int = 0) -> int:
-    """Parse one card token (``S3``, ``hT``, ``♥10``, ``SB``) into a face int.
+def parse_card(token: str, position: int = 1) -> int:
+    """Parse one card token (``S3``, ``hT``, ``♥10``, ``SB``) into a face int; an error names
+    the token and its ``position`` (counted from 1, as a person counts cards).
 
     >>> parse_card("HR")
     53
@@ -92,27 +93,27 @@ def parse_cards(text: str | Iterable[str]) -> tuple[int, ...]:
     """Parse cards separated by spaces (or commas) into a sorted tuple of faces.
 
     Two decks hold two copies of each face, so a third copy is an error naming the
-    token and its position (rules.md §1).
+    token and its position, counted from 1 (rules.md §1).
 
     >>> parse_cards("S3 H4 D4 C5 S5 H2")
     (1, 4, 9, 11, 12, 14)
     >>> parse_cards("SB SB SB")
     Traceback (most recent call last):
     ...
-    guandan_cli.engine.cards.CardParseError: card 'SB' at position 2 is a third SB: two decks hold at most 2 copies of a card
+    guandan_cli.engine.cards.CardParseError: card 'SB' at position 3 is a third SB: two decks hold at most 2 copies of a card
     """
     if isinstance(text, str):
         tokens = text.replace(",", " ").split()
     else:
         tokens = list(text)
-    faces = [parse_card(tok, i) for i, tok in enumerate(tokens)]
+    faces = [parse_card(tok, i) for i, tok in enumerate(tokens, 1)]
     if len(faces) > COPIES:
         seen = [0] * N_FACES
         for i, face in enumerate(faces):
             seen[face] += 1
             if seen[face] > COPIES:
                 raise CardParseError(
-                    f"card {tokens[i]!r} at position {i} is a third {FACE_NAMES[face]}: "
+                    f"card {tokens[i]!r} at position {i + 1} is a third {FACE_NAMES[face]}: "
                     f"two decks hold at most {COPIES} copies of a card"
                 )
     return tuple(sorted(faces))

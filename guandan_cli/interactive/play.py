@@ -19,10 +19,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.interactive.seat import JOURNAL, Journal, JournalMismatch, TerminalSeat
+from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMismatch, TerminalSeat
 from guandan_cli.interactive.terminal import Screen
 from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.view.table import Style
+from guandan_cli.view.text import plural
 
 HUMAN = "human"
 
@@ -165,6 +166,27 @@ def command_of(game: GameSpec) -> str:
     return shlex.join(args)
 
 
+def saved_line(game: GameSpec) -> str:
+    """What ``q`` prints: the game is saved, and how to continue it.
+
+    >>> saved_line(GameSpec(Path("runs/g"), 0, ("human", "a", "a", "a"), 7, "cgr2022"))
+    'saved: every answer is kept in runs/g; continue with: guandan play --resume --out runs/g'
+    """
+    out = shlex.quote(str(game.out))
+    return f"saved: every answer is kept in {game.out}; continue with: guandan play --resume --out {out}"
+
+
+def stop_reason(exc: KeyboardInterrupt) -> str:
+    """Why a game stopped: ``q`` (the person's choice), ``input ended`` or ``stopped`` (Ctrl-C).
+
+    The runner wraps the interrupt that stopped it (``SimulationInterrupted.reason``).
+    """
+    reason = getattr(exc, "reason", None) or exc
+    if isinstance(reason, InputEnded) and str(reason) in ("q", "end of input"):
+        return "q" if str(reason) == "q" else "input ended"
+    return "stopped"
+
+
 def play_game(
     game: GameSpec,
     *,
@@ -188,7 +210,7 @@ def play_game(
         raise PlayInputError(str(exc)) from None
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
-        screen.print(f"resuming {game.out}: {journal.kept} saved answers to replay")
+        screen.print(f"resuming {game.out}: {plural(journal.kept, 'saved answer')} to replay")
     from guandan_cli.engine.rules import get_ruleset
 
     rules = get_ruleset(game.ruleset, a_fail_limit=game.a_fail_limit, max_deals=game.max_deals)
@@ -236,6 +258,8 @@ __all__ = [
     "PlayInputError",
     "check_new_game",
     "play_game",
+    "saved_line",
     "seat_strategies",
+    "stop_reason",
     "stored_game",
 ]

@@ -21,7 +21,6 @@ from pathlib import Path
 from guandan_cli.engine.cards import format_cards, parse_card
 from guandan_cli.engine.combos import COMBO_TYPES, Combo
 from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE, action_text
-from guandan_cli.engine.match import level_token
 from guandan_cli.engine.observation import Observation
 from guandan_cli.interactive.answers import (
     ACTION,
@@ -30,6 +29,7 @@ from guandan_cli.interactive.answers import (
     MENU,
     QUIT,
     REFUSED,
+    TABLE,
     WHICH,
     menu,
     read_answer,
@@ -40,15 +40,20 @@ from guandan_cli.view.table import (
     Style,
     TrickLog,
     card_text,
-    level_line,
+    cards_text,
+    level_text,
     play_cards_text,
     play_text,
+    rank_text,
     render_table,
+    sort_by_power,
     transfers_of,
     tribute_lines,
 )
+from guandan_cli.view.text import columns, plural
 
 JOURNAL = "human.jsonl"
+PASS_EVENT = "pass"
 MENU_SHOWN_UP_TO = 30
 
 
@@ -56,23 +61,31 @@ MENU_SHOWN_UP_TO = 30
 MENU_WIDTH = 88
 
 
-def menu_lines(head: str, items: list[str], sep: str = "   ", width: int = MENU_WIDTH) -> list[str]:
-    """``head`` and the menu items, wrapped at ``width`` columns under the first item.
+def menu_lines(
+    head: str,
+    items: list[str],
+    sep: str = "   ",
+    width: int = MENU_WIDTH,
+    measure: Callable[[str], int] = columns,
+) -> list[str]:
+    """``head`` and the menu items, wrapped at ``width`` columns under the first item
+    (``measure`` gives the columns an item takes: without its colour markup).
 
     >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"])
     ['pair: 1) S3 S3   2) H4 H4']
     >>> menu_lines("pair: ", ["1) S3 S3", "2) H4 H4"], width=16)
     ['pair: 1) S3 S3', '      2) H4 H4']
     """
-    lines, line, empty = [], head, True
+    lines, line, used, empty = [], head, columns(head), True
     for item in items:
+        size = measure(item)
         if empty:
-            line, empty = line + item, False
-        elif len(line) + len(sep) + len(item) > width:
+            line, used, empty = line + item, used + size, False
+        elif used + len(sep) + size > width:
             lines.append(line)
-            line = " " * len(head) + item
+            line, used = " " * len(head) + item, len(head) + size
         else:
-            line += sep + item
+            line, used = line + sep + item, used + len(sep) + size
     return lines + [line]
 
 
@@ -193,7 +206,15 @@ def saved_answer_problem(action: object, obs: Observation) -> str | None:
 
 
 class TerminalSeat:
-    """The input source of the human seat: see the module docstring."""
+    """The input source of the human seat: see the module docstring.
+
+    What it prints, in order: at each deal's start the table (the seats around it with
+    their names, the level, who leads); then every play and pass as it happens, and the end
+    of each trick; at each question only what the person needs to answer: the card counts
+    that changed since the last question, the hand (by power), what to beat, the menu and
+    the question. ``t`` prints the whole table again. A tribute or return with a single
+    allowed card is given at once, with one line saying so.
+    """
 
     def __init__(
         self,
@@ -220,6 +241,8 @@ class TerminalSeat:
         self.seen = 0
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
+        #: the card counts the person last saw (the deal's start, then each question)
+        self.counts_shown: list[int] = [27, 27, 27, 27]
         self._hint = None
         #: what ``?`` asks: the ``heuristic``'s play, or ``search``'s values of the candidates
         self.hint = hint
@@ -232,9 +255,9 @@ class TerminalSeat:
     def replaying(self) -> bool:
         return bool(self.journal.pending)
 
-    def _say(self, text: str) -> None:
+    def _say(self, text: str, hang: int | None = None) -> None:
         if not self.replaying:
-            self.screen.print(text)
+            self.screen.print(text, hang)
 
     # ------------------------------------------------------------ following the table
 
@@ -242,24 +265,26 @@ class TerminalSeat:
         self.deal_index = deal_index
         self.seen = 0
         self.log = TrickLog(obs.level, self.style)
+        self.counts_shown = list(obs.card_counts)
         if self.levels is not None:
             moves = " · ".join(
-                f"team {t} {level_token(self.levels[t])} → {level_token(obs.levels[t])}" for t in (0, 1)
+                f"team {t} {level_text(self.levels[t])} → {level_text(obs.levels[t])}" for t in (0, 1)
             )
             self._say(f"levels after deal {deal_index - 1}: {moves}")
         self.levels = tuple(obs.levels)
         self._say("")
         self._say(f"══ deal {deal_index}{self.match_label} ══")
-        self._say(level_line(obs.level, obs.levels, obs.level_team))
         partner, team = obs.partner, obs.team
+        lead = [f"seat {obs.to_move} leads"] if obs.tribute_kind in ("none", "resisted") else []
         self._say(
-            f"you are seat {self.seat} (team {team}); partner seat {partner} ({self.names[partner]}); "
-            f"opponents seats {(self.seat + 1) % 4} and {(self.seat + 3) % 4}"
+            self._table(
+                obs,
+                title=f"you are seat {self.seat} (team {team}); partner seat {partner} "
+                f"({self.names[partner]}); opponents seats {(self.seat + 1) % 4} and {(self.seat + 3) % 4}",
+                hand=False,
+                footer=lead,
+            )
         )
-        if obs.tribute_kind in ("none", "resisted"):
-            for line in tribute_lines(obs.tribute_kind, (), (), (), self.style):
-                self._say(line)
-            self._say(f"seat {obs.to_move} leads")
 
     def observe_action(self, obs: Observation) -> None:
         new = obs.events[self.seen :]
@@ -275,6 +300,9 @@ class TerminalSeat:
         if quiet and obs.phase == PLAY and self.log.current:
             self._say("")
             for line in self.log.current:
+                self._say(line)
+        if new and new[-1].kind == PASS_EVENT and obs.phase == PLAY and obs.top is None:
+            for line in self.log.trick_over():  # every other seat passed: said now, not at the next lead
                 self._say(line)
         if any(e.kind == TRIBUTE for e in new) or any(e.kind == RETURN for e in new):
             tributes, returns = transfers_of(obs.events)
@@ -299,15 +327,17 @@ class TerminalSeat:
                     f"saved answer {action_text(saved)!r} is not legal in deal {self.deal_index}: {problem}"
                 )
             if not self.replaying:
-                self.screen.print(f"(resumed: {self.journal.replayed} saved answers replayed)")
+                self.screen.print(
+                    f"(resumed: {plural(self.journal.replayed, 'saved answer')} replayed) "
+                    f"deal {self.deal_index}, level {level_text(obs.level)}; t shows the whole table"
+                )
                 self._replay_ending = True
             return saved
-        self.screen.print(self._table(obs))
         options = menu(obs)
-        if obs.phase != PLAY or len(options) <= MENU_SHOWN_UP_TO:
-            self._show_menu(obs, options)
-        else:
-            self.screen.print(f"{len(options)} plays: h lists them by number")
+        if obs.phase != PLAY and len(options) == 1:
+            self.screen.print(self._forced_line(obs, options[0]))
+            return self._accept(obs, options[0])
+        self._ask_screen(obs, options)
         question = self._question(obs)
         while True:
             text = self._read(question)
@@ -320,7 +350,7 @@ class TerminalSeat:
                     return self._accept(obs, picked)
                 continue
             if ans.kind == REFUSED:
-                self.screen.print(f"✗ {ans.message}" if self.style.symbols else f"x {ans.message}")
+                self.screen.print(f"✗ {ans.message}" if self.style.symbols else f"x {ans.message}", hang=2)
             elif ans.kind == HINT and self.hint == "search" and obs.phase == PLAY:
                 from guandan_cli.review.hint import valued_hint
 
@@ -330,14 +360,69 @@ class TerminalSeat:
             elif ans.kind == MENU:
                 self._show_menu(obs, options)
                 self.screen.print(HELP_LINE)
+            elif ans.kind == TABLE:
+                self.screen.print(self._table(obs))
             elif ans.kind == QUIT:
                 raise InputEnded("q")
+
+    def _ask_screen(self, obs: Observation, options: list) -> None:
+        """What changed since the last question, the hand, what to beat, the menu."""
+        changed = self._count_changes(obs)
+        if changed:
+            self.screen.print("cards: " + " · ".join(changed), hang=7)
+        self.counts_shown = list(obs.card_counts)
+        self.screen.print(self._hand_line(obs))
+        if obs.phase == PLAY:
+            self.screen.print(self._lead_line(obs))
+        if obs.phase != PLAY or len(options) <= MENU_SHOWN_UP_TO:
+            self._show_menu(obs, options)
+        else:
+            self.screen.print(f"{len(options)} plays: h lists them by number")
+
+    def _count_changes(self, obs: Observation) -> list[str]:
+        """``seat 1 27→22``, ``seat 3 out (上游 1st)``: the other seats whose count changed."""
+        out = []
+        for s in range(4):
+            was, now = self.counts_shown[s], obs.card_counts[s]
+            if s == self.seat or was == now:
+                continue
+            if s in obs.finished:
+                out.append(f"seat {s} out ({PLACES[obs.finished.index(s)]})")
+            else:
+                out.append(f"seat {s} {was}→{now}")
+        return out
+
+    def _hand_line(self, obs: Observation) -> str:
+        cards = sort_by_power(obs.hand, obs.level)
+        return f"your hand ({len(cards)}): {cards_text(cards, self.style, obs.level, mark_wild=True)}"
+
+    def _lead_line(self, obs: Observation) -> str:
+        if obs.top is None:
+            return "you lead a new trick"
+        return f"top play: seat {obs.top_owner} {play_text(obs.top, obs.level, self.style)}"
+
+    def _forced_line(self, obs: Observation, card: int) -> str:
+        """One line for a tribute or return that had one allowed card: given, and why."""
+        shown = card_text(card, self.style, obs.level)
+        if obs.phase == TRIBUTE:
+            return (
+                f"your tribute is {shown}: the only card allowed "
+                "(your highest by power, ♥ level cards excluded; §10)"
+            )
+        return (
+            f"you return {shown} to seat {obs.return_to}: the only card allowed "
+            "(natural rank 2..10, else your lowest; §10, §12)"
+        )
 
     def _read(self, question: str) -> str:
         try:
             return self.ask(question)
         except EOFError:
+            self.screen.print("")  # the question's line ends before the stop is reported
             raise InputEnded("end of input") from None
+        except KeyboardInterrupt:
+            self.screen.print("")
+            raise
 
     def _accept(self, obs: Observation, action: object) -> object:
         self.journal.record(self.deal_index, obs.phase, action)
@@ -353,7 +438,8 @@ class TerminalSeat:
                 return None
             if text.isdigit() and 1 <= int(text) <= len(choices):
                 return choices[int(text) - 1]
-            self.screen.print(f"x choose a number 1..{len(choices)}, or nothing to go back")
+            mark = "✗" if self.style.symbols else "x"
+            self.screen.print(f"{mark} choose a number 1..{len(choices)}, or nothing to go back")
 
     def _suggest(self, obs: Observation) -> object:
         if self._hint is None:
@@ -379,38 +465,39 @@ class TerminalSeat:
         if obs.phase == RETURN:
             return f"your return card to seat {obs.return_to} (a card or a number) > "
         return (
-            "your play (cards, number, p, ?, h) > "
+            "your play (cards, number, p, ?, h, t) > "
             if obs.top is not None
-            else "you lead (cards, number, ?, h) > "
+            else "you lead (cards, number, ?, h, t) > "
         )
 
     def _show_menu(self, obs: Observation, options: list) -> None:
+        width = min(MENU_WIDTH, self.screen.width)
+        measure = self.screen.columns
         if obs.phase != PLAY:
             what = "tribute" if obs.phase == TRIBUTE else f"return to seat {obs.return_to}"
             items = [f"{i}) {card_text(c, self.style, obs.level)}" for i, c in enumerate(options, 1)]
-            self.screen.print("\n".join(menu_lines(f"allowed {what}: ", items, sep="  ")))
+            lines = menu_lines(f"allowed {what}: ", items, sep="  ", width=width, measure=measure)
+            self.screen.print("\n".join(lines))
             return
         groups: dict[str, list[str]] = {}
         for i, c in enumerate(options, 1):
-            key = c.key if c.type in ("single", "pair", "triple", "bomb", "full_house") else c.key
             label = play_cards_text(c, obs.level, self.style)
             if c.type not in ("single", "pair", "triple", "bomb", "joker_bomb"):
-                label = f"{key}: {label}"
+                label = f"{rank_text(c.rank)}: {label}"
             groups.setdefault(c.type, []).append(f"{i}) {label}")
         for t in COMBO_TYPES:
             if t in groups:
-                self.screen.print("\n".join(menu_lines(f"{t.replace('_', ' ')}: ", groups[t])))
+                lines = menu_lines(f"{t.replace('_', ' ')}: ", groups[t], width=width, measure=measure)
+                self.screen.print("\n".join(lines))
         if obs.top is not None:
             self.screen.print("p) pass")
 
-    def _table(self, obs: Observation) -> str:
-        lead = ""
-        if obs.phase == PLAY and obs.top is None:
-            lead = "you lead a new trick"
-        elif obs.phase == PLAY:
-            lead = f"top play: seat {obs.top_owner} {play_text(obs.top, obs.level, self.style)}"
+    def _table(self, obs: Observation, title: str = "", hand: bool = True, footer: Sequence[str] = ()) -> str:
+        """The whole table (``t``; without the hand and with a ``title`` at a deal's start)."""
+        if not footer and obs.phase == PLAY:
+            footer = [self._lead_line(obs)]
         return render_table(
-            title=f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
+            title=title or f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
             level=obs.level,
             levels=obs.levels,
             level_team=obs.level_team,
@@ -420,10 +507,10 @@ class TerminalSeat:
             events=obs.events,
             to_move=obs.to_move,
             tribute_kind=obs.tribute_kind,
-            hands={self.seat: obs.hand},
+            hands={self.seat: obs.hand} if hand else {},
             bottom=self.seat,
             style=self.style,
-            footer=[lead] if lead else [],
+            footer=footer,
             you=True,
         )
 

@@ -132,8 +132,11 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         raise WatchInputError(dealless or f"--match {match}: no deals of match {match} in {run}")
 
 
-def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = False) -> Iterator[str]:
-    """The screens of one deal: the start, one per visible action, the end."""
+def frames(
+    shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = False, legend: str = ""
+) -> Iterator[str]:
+    """The screens of one deal: the start, one per visible action, the end (each ending in
+    ``legend``, the keys, when one is given)."""
     deal = Deal(shown.setup)
     title = (
         f"match {shown.match_index} (seed {shown.match_seed}) · deal {shown.deal_index} · "
@@ -158,7 +161,7 @@ def frames(shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = Fal
             hands={s: h for s, h in hands.items() if h},
             bottom=seat,
             style=style,
-            footer=[note, *extra],
+            footer=[note, *extra, *([legend] if legend else [])],
         )
 
     start = "dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads"

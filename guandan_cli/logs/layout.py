@@ -439,8 +439,8 @@ class Completeness:
     def describe(self) -> str:
         """``complete run: N matches`` or ``incomplete run: N of M matches``."""
         if self.complete:
-            return f"complete run: {self.matches} matches"
-        return f"incomplete run: {self.matches} of {self.total_matches} matches"
+            return f"complete run: {self.matches} match{'' if self.matches == 1 else 'es'}"
+        return f"incomplete run: {self.matches} of {self.total_matches} match{'' if self.total_matches == 1 else 'es'}"
 
     def as_dict(self) -> dict:
         """JSON-ready facts (for ``--format json`` metadata)."""

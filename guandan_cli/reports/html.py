@@ -9,7 +9,7 @@ sheet, font or image: the file opens offline in any browser.
 >>> df = pl.DataFrame({"ruleset": ["cgr2022"], "deals": [10], "deals_with_rate": [0.5],
 ...                    "deals_with_rate_lo": [0.2], "deals_with_rate_hi": [0.8]})
 >>> page = render_html({"jiefeng": df}, runs=[], plots=False)
->>> '<section class="report" id="report-jiefeng">' in page, "0.50 [0.20, 0.80]" in page
+>>> '<section class="report" id="report-jiefeng">' in page, '0.50 <span class="ci">[0.20, 0.80]</span>' in page
 (True, True)
 """
 
@@ -19,13 +19,29 @@ import base64
 import io
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+from markupsafe import Markup, escape
+
+from guandan_cli.view.names import strategy_names
 
 from .tables import INTERVAL_NOTE, readable_columns
+
+#: the fonts: the system's own first, then the CJK families of each platform (any one shows
+#: 上游, 接风, 双下; the English name beside each term reads where none is installed)
+CJK_FONTS = (
+    '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN", "PingFang SC", '
+    '"Hiragino Sans GB", "Microsoft YaHei", "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", '
+    '"Droid Sans Fallback", "SimHei", "Noto Sans CJK JP", "Noto Sans CJK TC"'
+)
+LATIN_FONTS = (
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", '
+    '"Liberation Sans", "DejaVu Sans"'
+)
 
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en">
@@ -35,21 +51,27 @@ TEMPLATE = """<!DOCTYPE html>
 <meta name="generator" content="guandan {{ version }}">
 <title>{{ title }}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", "Noto Sans", "Noto Sans CJK SC", "PingFang SC",
-       "Microsoft YaHei", sans-serif; margin: 2em auto; max-width: 72em;
+body { font-family: {{ latin_fonts }}, {{ cjk_fonts }}, sans-serif; margin: 2em auto; max-width: 78em;
        padding: 0 1em; color: #222; line-height: 1.45; }
+:lang(zh) { font-family: {{ cjk_fonts }}, {{ latin_fonts }}, sans-serif; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; margin-top: 2.2em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; }
-table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.92em; }
-th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e4e4e4; text-align: left; white-space: nowrap; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 0.88em; }
+th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.interval { text-align: right; font-variant-numeric: tabular-nums; }
+td.interval .ci { white-space: nowrap; color: #555; }
+td.key { overflow-wrap: anywhere; min-width: 7em; }
+.nowrap { white-space: nowrap; }
 .definition { max-width: 60em; }
 .note, .muted { color: #666; font-size: 0.88em; }
-.table-wrap { overflow-x: auto; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+.table-wrap th:first-child, .table-wrap td:first-child { position: sticky; left: 0; background: #fff; }
+.table-wrap th:first-child { background: #f3f3f3; }
 figure { margin: 0.8em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-nav ol { columns: 3; }
+table.contents td { border-bottom: none; padding: 0.1em 0.6em; }
 .incomplete { color: #a40; font-weight: 600; }
 </style>
 </head>
@@ -66,12 +88,13 @@ nav ol { columns: 3; }
 {% if runs %}
 <div class="table-wrap"><table>
 <thead><tr><th>run</th><th>completeness</th><th>seed</th><th>ruleset</th><th>strategies (seats 0, 1, 2, 3)</th>
-<th>matches</th><th>deals</th><th>wins (team 0 : team 1)</th><th>capped</th><th>errors</th></tr></thead>
+<th>matches</th><th>deals</th><th>wins <span class="nowrap">(team 0 : team 1)</span></th><th>capped</th><th>errored</th></tr></thead>
 <tbody>
 {% for r in runs %}
-<tr class="run"><td>{{ r.path }}</td>
+<tr class="run"><td class="key">{{ r.path|breakable(PATH_BREAKS) }}</td>
 <td class="{{ 'complete' if r.complete else 'incomplete' }}">{{ r.completeness }}</td>
-<td class="num">{{ r.seed }}</td><td>{{ r.ruleset }}</td><td>{{ r.strategies|join(", ") }}</td>
+<td class="num">{{ r.seed }}</td><td>{{ r.ruleset }}</td><td class="key">
+{%- for n in names(r.strategies) %}{{ n|breakable(PATH_BREAKS) }}{{ ", " if not loop.last }}{% endfor %}</td>
 <td class="num">{{ r.matches }}</td><td class="num">{{ r.deals }}</td>
 <td class="num">{{ r.wins[0] }} : {{ r.wins[1] }}</td>
 <td class="num">{{ r.capped }}</td><td class="num">{{ r.errors }}</td></tr>
@@ -84,21 +107,22 @@ nav ol { columns: 3; }
 
 <nav id="contents">
 <h2>Reports</h2>
-<ol>
-{% for r in results %}<li><a href="#report-{{ r.name }}">{{ r.name }}</a>: {{ r.title }}</li>
+<table class="contents">
+<tbody>
+{% for r in results %}<tr><td class="num">{{ loop.index }}.</td><td><a href="#report-{{ r.name }}">{{ r.name }}</a></td><td>{{ r.title|gloss }}</td></tr>
 {% endfor %}
-</ol>
+</tbody></table>
 </nav>
 
 {% for r in results %}
 <section class="report" id="report-{{ r.name }}">
-<h2>{{ r.name }}: {{ r.title }}</h2>
-{% if r.definition %}<p class="definition">{{ r.definition }}</p>{% endif %}
+<h2>{{ r.name }}: {{ r.title|gloss }}</h2>
+{% if r.definition %}<p class="definition">{{ r.definition|gloss }}</p>{% endif %}
 {% if r.rows %}
 <div class="table-wrap"><table>
-<thead><tr>{% for c in r.columns %}<th>{{ c.name }}</th>{% endfor %}</tr></thead>
+<thead><tr>{% for c in r.columns %}<th>{{ c.name|breakable }}</th>{% endfor %}</tr></thead>
 <tbody>
-{% for row in r.rows %}<tr>{% for cell, c in zip(row, r.columns) %}<td{% if c.numeric %} class="num"{% endif %}>{{ cell }}</td>{% endfor %}</tr>
+{% for row in r.rows %}<tr>{% for cell, c in zip(row, r.columns) %}{{ cell_html(cell, c) }}{% endfor %}</tr>
 {% endfor %}
 </tbody></table></div>
 {% if r.intervals %}<p class="note">{{ interval_note }}</p>{% endif %}
@@ -114,6 +138,100 @@ nav ol { columns: 3; }
 </body>
 </html>
 """
+
+#: the Chinese terms the reports use, each with its English name (shown beside it); a term
+#: is left as it is where the text already gives that English (``first (上游)``, ``上游 1st``)
+GLOSSARY: dict[str, tuple[str, ...]] = {
+    "上游": ("first out", "1st"),
+    "二游": ("second out", "2nd"),
+    "三游": ("third out", "3rd"),
+    "下游": ("last out", "4th"),
+    "接风": ("partner's lead after going out",),
+    "双下": ("double-down",),
+    "进贡": ("tribute",),
+    "还贡": ("return",),
+    "抗贡": ("tribute resisted",),
+    "级牌": ("level card",),
+    "逢人配": ("wild",),
+    "炸弹": ("bomb",),
+    "掼蛋": ("Guandan",),
+    "大王": ("big joker",),
+    "小王": ("small joker",),
+}
+#: where a path or a strategy name may wrap
+PATH_BREAKS = "/_:."
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+#: how near (characters) an English name must be to count as given
+_NEAR = 48
+
+
+def gloss(text: str) -> Markup:
+    """``text`` as HTML with each Chinese term marked ``lang="zh"`` (for the CJK fonts) and its
+    English name beside it unless the text gives it nearby.
+
+    >>> str(gloss("Partner's place given 上游"))
+    'Partner&#39;s place given <span lang="zh">上游</span> (first out)'
+    >>> str(gloss("goes out first (上游), where"))
+    'goes out first (<span lang="zh">上游</span>, first out), where'
+    >>> str(gloss("first and second (双下, the opponents are double-down)"))
+    'first and second (<span lang="zh">双下</span>, the opponents are double-down)'
+    """
+    out, at = [], 0
+    for m in _CJK.finditer(text):
+        term = m.group()
+        english = GLOSSARY.get(term, ())
+        near = text[max(0, m.start() - _NEAR) : m.end() + _NEAR]
+        given = not english or any(e in near for e in english)
+        out.append(escape(text[at : m.start()]))
+        out.append(Markup('<span lang="zh">{}</span>').format(term))
+        if not given:
+            before, after = text[: m.start()], text[m.end() :]
+            if before.endswith("(") and after.startswith(")"):
+                out.append(escape(f", {english[0]}"))
+            else:
+                out.append(escape(f" ({english[0]})"))
+        at = m.end()
+    out.append(escape(text[at:]))
+    return Markup("").join(out)
+
+
+def breakable(text: str, at: str = "_") -> Markup:
+    """``text`` free to wrap after each character of ``at`` (a column name after its
+    underscores, a path after its ``/``), never inside a word otherwise.
+
+    >>> str(breakable("win_rate")), str(breakable("runs/a_b", "/_"))
+    ('win_<wbr>rate', 'runs/<wbr>a_<wbr>b')
+    """
+    parts = re.split(f"([{re.escape(at)}])", text)
+    return Markup("").join(escape(p) + (Markup("<wbr>") if p and p in at else "") for p in parts)
+
+
+def cell_html(cell: str, column) -> Markup:
+    """One table cell: numbers right-aligned on one line, an interval's ``[lo, hi]`` kept whole
+    but free to go under its estimate, names free to wrap."""
+    if column.kind == "interval" and " [" in cell:
+        value, ci = cell.split(" [", 1)
+        return Markup('<td class="interval">{} <span class="ci">[{}</span></td>').format(value, ci)
+    if column.numeric:
+        return Markup('<td class="num">{}</td>').format(cell)
+    shown = gloss(cell) if _CJK.search(cell) else breakable(cell, PATH_BREAKS)
+    return Markup('<td class="key">{}</td>').format(shown)
+
+
+def folder_problem(path: str | os.PathLike) -> str:
+    """Why the folder to write ``path`` in is missing: the first folder on its way that is a file,
+    or the folder that does not exist.
+
+    >>> folder_problem("no/such/folder/r.html")
+    'the directory no/such/folder does not exist'
+    """
+    parent = Path(path).parent
+    for folder in (parent, *parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                return f"{folder} is a file, not a directory"
+            break
+    return f"the directory {parent} does not exist"
 
 
 @dataclass
@@ -241,7 +359,15 @@ def render_html(
         autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined
     )
     env.globals["zip"] = zip
+    env.globals["cell_html"] = cell_html
+    env.globals["PATH_BREAKS"] = PATH_BREAKS
+    env.filters["gloss"] = gloss
+    env.filters["breakable"] = breakable
+    every = strategy_names(s for r in runs for s in r.strategies)
+    env.globals["names"] = lambda specs: [every.get(s, s) for s in specs]
     return env.from_string(TEMPLATE).render(
+        latin_fonts=Markup(LATIN_FONTS),
+        cjk_fonts=Markup(CJK_FONTS),
         title=title,
         version=__version__,
         results=items,
@@ -261,4 +387,17 @@ def write_html(path: str | os.PathLike, page: str) -> Path:
     return path
 
 
-__all__ = ["TEMPLATE", "RunInfo", "png_base64", "render_html", "run_info", "write_html"]
+__all__ = [
+    "CJK_FONTS",
+    "GLOSSARY",
+    "TEMPLATE",
+    "RunInfo",
+    "breakable",
+    "cell_html",
+    "folder_problem",
+    "gloss",
+    "png_base64",
+    "render_html",
+    "run_info",
+    "write_html",
+]

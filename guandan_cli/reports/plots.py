@@ -21,6 +21,8 @@ import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from .tables import with_strategy_names
+
 FORMATS = ("png", "svg")
 
 
@@ -253,6 +255,7 @@ def figure_for(name: str, df: pl.DataFrame) -> Figure:
         title, panels = PANELS[name]
     except KeyError:
         raise ValueError(f"no plot for report {name!r}") from None
+    df = with_strategy_names(df)  # axis labels as the tables show them (remote:alice)
     if name in PREPARE:
         df = PREPARE[name](df)
     fig = Figure(figsize=(6.0 * len(panels), 4.5), layout="constrained")

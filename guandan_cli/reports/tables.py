@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from guandan_cli.view.names import strategy_names
+
 DEFAULT_WIDTH = 100
 GAP = "  "
 INTERVAL_NOTE = "x [lo, hi]: estimate [95% CI]"
@@ -105,12 +107,56 @@ def readable_columns(df: pl.DataFrame) -> list[Column]:
             seen_number = kind == "count"
             cols.append(Column(c, ["–" if v is None else str(v) for v in df[c].to_list()], True, kind))
         else:
+            values = df[c].to_list()
+            if c in STRATEGY_COLUMNS:
+                values = strategy_cells(values)
             cells = [
                 "–" if v is None else (", ".join(map(str, v)) if isinstance(v, list) else str(v))
-                for v in df[c].to_list()
+                for v in values
             ]
             cols.append(Column(c, cells, dtype.is_numeric(), "key"))
     return cols
+
+
+#: columns whose values are strategy specs (``team_strategy``: ``a`` or ``a+b``)
+STRATEGY_COLUMNS = ("strategy", "team_strategy", "strategies")
+
+
+def with_strategy_names(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` with its strategy columns as people read them (for figures; see :func:`strategy_cells`).
+
+    >>> with_strategy_names(pl.DataFrame({"strategy": ["/x/bot.py:Bot"]}))["strategy"].to_list()
+    ['bot.py:Bot']
+    """
+    named = [c for c in STRATEGY_COLUMNS if c in df.columns and df[c].dtype == pl.String]
+    if not named:
+        return df
+    return df.with_columns(pl.Series(c, strategy_cells(df[c].to_list()), dtype=pl.String) for c in named)
+
+
+def strategy_cells(values: list) -> list:
+    """Strategy specs as people read them (:mod:`guandan_cli.view.names`): ``remote:alice`` for
+    ``guandan_cli.protocol.remote:alice``; a team's ``a+b`` name by name; lists item by item.
+
+    >>> strategy_cells(["guandan_cli.protocol.remote:alice+heuristic", "all", None])
+    ['remote:alice+heuristic', 'all', None]
+    """
+
+    def parts(v) -> list[str]:
+        if isinstance(v, list):
+            return [str(x) for x in v]
+        return str(v).split("+") if v is not None else []
+
+    names = strategy_names(p for v in values for p in parts(v))
+    out = []
+    for v in values:
+        if v is None:
+            out.append(None)
+        elif isinstance(v, list):
+            out.append([names[str(x)] for x in v])
+        else:
+            out.append("+".join(names[p] for p in parts(v)))
+    return out
 
 
 def abbreviation(name: str) -> str:
@@ -219,11 +265,14 @@ def text_table(df: pl.DataFrame, *, wide: bool = False, width: int = DEFAULT_WID
 __all__ = [
     "DEFAULT_WIDTH",
     "INTERVAL_NOTE",
+    "STRATEGY_COLUMNS",
     "Column",
     "abbreviation",
     "display_width",
     "fit_columns",
     "format_interval",
     "readable_columns",
+    "strategy_cells",
     "text_table",
+    "with_strategy_names",
 ]

@@ -12,13 +12,12 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from guandan_cli.engine.cards import format_cards
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.reader import LogLineError, iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.rundir import read_manifest
-from guandan_cli.view.table import Style, TrickLog, deal_end_lines, tribute_lines
+from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
 
 class DealNotFound(LookupError):
@@ -31,27 +30,6 @@ WIDTH = 80
 #: what the engine or the layout raise on a record edited by hand (values the reader's field
 #: types let through): ``replay`` and ``watch`` report them as ``file:line: reason``
 BAD_RECORD = (ValueError, KeyError, IndexError, TypeError)
-
-
-def hand_lines(head: str, cards: str, width: int = WIDTH) -> list[str]:
-    """``head`` and the card tokens, wrapped under ``head`` when one line would be wider than ``width``.
-
-    A joker (``大王``) takes two columns per character, so it counts double.
-
-    >>> hand_lines("  seat 0:", "S3 H4")
-    ['  seat 0:  S3 H4']
-    >>> hand_lines("  seat 0:", " ".join(["♠10"] * 27))[1][:12]
-    '    ♠10 ♠10 '
-    """
-    if _columns(head) + 2 + _columns(cards) <= width:
-        return [f"{head}  {cards}"]
-    lines, line = [head], "   "
-    for token in cards.split():
-        if _columns(line) + 1 + _columns(token) > width:
-            lines.append(line)
-            line = "   "
-        line += " " + token
-    return lines + [line]
 
 
 def _columns(text: str) -> int:
@@ -198,8 +176,16 @@ def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetu
     return record_setup(rec, prev, rules)
 
 
-def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: dict | None = None) -> str:
-    """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`."""
+def render_deal(
+    rec: dict,
+    prev: dict | None,
+    *,
+    symbols: bool = True,
+    options: dict | None = None,
+    style: Style | None = None,
+) -> str:
+    """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`
+    (``style``: suit symbols and colour markup; by default symbols as ``symbols`` says, no colour)."""
     options = options or {}
     rules = get_ruleset(
         rec["ruleset"],
@@ -209,39 +195,27 @@ def render_deal(rec: dict, prev: dict | None, *, symbols: bool = True, options: 
     )
     setup = logged_setup(rec, prev, options, rules)
     deal = replay(setup, record_actions(rec))
-    strategies = rec["strategies"]
-    style = Style(symbols=symbols, colour=False)
-
-    out = [
-        f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} (seed {rec['deal_seed']})  "
-        f"ruleset {rec['ruleset']}",
-    ]
-    lt = rec["level_team"]
-    who = "first deal of the match" if lt is None else f"team {lt}'s level"
-    out.append(
-        f"level {rec['level']} ({who});  levels before: team 0 {rec['levels_before'][0]}, "
-        f"team 1 {rec['levels_before'][1]}"
-    )
-    out.append("")
-    out.append("hands")
-    for seat in range(4):
-        h = setup.hands[seat]
-        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
-        out += hand_lines(head, format_cards(h, symbols))
-    out.append("")
+    style = style or Style(symbols=symbols, colour=False)
     if deal.tribute_kind == "none" and setup.previous is not None:
-        out.append("tribute: none (tribute switched off)")
+        tribute = ["tribute: none (tribute switched off)"]
     else:
-        out += tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
-    out.append(f"seat {deal.leader} leads")
-
-    log = TrickLog(setup.level, style, marks=False)
-    for ev in deal.events:
-        log.feed(ev)
-    out += log.lines
-    out.append("")
-    out += record_end_lines(rec)
-    return "\n".join(out)
+        tribute = tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
+    lines = replay_lines(
+        header=f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} "
+        f"(seed {rec['deal_seed']})  ruleset {rec['ruleset']}",
+        level=setup.level,
+        level_team=rec["level_team"],
+        levels_before=rec["levels_before"],
+        hands=setup.hands,
+        strategies=rec["strategies"],
+        tribute=tribute,
+        leader=deal.leader,
+        events=deal.events,
+        end=record_end_lines(rec),
+        style=style,
+        width=WIDTH,
+    )
+    return "\n".join(lines)
 
 
 __all__ = ["BAD_RECORD", "DealNotFound", "find_deal", "hand_lines", "render_deal"]

@@ -39,6 +39,7 @@ from guandan_cli.logs.layout import (
     run_completeness,
 )
 from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes
+from guandan_cli.view.names import strategy_name, strategy_names
 
 LOCK = ".lock"  # held (flock) by the process writing the run
 #: config keys that decide the bytes of the log: a resumed run must match them all
@@ -125,35 +126,30 @@ SUMMARY_WIDTH = 100
 
 def short_spec(spec: str) -> str:
     """A strategy spec without its folder or package: ``mybot.py:Mine`` for
-    ``/home/me/bots/mybot.py:Mine``, ``remote:alice`` for ``guandan_cli.protocol.remote:alice``.
+    ``/home/me/bots/mybot.py:Mine``, ``remote:alice`` for ``guandan_cli.protocol.remote:alice``
+    (:func:`guandan_cli.view.names.strategy_name`, the name every table shows).
 
     >>> short_spec("/home/me/bots/mybot.py:Mine"), short_spec("guandan_cli.protocol.remote:alice")
     ('mybot.py:Mine', 'remote:alice')
     >>> short_spec("heuristic"), short_spec("onnx:models/m.onnx")
     ('heuristic', 'onnx:m.onnx')
     """
-    where, sep, name = spec.rpartition(":")
-    if not sep or not where:
-        return spec
-    where = where.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    if not where.endswith(".py"):
-        where = where.rsplit(".", 1)[-1]
-    name = name.replace("\\", "/").rsplit("/", 1)[-1]
-    return f"{where}:{name}"
+    return strategy_name(spec)
 
 
-def _team_lines(tw: TeamWins, wins: str, width: int = SUMMARY_WIDTH) -> list[str]:
-    """A team's summary line, its seats' strategies in full if they fit in ``width`` columns,
-    else shortened (``short_spec``), else one line per seat ending in ``…`` if need be."""
+def _team_lines(tw: TeamWins, wins: str, width: int = SUMMARY_WIDTH, names: dict | None = None) -> list[str]:
+    """A team's summary line with its seats' strategies as people read them (``names``: spec
+    -> name, see :mod:`guandan_cli.view.names`), else one line per seat ending in ``…`` if need be."""
+    names = names or strategy_names(tw.strategies)
     head = f"team {tw.team} (seats {tw.seats[0]},{tw.seats[1]}"
-    for names in (tw.strategies, tuple(short_spec(x) for x in tw.strategies)):
-        line = f"{head}: {names[0]},{names[1]}){wins}"
-        if len(line) <= width:
-            return [line]
+    shown = tuple(names.get(x, x) for x in tw.strategies)
+    line = f"{head}: {shown[0]},{shown[1]}){wins}"
+    if len(line) <= width:
+        return [line]
     fit = width - 12
     return [f"{head}){wins}"] + [
         f"  seat {seat}: {name if len(name) <= fit else name[: fit - 1] + '…'}"
-        for seat, name in zip(tw.seats, (short_spec(x) for x in tw.strategies))
+        for seat, name in zip(tw.seats, shown)
     ]
 
 
@@ -269,11 +265,12 @@ class Run:
         lines.append(
             f"ruleset  {cfg['ruleset']}{'  ' + ' '.join(extra) if extra else ''}  seed {cfg['seed']}"
         )
+        names = strategy_names(cfg["strategies"])
         for tw in self.team_wins():
             lo, hi = tw.interval
             rate = f"{tw.rate:6.1%}" if tw.decided else "   n/a"
             wins = f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
-            lines += _team_lines(tw, wins)
+            lines += _team_lines(tw, wins, names=names)
         if m.get("error"):
             lines.append(f"error    {m['error'].splitlines()[0]}")
         compression = "uncompressed" if cfg["compression"] == "none" else cfg["compression"]

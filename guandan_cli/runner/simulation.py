@@ -119,9 +119,13 @@ class SimulationInterrupted(KeyboardInterrupt):
         if self.nothing_written:
             return f"before the run started: nothing was written to {self.out}"
         if self.complete:
-            return f"the run was complete: {self.saved} of {self.total} matches saved in {self.out}"
+            return f"the run was complete: {self.saved} of {self.total} {self._matches} saved in {self.out}"
         cmd = shlex.join(["guandan", "simulate", "--out", str(self.out), "--resume"])
-        return f"{self.saved} of {self.total} matches saved; resume with: {cmd}"
+        return f"{self.saved} of {self.total} {self._matches} saved; resume with: {cmd}"
+
+    @property
+    def _matches(self) -> str:
+        return "match" if self.total == 1 else "matches"
 
 
 def interruption(

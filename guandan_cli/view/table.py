@@ -2,6 +2,8 @@
 
 ``Style`` says whether suits are symbols (♠♥♣♦) and whether colour markup is added.
 With ``Style.plain()`` the text is pure ASCII-friendly letters and holds no markup.
+Ten is spelt ``10`` in every view (``S10``, ``♠10``, ``straight 10``, ``level 10``,
+``H2=10``); ``T`` is the notation's (logs, ``type:key cards``), and input takes either.
 
 >>> from guandan_cli.engine.combos import Combo
 >>> c = Combo.from_text("straight:7 S3 H2 D5 C6 S7")
@@ -9,6 +11,8 @@ With ``Style.plain()`` the text is pure ASCII-friendly letters and holds no mark
 'straight 7   H2=4 S3 D5 C6 S7'
 >>> wild_meanings(Combo.from_text("full_house:9 S9 H9 H2 SK DK"), 0)
 ['9']
+>>> play_text(Combo.from_text("straight:A ST SJ SQ SK H2"), level=0, style=Style.plain())
+'straight A   H2=A S10 SJ SQ SK'
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from guandan_cli.engine.combos import (
 )
 from guandan_cli.engine.deal import PLAY, RETURN, TRIBUTE, Event
 from guandan_cli.engine.match import level_token
+from guandan_cli.view.text import columns
 
 PLACES = ("上游 1st", "二游 2nd", "三游 3rd", "下游 4th")
 _WINDOW = {STRAIGHT: (5, 1), STRAIGHT_FLUSH: (5, 1), TUBE: (3, 2), PLATE: (2, 3)}
@@ -53,14 +58,34 @@ class Style:
         return cls(symbols=False, colour=False)
 
 
-def _rank_text(rank: int, style: Style) -> str:
-    tok = RANK_TOKENS[rank]
-    return "10" if style.symbols and tok == "T" else tok
+#: the cards as a person reads them in letters: the notation's names with ten as ``10`` (``S10``)
+PLAIN_FACES: tuple[str, ...] = tuple(n[0] + "10" if n[1:] == "T" else n for n in FACE_NAMES)
+
+
+def ten(token: str) -> str:
+    """A rank or level token as a view shows it: ``10`` for ``T``, others as they are.
+
+    >>> ten("T"), ten("ST"), ten("A+"), ten("SB")
+    ('10', 'S10', 'A+', 'SB')
+    """
+    if token == "T":
+        return "10"
+    return token[0] + "10" if len(token) == 2 and token[1] == "T" and token[0] in SUITS else token
+
+
+def rank_text(rank: int) -> str:
+    """A rank index as a view shows it (``10``, ``J``, ``SB``)."""
+    return ten(RANK_TOKENS[rank])
+
+
+def level_text(level: int) -> str:
+    """A level index as a view shows it (``2`` … ``10`` … ``A``, ``A+``)."""
+    return ten(level_token(level))
 
 
 def card_text(face: int, style: Style, level: int | None = None, mark_wild: bool = False) -> str:
     """One card; with ``level`` given the wild (♥ level card) is highlighted (``*`` when plain)."""
-    text = (FACE_SYMBOLS if style.symbols else FACE_NAMES)[face]
+    text = (FACE_SYMBOLS if style.symbols else PLAIN_FACES)[face]
     wild = level is not None and face == level * 4 + 1
     if not style.colour:
         return text + "*" if wild and mark_wild else text
@@ -126,7 +151,7 @@ def wild_meanings(combo: Combo, level: int) -> list[str]:
 
 def play_text(combo: Combo, level: int, style: Style, marks: bool = True) -> str:
     """``type key  cards``; with ``marks`` each wild shows what it stands for (``H2=K``)."""
-    key = _rank_text(combo.rank, style)
+    key = rank_text(combo.rank)
     return f"{combo.type.replace('_', ' ')} {key:<2}  {play_cards_text(combo, level, style, marks)}"
 
 
@@ -138,11 +163,9 @@ def play_cards_text(combo: Combo, level: int, style: Style, marks: bool = True) 
     for f in combo.cards:
         text = card_text(f, style, level if marks else None)
         if f == wild and meanings:
-            means = meanings.pop(0)
-            if style.symbols:
-                means = means.replace("T", "10")
-                if len(means) > 1 and means[0] in SUITS and combo.type == STRAIGHT_FLUSH:
-                    means = SUIT_SYMBOLS[SUITS.index(means[0])] + means[1:]
+            means = ten(meanings.pop(0))
+            if style.symbols and len(means) > 1 and means[0] in SUITS and combo.type == STRAIGHT_FLUSH:
+                means = SUIT_SYMBOLS[SUITS.index(means[0])] + means[1:]
             text += f"={means}"
         parts.append(text)
     return " ".join(parts)
@@ -167,6 +190,17 @@ class TrickLog:
         self.owner = -1
         self.lines: list[str] = []
         self.current: list[str] = []
+        self._taken = False  # the trick's end is told (``trick_over``)
+
+    def trick_over(self) -> list[str]:
+        """The line ending the trick in progress (``→ seat 2 takes the trick``), told once:
+        for a reader who knows it is over (every other seat passed) before the next lead."""
+        if not self.trick or self._taken:
+            return []
+        self._taken = True
+        line = f"  → seat {self.owner} takes the trick"
+        self.lines.append(line)
+        return [line]
 
     def feed(self, ev: Event) -> list[str]:
         """Add one event; returns the lines it produced (none for tribute and return)."""
@@ -174,8 +208,9 @@ class TrickLog:
             return []
         new: list[str] = []
         if ev.kind == PLAY and ev.lead:
-            if self.trick:
+            if self.trick and not self._taken:
                 new.append(f"  → seat {self.owner} takes the trick")
+            self._taken = False
             self.trick += 1
             note = ""
             if self.trick > 1 and self.owner in self.out and ev.seat != self.owner:
@@ -237,8 +272,8 @@ def level_line(level: int, levels: Sequence[int], level_team: int | None) -> str
     """``playing level 5 (team 0's) · team 0 (seats 0,2): 5 · team 1 (seats 1,3): 3``."""
     who = "first deal" if level_team is None else f"team {level_team}'s"
     return (
-        f"playing level {level_token(level)} ({who}) · team 0 (seats 0,2): {level_token(levels[0])}"
-        f" · team 1 (seats 1,3): {level_token(levels[1])}"
+        f"playing level {level_text(level)} ({who}) · team 0 (seats 0,2): {level_text(levels[0])}"
+        f" · team 1 (seats 1,3): {level_text(levels[1])}"
     )
 
 
@@ -256,13 +291,74 @@ def deal_end_lines(
     out = ["finish: " + ", ".join(f"{PLACES[i]} seat {s}" for i, s in enumerate(finish_order))]
     dd = "  (double-down: 双下)" if double_down else ""
     out.append(f"team {winner_team} goes up {upgrade}{dd}")
-    out.append(f"levels after: team 0 {levels_after[0]}, team 1 {levels_after[1]}")
+    out.append(f"levels after: team 0 {ten(levels_after[0])}, team 1 {ten(levels_after[1])}")
     if match_over:
         if capped:
             out.append("the match ends here: capped by max_deals (no winner)")
         else:
             out.append(f"the match ends here: team {match_winner} wins")
     return out
+
+
+def hand_lines(
+    head: str, cards: Sequence[int], style: Style, level: int | None = None, width: int = 80
+) -> list[str]:
+    """``head`` and the cards (in the order given), on one line when it fits in ``width``
+    columns, else under ``head``, wrapped between cards (a joker's name takes 4 columns).
+
+    >>> hand_lines("  seat 0:", [4, 9], Style.plain())
+    ['  seat 0:  S3 H4']
+    >>> hand_lines("  seat 0:", [32] * 27, Style())[1][:12]
+    '    ♠10 ♠10 '
+    """
+    plain = Style(symbols=style.symbols, colour=False)
+    tokens = [(columns(card_text(f, plain)), card_text(f, style, level, mark_wild=True)) for f in cards]
+    if columns(head) + 2 + sum(n + 1 for n, _ in tokens) - 1 <= width:
+        return [f"{head}  {' '.join(t for _, t in tokens)}"]
+    lines, line, used = [head], "   ", 3
+    for n, token in tokens:
+        if used + 1 + n > width:
+            lines.append(line)
+            line, used = "   ", 3
+        line, used = f"{line} {token}", used + 1 + n
+    return lines + [line]
+
+
+def replay_lines(
+    *,
+    header: str,
+    level: int,
+    level_team: int | None,
+    levels_before: Sequence[str],
+    hands: Sequence[Sequence[int]],
+    strategies: Sequence[str],
+    tribute: Sequence[str],
+    leader: int,
+    events: Sequence[Event],
+    end: Sequence[str],
+    style: Style = Style(colour=False),
+    width: int = 80,
+) -> list[str]:
+    """One logged deal as ``guandan replay`` prints it: the header, the four hands by power
+    (wild marked), tribute and return (``tribute``, from :func:`tribute_lines`), who
+    leads, every trick with each play's declaration and wild marks (``H2=6``, as ``watch``
+    shows them), who went out, and the deal's ``end`` (:func:`deal_end_lines`)."""
+    who = "first deal of the match" if level_team is None else f"team {level_team}'s level"
+    out = [
+        header,
+        f"level {level_text(level)} ({who});  levels before: team 0 {ten(levels_before[0])}, "
+        f"team 1 {ten(levels_before[1])}",
+        "",
+        "hands",
+    ]
+    for seat in range(4):
+        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
+        out += hand_lines(head, sort_by_power(hands[seat], level), style, level, width)
+    out += ["", *tribute, f"seat {leader} leads"]
+    log = TrickLog(level, style)
+    for ev in events:
+        log.feed(ev)
+    return out + log.lines + ["", *end]
 
 
 def render_table(
@@ -295,7 +391,7 @@ def render_table(
 
     def seat_label(s: int) -> str:
         mark = ">" if s == to_move else " "
-        state = f"{counts[s]:>2} cards"
+        state = f"{counts[s]:>2} card{'' if counts[s] == 1 else 's'}"
         if s in finished:
             state = f"out {PLACES[finished.index(s)].split()[0]}"
         return f"{mark} seat {s} {names[s]} · {state}"
@@ -328,12 +424,17 @@ __all__ = [
     "card_text",
     "cards_text",
     "deal_end_lines",
+    "hand_lines",
     "level_line",
+    "level_text",
     "play_cards_text",
     "play_text",
+    "rank_text",
     "render_table",
+    "replay_lines",
     "sort_by_power",
     "transfers_of",
+    "ten",
     "tribute_lines",
     "wild_meanings",
 ]
