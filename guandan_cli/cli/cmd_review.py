@@ -43,7 +43,15 @@ def review(
         str, typer.Option("--format", "-f", help="text, or json (one object per decision).")
     ] = "text",
     html: Annotated[Path | None, typer.Option("--html", help=HTML_HELP, show_default=False)] = None,
-    symbols: Annotated[bool, typer.Option(help="Suit symbols ♠♥♣♦ (else S H C D).")] = True,
+    symbols: Annotated[
+        bool | None,
+        typer.Option(
+            help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False
+        ),
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Letters S H C D (automatic when not a terminal).")
+    ] = False,
 ) -> None:
     """Review deal DEAL of match MATCH: at each decision of the chosen seats, the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
@@ -96,7 +104,12 @@ def review(
     from guandan_cli.view.table import Style
 
     maker, described = evaluator_maker(None, logged.setup.rules)
-    style = Style(symbols=symbols, colour=False)
+    import sys
+
+    from guandan_cli.interactive.terminal import is_tty
+
+    shown = is_tty(sys.stdout) and not plain
+    style = Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
     if fmt == "text":
         for line in header_lines(logged, described, worlds, seats):
             typer.echo(line)

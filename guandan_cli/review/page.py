@@ -29,6 +29,7 @@ from guandan_cli.engine.cards import FACE_NAMES, FACE_SYMBOLS
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.deal import PLAY, Deal
 from guandan_cli.engine.match import level_token
+from guandan_cli.view.names import strategy_names
 from guandan_cli.view.table import sort_by_power, wild_meanings
 
 from .core import DecisionReview
@@ -40,15 +41,6 @@ PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 def card_name(face: int) -> str:
     """``♥A``, or ``small joker`` / ``big joker`` (the page may have no CJK font for 小王 大王)."""
     return {52: "small joker", 53: "big joker"}.get(face) or FACE_SYMBOLS[face]
-
-
-def short_name(strategy: str) -> str:
-    """A strategy's name as a seat label: a ``path/file.py:Class`` spec by its class.
-
-    >>> short_name("/home/me/bots/mine.py:MyBot"), short_name("heuristic")
-    ('MyBot', 'heuristic')
-    """
-    return strategy.rsplit(":", 1)[1] if ":" in strategy and not strategy.startswith("onnx:") else strategy
 
 
 def combo_label(combo: object, level: int) -> str:
@@ -136,6 +128,7 @@ def deal_data(
 ) -> dict:
     """What the page shows of one deal: the table before the first play and after each one."""
     level = logged.setup.level
+    readable = strategy_names(logged.names)
     steps = []
     for state in table_states(logged):
         trick = [
@@ -177,7 +170,7 @@ def deal_data(
         "level": level,
         "levelToken": level_token(level),
         "wild": level * 4 + 1,
-        "names": [short_name(n) for n in logged.names],
+        "names": [readable[n] for n in logged.names],
         "strategies": list(logged.names),
         "tribute": _tribute_lines(logged),
         "end": [

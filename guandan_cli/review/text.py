@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.match import level_token
+from guandan_cli.view.names import strategy_names
 from guandan_cli.view.table import Style, play_text
 
 from .core import DecisionReview, summary
@@ -30,7 +31,8 @@ def action_label(action: object, level: int, style: Style) -> str:
 
 def header_lines(logged: LoggedDeal, evaluator: str, worlds: int, seats: Sequence[int]) -> list[str]:
     s = logged.setup
-    who = ", ".join(f"seat {i} {logged.names[i]}" for i in range(4))
+    readable = strategy_names(logged.names)
+    who = ", ".join(f"seat {i} {readable[n]}" for i, n in enumerate(logged.names))
     return [
         f"{logged.where}" if logged.where else "(a deal played now)",
         f"match {logged.match} (seed {logged.match_seed})  deal {logged.deal}  ruleset {s.rules.name}  "
@@ -58,15 +60,16 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
 
 def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names: Sequence[str]) -> list[str]:
     rows = {row["seat"]: row for row in summary(reviews)}
+    readable = strategy_names(names)
     out = []
     for seat in seats:
         row = rows.get(seat)
         if row is None:
-            out.append(f"seat {seat} ({names[seat]}): no decision with a choice to review")
+            out.append(f"seat {seat} ({readable[names[seat]]}): no decision with a choice to review")
             continue
         n, m = row["decisions"], row["mistakes"]
         out.append(
-            f"seat {seat} ({row['strategy']}): {n} decision{'s' if n != 1 else ''} reviewed, "
+            f"seat {seat} ({readable[row['strategy']]}): {n} decision{'s' if n != 1 else ''} reviewed, "
             f"{m} mistake{'s' if m != 1 else ''}, loss {row['total_loss']:.2f} levels in all, "
             f"{row['mean_loss']:.3f} per decision"
         )
