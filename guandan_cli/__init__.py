@@ -4,9 +4,8 @@ The rules engine lives in :mod:`guandan_cli.engine` (pure Python). The Python AP
 for scripts and notebooks (``simulate``, ``compare``, ``experiment``) is importable from here.
 """
 
-__version__ = "0.1.0"
-
-from guandan_cli.compiled import install as _install_compiled_guard  # noqa: E402
+from guandan_cli._version import __version__ as __version__
+from guandan_cli.compiled import install as _install_compiled_guard
 
 _install_compiled_guard()  # the compiled modules (setup.py) run only if built from their sources
 
@@ -25,7 +24,7 @@ def simulate(*args, **kwargs):
 
 def open_run(path):
     """The ``Run`` stored at ``path`` (a run directory written by ``simulate``)."""
-    from guandan_cli.runner.rundir import Run
+    from guandan_cli.runner.run import Run
 
     return Run(path)
 

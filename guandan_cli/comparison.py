@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -32,7 +33,7 @@ from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 def strategy_spec(strategy: str | type) -> str:
     """The spec string of a strategy: a name, ``module:Class``, ``file.py:Class``, or for a class
     defined where workers cannot import it (a notebook cell), ``__main__:Class`` (such a class is
-    sent to the workers by value; see ``guandan_cli.runner.simulation.class_spec``)."""
+    sent to the workers by value; see ``guandan_cli.runner.identity.class_spec``)."""
     if isinstance(strategy, str):
         return strategy
     if not isinstance(strategy, type):
@@ -258,11 +259,15 @@ def _per_match(run, a_team: int):
     )
 
 
-def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, str]:
-    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison."""
+def _stored_status(
+    where: Path, wanted, fingerprints: dict, source: tuple[bool, str | None] = (False, None)
+) -> tuple[str, str]:
+    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison
+    (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
+    run directory, and that run's id)."""
+    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.identity import identity_changes
-    from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulation import SimulationInputError
 
     try:
         manifest = read_manifest(where) if where.is_dir() else None
@@ -270,7 +275,9 @@ def _stored_status(where: Path, wanted: dict, fingerprints: dict) -> tuple[str, 
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:
         return "new", ""
-    changes = identity_changes(manifest, wanted, fingerprints)
+    changes = identity_changes(
+        manifest, wanted, fingerprints, check_source=source[0], source_run_id=source[1]
+    )
     if changes:
         return "changed", changes[0]
     return ("stored" if manifest.get("state") == "complete" else "partial"), ""
@@ -409,68 +416,130 @@ def _compare(
     a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
     progress, resume, force, on_error, bootstrap, notify,
 ) -> CompareResult:  # fmt: skip
-    import polars as pl
-
-    from guandan_cli.runner.identity import by_value_classes, setups_run_id, strategy_fingerprints
+    from guandan_cli.runner.identity import strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
 
-    sa, sb = strategy_spec(a), strategy_spec(b)
-    classes = by_value_classes([a, b])
-    oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
-    la, lb = _label(a), _label(b)
-    if la == lb and sa != sb:  # two bots whose classes share a name: their specs tell them apart
-        la, lb = sa, sb
+    pairing = _Pairing.of(a, b)
     deal_mode = duplicate == "deal"
-    if deal_mode:
-        if not paired:
-            raise ValueError("deal-level duplicates are paired by construction: drop paired=False")
-        source = setups if setups in ("fresh", "random") else _safe(Path(setups).name)
-        name = f"{_safe(la)}-vs-{_safe(lb)}-deals-{source}-s{seed}-n{matches}"
-    else:
-        name = f"{_safe(la)}-vs-{_safe(lb)}-s{seed}-n{matches}{'' if paired else '-unpaired'}"
-    folder = base / name
-    seed_ba = seed if paired else seed + 1_000_003
-    common = dict(matches=matches, ruleset=ruleset, a_fail_limit=a_fail_limit, workers=workers)
-    common |= dict(max_deals=max_deals, on_error=on_error, setups=setups if deal_mode else None)
-    plan = [
-        (seed, [sa, sb, sa, sb], folder / "ab", f"{la} vs {lb}"),
-        (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, swapped"),
-    ]
-    objects = {sa: oa, sb: ob}
-    fingerprints = strategy_fingerprints([sa, sb], classes)
-    same = sa == sb or _same_code(oa, ob, fingerprints[sa], fingerprints[sb])
-    note = _self_note(la, paired, deal_mode) if same else None
+    if deal_mode and not paired:
+        raise ValueError("deal-level duplicates are paired by construction: drop paired=False")
+    source = setups if deal_mode else None
+    folder = base / pairing.folder_name(seed, matches, paired, source)
+    seatings = pairing.seatings(folder, seed, seed if paired else seed + 1_000_003)
+    fingerprints = strategy_fingerprints([pairing.sa, pairing.sb], pairing.classes)
+    same = pairing.sa == pairing.sb or _same_code(
+        pairing.objects[pairing.sa],
+        pairing.objects[pairing.sb],
+        fingerprints[pairing.sa],
+        fingerprints[pairing.sb],
+    )
+    note = _self_note(pairing.la, paired, deal_mode) if same else None
     if note is not None and notify is not None:
         notify(note)
-    status = []
-    for seed_, seats, where, _ in plan:
-        wanted = {"seed": seed_, "matches": matches, "strategies": seats, "ruleset": ruleset}
-        wanted |= {"a_fail_limit": a_fail_limit, "max_deals": 1 if deal_mode else max_deals}
-        wanted["setups"] = setups if deal_mode else None
-        if deal_mode and setups not in ("fresh", "random"):
-            wanted["setups_run_id"] = setups_run_id(setups)
-        status.append(_stored_status(where, wanted, fingerprints))
-    kinds = [k for k, _ in status]
+    status = _statuses(seatings, fingerprints, matches, ruleset, a_fail_limit, max_deals, source)
     if notify is not None and not force:
-        if "changed" in kinds:
-            what = next(w for k, w in status if k == "changed")
-            notify(f"{what} since {folder} was written: recomputing")
-        elif kinds == ["stored", "stored"]:
-            notify(
-                f"reusing the stored results in {folder} (same code, seeds and options; --force recomputes)"
-            )
-        elif "partial" in kinds or "stored" in kinds:
-            notify(f"continuing the unfinished comparison in {folder}")
+        _notify_status(notify, status, folder)
     todo = sum(1 for kind, _w in status if force or kind != "stored")
     problem = _space_problem(base, matches, todo, max_deals, deal_mode)
     if problem is not None:
-        from guandan_cli.runner.simulation import SimulationInputError
+        from guandan_cli.runner.errors import SimulationInputError
 
         raise SimulationInputError(problem)
+    play = functools.partial(
+        simulate,
+        matches=matches,
+        ruleset=ruleset,
+        a_fail_limit=a_fail_limit,
+        workers=workers,
+        max_deals=max_deals,
+        on_error=on_error,
+        setups=source,
+        progress=progress,
+    )
+    runs = _play_seatings(seatings, status, pairing, play, resume, force)
+    return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap, same, note)
+
+
+@dataclass(frozen=True)
+class _Pairing:
+    """The two strategies of a comparison: specs, labels, and what reaches the workers."""
+
+    sa: str
+    sb: str
+    la: str
+    lb: str
+    objects: dict  # spec -> what simulate is given (the spec, or a class sent by value)
+    classes: dict  # spec -> class, for those workers cannot import
+
+    @classmethod
+    def of(cls, a, b) -> _Pairing:
+        from guandan_cli.runner.identity import by_value_classes
+
+        sa, sb = strategy_spec(a), strategy_spec(b)
+        classes = by_value_classes([a, b])
+        oa, ob = classes.get(sa, sa), classes.get(sb, sb)  # classes workers cannot import go by value
+        la, lb = _label(a), _label(b)
+        if la == lb and sa != sb:  # two bots whose classes share a name: their specs tell them apart
+            la, lb = sa, sb
+        return cls(sa, sb, la, lb, {sa: oa, sb: ob}, classes)
+
+    def folder_name(self, seed: int, matches: int, paired: bool, setups: str | None) -> str:
+        """``A-vs-B-sSEED-nMATCHES`` (``-unpaired``), or ``A-vs-B-deals-SOURCE-…`` for deal pairs."""
+        la, lb = _safe(self.la), _safe(self.lb)
+        if setups is not None:
+            source = setups if setups in ("fresh", "random") else _safe(Path(setups).name)
+            return f"{la}-vs-{lb}-deals-{source}-s{seed}-n{matches}"
+        return f"{la}-vs-{lb}-s{seed}-n{matches}{'' if paired else '-unpaired'}"
+
+    def seatings(self, folder: Path, seed: int, seed_ba: int) -> list[tuple[int, list[str], Path, str]]:
+        """``(seed, seats, run folder, label)``: A at seats 0/2 (``ab``), then at 1/3 (``ba``)."""
+        sa, sb, la, lb = self.sa, self.sb, self.la, self.lb
+        return [
+            (seed, [sa, sb, sa, sb], folder / "ab", f"{la} vs {lb}"),
+            (seed_ba, [sb, sa, sb, sa], folder / "ba", f"{la} vs {lb}, swapped"),
+        ]
+
+
+def _statuses(seatings, fingerprints: dict, matches, ruleset, a_fail_limit, max_deals, setups) -> list:
+    """``_stored_status`` of each seating's run folder (``fingerprints``: of both strategies)."""
+    from guandan_cli.logs.manifest import PartialConfig
+    from guandan_cli.runner.identity import setups_run_id
+
+    from_run = setups is not None and setups not in ("fresh", "random")
+    source_run = (from_run, setups_run_id(setups) if from_run else None)
+    status = []
+    for seed_, seats, where, _ in seatings:
+        wanted = PartialConfig.of(
+            seed=seed_,
+            matches=matches,
+            strategies=seats,
+            ruleset=ruleset,
+            a_fail_limit=a_fail_limit,
+            max_deals=1 if setups is not None else max_deals,
+            setups=setups,
+        )
+        status.append(_stored_status(where, wanted, fingerprints, source_run))
+    return status
+
+
+def _notify_status(notify: Callable[[str], None], status: list, folder: Path) -> None:
+    """One line on what is done with the stored runs: recomputed, reused or continued."""
+    kinds = [k for k, _ in status]
+    if "changed" in kinds:
+        what = next(w for k, w in status if k == "changed")
+        notify(f"{what} since {folder} was written: recomputing")
+    elif kinds == ["stored", "stored"]:
+        notify(f"reusing the stored results in {folder} (same code, seeds and options; --force recomputes)")
+    elif "partial" in kinds or "stored" in kinds:
+        notify(f"continuing the unfinished comparison in {folder}")
+
+
+def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: bool, force: bool) -> list:
+    """Each seating's run: reused or continued as stored, recomputed when changed (or forced)."""
     runs = []
-    for (seed_, seats, where, text), (kind, _w) in zip(plan, status):
+    for (seed_, seats, where, text), (kind, _w) in zip(seatings, status):
         if kind in ("stored", "partial") and not resume and not force:
-            from guandan_cli.runner.simulation import SimulationInputError
+            from guandan_cli.runner.errors import SimulationInputError
 
             raise SimulationInputError(
                 f"{where} holds a stored run; use --force to recompute, or another --out"
@@ -478,17 +547,27 @@ def _compare(
         again = kind in ("stored", "partial") and not force
         redo = force or kind == "changed"
         runs.append(
-            simulate(
+            play(
                 seed=seed_,
-                strategies=[objects[x] for x in seats],
+                strategies=[pairing.objects[x] for x in seats],
                 out=where,
                 resume=again,
                 force=redo and kind != "new",
-                progress=progress,
                 label=text,
-                **common,
-            )  # fmt: skip
+            )
         )
+    return runs
+
+
+def _result(
+    pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, bootstrap, same: bool, note: str | None
+) -> CompareResult:
+    """The comparison's figures from its two runs (see ``CompareResult``; ``same``: A and B
+    are one strategy, whose paired intervals are exact)."""
+    import polars as pl
+
+    la, lb = pairing.la, pairing.lb
+    deal_mode = duplicate == "deal"
     run_ab, run_ba = runs
     ab = _per_match(run_ab, 0)
     ba = _per_match(run_ba, 1)
@@ -536,7 +615,7 @@ def _compare(
         level_gain_ci=ci,
         runs=(run_ab, run_ba),
         duplicate=duplicate,
-        setups=setups if deal_mode else None,
+        setups=setups,
         first_outs=int(pairs["a_first_outs"].sum()),
         pair_intervals=intervals,
         note=note,

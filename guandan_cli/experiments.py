@@ -357,22 +357,33 @@ def run_experiment(
     Writes ``OUT/effects.json`` and the plot ``OUT/effect.png``. Raises
     ``ExperimentInputError`` for a bad name or option, before playing anything.
     """
-    from guandan_cli.engine.rules import get_ruleset
-    from guandan_cli.runner.rundir import read_manifest
-    from guandan_cli.runner.simulation import (
-        SimulationInputError,
-        check_strategies,
-        parse_strategies,
-        simulate,
-    )
+    experiment = _experiment_named(experiment)
+    seats, arms = _checked_inputs(experiment, deals, seed, ruleset, strategies)
+    out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
+    _check_output(out, experiment, deals, arms, force)
+    runs = _play_arms(experiment, arms, out, deals, seed, seats, ruleset, workers, force, progress)
+    return _measured(experiment, arms, runs, out, deals, seed, seats, ruleset)
 
-    if isinstance(experiment, str):
-        try:
-            experiment = EXPERIMENTS[experiment]
-        except KeyError:
-            raise ExperimentInputError(
-                f"unknown experiment {experiment!r}: choose from {', '.join(EXPERIMENTS)}"
-            ) from None
+
+def _experiment_named(experiment: str | Experiment) -> Experiment:
+    if not isinstance(experiment, str):
+        return experiment
+    try:
+        return EXPERIMENTS[experiment]
+    except KeyError:
+        raise ExperimentInputError(
+            f"unknown experiment {experiment!r}: choose from {', '.join(EXPERIMENTS)}"
+        ) from None
+
+
+def _checked_inputs(
+    experiment: Experiment, deals: int, seed: int, ruleset: str, strategies: str
+) -> tuple[tuple[str, str, str, str], tuple[Arm, Arm]]:
+    """The seats' strategies and the two arms, every option checked (``ExperimentInputError``)."""
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.runner.config import check_strategies, parse_strategies
+    from guandan_cli.runner.errors import SimulationInputError
+
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ExperimentInputError(f"deals must be a positive whole number, got {deals!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -390,7 +401,14 @@ def run_experiment(
             get_ruleset(arm.ruleset, tribute=arm.tribute)
     except (SimulationInputError, ValueError) as exc:
         raise ExperimentInputError(str(exc)) from None
-    out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
+    return seats, arms
+
+
+def _check_output(out: Path, experiment: Experiment, deals: int, arms: tuple[Arm, Arm], force: bool) -> None:
+    """``out`` holds no other experiment, and the arms still to play fit on its disk."""
+    from guandan_cli.logs.layout import MAX_MATCHES, space_problem
+    from guandan_cli.logs.manifest import read_manifest
+
     if out.exists() and not out.is_dir():
         raise ExperimentInputError(f"output {out} exists and is not a directory; choose another --out")
     other = None if force else _stored_experiment(out)
@@ -398,8 +416,6 @@ def run_experiment(
         raise ExperimentInputError(
             f"output {out} holds the {other} experiment; choose another --out, or --force to replace its effects.json"
         )
-    from guandan_cli.logs.layout import MAX_MATCHES, space_problem
-
     if deals > MAX_MATCHES:
         raise ExperimentInputError(f"at most {MAX_MATCHES} deals (--deals) in one experiment, got {deals}")
     todo = sum(
@@ -410,6 +426,14 @@ def run_experiment(
     problem = space_problem(out, deals * todo, max_deals=1, suggest_compression=False)
     if problem is not None:
         raise ExperimentInputError(f"{deals} deals (--deals) in {todo} arms: {problem}")
+
+
+def _play_arms(experiment, arms, out: Path, deals, seed, seats, ruleset, workers, force, progress) -> list:
+    """Each arm's run of setups (``OUT/<arm>/``), continued when stored (unless ``force``)."""
+    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.runner.errors import SimulationInputError
+    from guandan_cli.runner.simulation import simulate
+
     runs = []
     for arm in arms:
         arm_dir = out / arm.name
@@ -435,6 +459,11 @@ def run_experiment(
         except SimulationInputError as exc:
             raise ExperimentInputError(f"arm {arm.name}: {exc}") from None
         runs.append(run)
+    return runs
+
+
+def _measured(experiment, arms, runs, out: Path, deals, seed, seats, ruleset) -> ExperimentResult:
+    """The paired effects of the two arms, written to ``OUT/effects.json`` and ``OUT/effect.png``."""
     receivers = pl.DataFrame(
         {
             "match": list(range(deals)),

@@ -132,11 +132,20 @@ class Code:
 
 
 def export(commit: str, dest: Path) -> None:
-    """The tree of ``commit`` in ``dest`` (``git archive``: no worktree left behind)."""
+    """The tree of ``commit`` in ``dest`` (``git archive``: no worktree left behind).
+
+    Since 0f06454 the folder ``strategies/`` is installed as ``guandan_cli.strategies``
+    (setup.py's package-dir mapping): an export gets a ``guandan_cli/strategies`` link to it,
+    else its ``guandan_cli.strategies`` would be this tree's (an editable install's mapping),
+    mixed with the export's files. An export runs its sources (no compiled module).
+    """
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], capture_output=True, check=False)
     if archive.returncode != 0:
         raise SystemExit(f"cannot export commit {commit!r}: {archive.stderr.decode().strip()}")
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    mapped = dest / "guandan_cli" / "strategies"
+    if (dest / "strategies").is_dir() and not mapped.exists():
+        mapped.symlink_to(Path("..") / "strategies")
 
 
 def measure(code: Code, opts, samples: dict, digests: dict) -> None:

@@ -1,6 +1,8 @@
 """The layers of docs/architecture.md: a lower layer never imports a higher one."""
 
 import ast
+import fnmatch
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -162,5 +164,175 @@ def test_the_start_up_path_imports_no_typer():
         for name in START_UP_PATH
         for module in _imports(ROOT / name)
         if module.split(".")[0] in heavy
+    ]
+    assert not bad, "\n".join(bad)
+
+
+# ------------------------------------------------------------------ import circles and the may-import table
+
+PACKAGE = "guandan_cli"
+
+
+def _module_files() -> dict[str, Path]:
+    """Every module of the package by its dotted name (``strategies/`` is ``guandan_cli.strategies``)."""
+    out = {}
+    for base, prefix in ((ROOT / "guandan_cli", PACKAGE), (ROOT / "strategies", f"{PACKAGE}.strategies")):
+        for path in base.rglob("*.py"):
+            parts = [prefix, *path.relative_to(base).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _module_files()
+
+
+def _package_imports(name: str, path: Path) -> set[str]:
+    """The package's modules that module ``name`` imports, in any import statement (at the top,
+    inside a function, under ``TYPE_CHECKING``): ``from pkg import mod`` counts as ``pkg.mod``."""
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            subs = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in MODULES]
+            found.update(subs)
+            if len(subs) < len(node.names):
+                found.add(module)
+    return {m for m in found if m in MODULES and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {name: _package_imports(name, path) for name, path in MODULES.items()}
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected components of more than one
+    module, or a module importing itself (Tarjan's algorithm, without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph.get(node, ()):
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_circle_finder_finds_circles_and_only_them():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}, "f": {"d"}}
+    assert sorted(circles(graph)) == [["a", "b", "c"], ["e"]]
+    assert circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_no_import_circles():
+    """No module of the package imports one that imports it back, however indirectly, even
+    inside a function (a lazy import is still a dependency: the CLI's commands imported the
+    app that imported them, runner/setups.py and runner/tasks.py imported each other)."""
+    assert circles(import_graph()) == []
+
+
+def _may_import_table() -> list[tuple[str, list[str]]]:
+    """The rows of docs/architecture.md's may-import table: ``(module pattern, allowed)``."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("<!-- may-import table: read by tests/test_architecture.py -->", 1)[1]
+    rows = []
+    for line in table.strip().splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        module, allowed = (cell.strip() for cell in line.strip("|").split("|"))
+        rows.append((module.strip("`"), re.findall(r"`([^`]+)`", allowed)))
+    return rows
+
+
+def _path_of(module: str) -> str:
+    """``guandan_cli.runner.config`` as the table names it: ``runner/config.py``."""
+    path = MODULES[module]
+    base = ROOT / ("strategies" if module.startswith(f"{PACKAGE}.strategies") else "guandan_cli")
+    rel = path.relative_to(base).as_posix()
+    return f"strategies/{rel}" if base.name == "strategies" else rel
+
+
+def _allowed(path: str, allowed: list[str]) -> bool:
+    return any(path.startswith(a) if a.endswith("/") else fnmatch.fnmatch(path, a) for a in allowed)
+
+
+def test_each_module_imports_only_what_docs_architecture_md_names():
+    rows = _may_import_table()
+    assert len(rows) > 20, "the may-import table of docs/architecture.md was not found"
+    paths = {_path_of(m): m for m in MODULES}
+    graph = import_graph()
+    bad, unknown = [], []
+    for pattern, allowed in rows:
+        matched = [p for p in paths if fnmatch.fnmatch(p, pattern)]
+        if not matched:
+            unknown.append(pattern)
+        for path in matched:
+            bad += [
+                f"{path} imports {_path_of(m)}"
+                for m in sorted(graph[paths[path]])
+                if not _allowed(_path_of(m), allowed)
+            ]
+    assert not unknown, f"rows of the may-import table name no module: {unknown}"
+    assert not bad, "\n".join(bad)
+
+
+def test_every_runner_and_cli_module_has_a_row_in_the_may_import_table():
+    patterns = [pattern for pattern, _ in _may_import_table()]
+    missing = [
+        path
+        for path in sorted(_path_of(m) for m in MODULES)
+        if path.startswith(("runner/", "cli/")) and not any(fnmatch.fnmatch(path, p) for p in patterns)
+    ]
+    assert not missing, f"add these to the may-import table of docs/architecture.md: {missing}"
+
+
+def test_no_command_imports_another_command_or_the_app():
+    """Commands are plain functions; only cli/typer_app.py imports them to build the app."""
+    graph = import_graph()
+    bad = [
+        f"{a} imports {b}"
+        for a in graph
+        if a.startswith(f"{PACKAGE}.cli.cmd_")
+        for b in graph[a]
+        if b.startswith(f"{PACKAGE}.cli.cmd_") or b == f"{PACKAGE}.cli.typer_app"
     ]
     assert not bad, "\n".join(bad)

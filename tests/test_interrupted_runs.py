@@ -25,9 +25,7 @@ from guandan_cli.logs import layout
 from guandan_cli.logs.journal import Journal, read_entries
 from guandan_cli.logs.layout import journal_path, run_completeness
 from guandan_cli.reports import IncompleteRunWarning, load
-from guandan_cli.runner import simulation, tasks
-
-simulate_module = simulation
+from guandan_cli.runner import config, execution, rundir, tasks
 
 runner = CliRunner()
 N, PART, CHUNK = 30, 10, 2
@@ -201,14 +199,14 @@ def _ctrl_c(monkeypatch, target, name: str, when=lambda *a, **k: True):
 
 def test_ctrl_c_before_anything_exists_says_nothing_was_written(tmp_path, monkeypatch):
     out = tmp_path / "run"
-    _ctrl_c(monkeypatch, simulate_module, "check_strategies")  # before the folder is made
+    _ctrl_c(monkeypatch, config, "check_strategies")  # before the folder is made
     res = runner.invoke(app, [*ARGS, "--out", str(out)])
     assert res.exit_code == 130
     assert res.stderr.splitlines() == [
         f"guandan: interrupted: before the run started: nothing was written to {out}"
     ]
     monkeypatch.undo()
-    _ctrl_c(monkeypatch, simulate_module, "_clear_or_reload")  # the folder made, no manifest yet
+    _ctrl_c(monkeypatch, rundir, "_clear_or_reload")  # the folder made, no manifest yet
     res = runner.invoke(app, [*ARGS, "--out", str(out)])
     assert res.exit_code == 130 and "nothing was written" in res.stderr
     assert not out.exists()  # the empty folder this session made is gone
@@ -225,17 +223,17 @@ def test_ctrl_c_at_each_phase_reports_what_is_saved_and_resumes(tmp_path, refere
         "pool start",
     ):  # a session that stopped at match 14, resumed and interrupted early
         _interrupted(out, 14, monkeypatch)
-        target, name = simulate_module, "_recover" if phase == "recovery" else "open_backend"
+        target, name = (rundir, "_recover") if phase == "recovery" else (execution, "open_backend")
         _ctrl_c(monkeypatch, target, name)
     elif phase == "during":
         _ctrl_c(monkeypatch, tasks, "run_task", lambda task: task[1] == 22)
     elif phase == "part writing":  # every match journaled; the last part's files not written
-        _ctrl_c(monkeypatch, simulate_module, "_finish_part", lambda out, index, *a: index == 2)
+        _ctrl_c(monkeypatch, rundir, "_finish_part", lambda out, index, *a: index == 2)
     elif phase == "final manifest":  # every part written; the manifest not yet saying complete
-        _ctrl_c(monkeypatch, simulate_module, "write_manifest", lambda path, m: m["state"] == "complete")
+        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m["state"] == "complete")
     else:  # Ctrl-C at match 22, and again while the manifest is saved
         _ctrl_c(monkeypatch, tasks, "run_task", lambda task: task[1] == 22)
-        _ctrl_c(monkeypatch, simulate_module, "write_manifest", lambda path, m: m["state"] == "interrupted")
+        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m["state"] == "interrupted")
     res = runner.invoke(app, [*ARGS, "--out", str(out)])
     assert res.exit_code == 130, res.output
     assert res.stderr.splitlines() == [_saved_line(out)]
@@ -250,7 +248,7 @@ def test_ctrl_c_at_each_phase_reports_what_is_saved_and_resumes(tmp_path, refere
 
 def test_ctrl_c_while_printing_the_summary_says_the_run_is_complete(tmp_path, monkeypatch):
     out = tmp_path / "run"
-    _ctrl_c(monkeypatch, simulate_module.Run, "summary")
+    _ctrl_c(monkeypatch, rundir.Run, "summary")
     res = runner.invoke(app, [*ARGS[:-1], "--out", str(out)])
     assert res.exit_code == 130
     assert res.stderr.splitlines()[-1] == (

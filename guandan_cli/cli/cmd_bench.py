@@ -7,10 +7,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import fail
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def bench(
     positions: Annotated[int, typer.Option(help="Seeded positions per legal-plays figure.")] = 2000,
     seed: Annotated[int, typer.Option(help="Seed of the position set and of the bench runs.")] = 1,

@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.bot_errors import TracebackOption, run_failed
-from guandan_cli.cli.errors import FAILURE, check_output_file, fail, interrupted
-from guandan_cli.cli.typer_app import app
+from guandan_cli.cli.errors import FAILURE, check_output_file, fail
+from guandan_cli.cli.options import (
+    CountOnError,
+    Duplicate,
+    Encoding,
+    MaxDeals,
+    PoolWorkers,
+    Quiet,
+    RootSeed,
+    Ruleset,
+    Setups,
+    TracebackOption,
+    notice,
+    reported,
+)
 
-DUPLICATE_HELP = (
-    "match: each match seed played twice with the teams swapped; deal: each deal setup played twice "
-    "with the teams swapped (same luck per deal: narrower intervals for the same time)."
-)
-SETUPS_HELP = (
-    "With --duplicate deal: fresh (level 2, no tribute), random (random levels and tribute "
-    "situations) or a run directory (its logged deals)."
-)
 RESUME_HINT = "rerun the same command to continue where it stopped"
-
-
-def _notice(message: str) -> None:
-    typer.echo(message, err=True)
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
@@ -42,22 +41,6 @@ def _check_options(duplicate: str, on_error: str, max_deals: int | None, setups:
     _check_mode_options(duplicate, max_deals, setups)
 
 
-@contextmanager
-def _reported(traceback: bool = False):
-    """A comparison's failures as one line each: bad input exit 2, a failing run 1 (after a
-    failing bot's traceback with ``--traceback``), Ctrl-C 130."""
-    from guandan_cli.runner.simulation import SimulationError
-
-    try:
-        yield
-    except SimulationError as exc:
-        run_failed(exc, traceback)
-    except (ValueError, RuntimeError) as exc:
-        fail(exc)
-    except KeyboardInterrupt:
-        interrupted(RESUME_HINT)
-
-
 def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> None:
     if duplicate == "deal" and max_deals is not None:
         fail("--max-deals does not go with --duplicate deal: each pair is one deal")
@@ -65,40 +48,30 @@ def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> N
         fail(f"--setups {setups} goes with --duplicate deal (match-level pairs play whole matches)")
 
 
-@app.command()
 def compare(
     a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")],
     b: Annotated[str, typer.Argument(help="Strategy B.", metavar="B")],
     matches: Annotated[
         int, typer.Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
     ] = 100,
-    seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
-    ] = None,
+    seed: RootSeed = 0,
+    workers: PoolWorkers = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the two runs' logs.")] = Path(
         "runs/compare"
     ),
-    ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
-    max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
-    duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",
-    setups: Annotated[str, typer.Option(help=SETUPS_HELP)] = "fresh",
+    ruleset: Ruleset = "cgr2022",
+    max_deals: MaxDeals = None,
+    duplicate: Duplicate = "match",
+    setups: Setups = "fresh",
     unpaired: Annotated[
         bool, typer.Option(help="Use other seeds for the swapped seating (for contrast).")
     ] = False,
     force: Annotated[
         bool, typer.Option(help="Recompute even when stored logs under --out match this comparison.")
     ] = False,
-    on_error: Annotated[
-        str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
-    ] = "stop",
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    encoding: Annotated[
-        str | None,
-        typer.Option(
-            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
-        ),
-    ] = None,
+    on_error: CountOnError = "stop",
+    quiet: Quiet = False,
+    encoding: Encoding = None,
     traceback: TracebackOption = False,
 ) -> None:
     """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
@@ -111,7 +84,7 @@ def compare(
     _check_options(duplicate, on_error, max_deals, setups)
     if duplicate == "deal" and unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
-    with _reported(traceback):
+    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
         a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
         res = run_compare(
             a,
@@ -128,7 +101,7 @@ def compare(
             progress=not quiet,
             force=force,
             on_error=on_error,
-            notify=_notice,
+            notify=notice,
         )
     typer.echo(res.describe())
     if res.duplicate == "match":
@@ -140,37 +113,27 @@ def compare(
     typer.echo(f"logs: {res.runs[0].path} and {res.runs[1].path}")
 
 
-@app.command()
 def tournament(
     strategies: Annotated[list[str], typer.Argument(help="Two or more strategies.", metavar="STRATEGIES")],
     matches: Annotated[int, typer.Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
-    seed: Annotated[int, typer.Option(help="Root seed.")] = 0,
-    workers: Annotated[
-        int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
-    ] = None,
+    seed: RootSeed = 0,
+    workers: PoolWorkers = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' logs.")] = Path(
         "runs/tournament"
     ),
-    ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
-    max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
-    duplicate: Annotated[str, typer.Option(help=DUPLICATE_HELP)] = "match",
-    setups: Annotated[str, typer.Option(help=SETUPS_HELP)] = "fresh",
+    ruleset: Ruleset = "cgr2022",
+    max_deals: MaxDeals = None,
+    duplicate: Duplicate = "match",
+    setups: Setups = "fresh",
     force: Annotated[
         bool, typer.Option(help="Recompute even when stored logs under --out match this tournament.")
     ] = False,
-    on_error: Annotated[
-        str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
-    ] = "stop",
+    on_error: CountOnError = "stop",
     plot: Annotated[
         Path | None, typer.Option(help="Write the win-rate matrix plot here (.png or .svg).")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    encoding: Annotated[
-        str | None,
-        typer.Option(
-            help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
-        ),
-    ] = None,
+    quiet: Quiet = False,
+    encoding: Encoding = None,
     traceback: TracebackOption = False,
 ) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
@@ -180,7 +143,7 @@ def tournament(
     _check_options(duplicate, on_error, max_deals, setups)
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
-    with _reported(traceback):
+    with reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback):
         strategies = apply_encoding([s.strip() for s in strategies], encoding)
         res = run_tournament(
             strategies,
@@ -195,7 +158,7 @@ def tournament(
             progress=not quiet,
             force=force,
             on_error=on_error,
-            notify=_notice,
+            notify=notice,
         )
     typer.echo(res.report())
     if plot is not None:

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, fail, interrupted
-from guandan_cli.cli.typer_app import app
+from guandan_cli.cli.errors import fail
+from guandan_cli.cli.options import Quiet, Workers, reported
 
 
-@app.command()
 def experiment(
     name: Annotated[
         str, typer.Argument(help="tribute, resistance or ruleset.", show_default=False, metavar="EXPERIMENT")
@@ -38,12 +37,9 @@ def experiment(
             show_default=False,
         ),
     ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
-    ] = None,
+    workers: Workers = None,
     force: Annotated[bool, typer.Option("--force", help="Start over, replacing the arms' runs.")] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Quiet = False,
 ) -> None:
     """Play each sampled deal setup twice, by the same bots with the same hands, under two rule
     variants, and print the paired effect on the receiving side (95% intervals).
@@ -55,13 +51,12 @@ def experiment(
     OUT/effects.json holds the effects and OUT/effect.png plots them.
     """
     from guandan_cli.experiments import ExperimentInputError, run_experiment
-    from guandan_cli.runner.simulation import SimulationError
 
     if deals < 1:
         fail(f"--deals must be a positive whole number, got {deals}")
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")
-    try:
+    with reported(bad_input=(ExperimentInputError,), interrupt="rerun the same command to continue"):
         result = run_experiment(
             name,
             deals,
@@ -73,11 +68,5 @@ def experiment(
             force=force,
             progress=not quiet,
         )
-    except ExperimentInputError as exc:
-        fail(exc)
-    except SimulationError as exc:
-        fail(exc, FAILURE)
-    except KeyboardInterrupt:
-        interrupted("rerun the same command to continue")
     typer.echo(result.summary())
     typer.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)

@@ -8,10 +8,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def play(
     ctx: typer.Context,
     seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,

@@ -11,10 +11,8 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import fail
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def plays(
     hand: Annotated[str, typer.Argument(help="Cards, e.g. 'S3 H4 D4 C5 S5 H2'.", metavar="HAND")],
     level: Annotated[str, typer.Option("--level", "-l", help="The deal's level, 2..A.")] = "2",

@@ -9,10 +9,8 @@ import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
 from guandan_cli.cli.html_page import HELP as HTML_HELP
-from guandan_cli.cli.typer_app import app
 
 
-@app.command()
 def replay(
     run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
@@ -35,9 +33,9 @@ def replay(
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
-    from guandan_cli.runner.rundir import read_manifest
 
     if html is not None:
         from guandan_cli.cli.html_page import check_html_file
@@ -58,7 +56,7 @@ def replay(
     colour = not plain and is_tty(sys.stdout)
     style = Style(symbols=colour if symbols is None else symbols and not plain, colour=colour)
     try:
-        text = render_deal(rec, prev, style=style, options=(manifest or {}).get("config", {}))
+        text = render_deal(rec, prev, style=style, options=PartialConfig.recorded(manifest))
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
     except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
@@ -70,7 +68,7 @@ def replay(
         from guandan_cli.review.page import deal_data, render_page
         from guandan_cli.review.walk import logged_from_record
 
-        logged = logged_from_record(f"{path}:{line}", rec, prev, (manifest or {}).get("config", {}))
+        logged = logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
         write_page(
             html,
             render_page(

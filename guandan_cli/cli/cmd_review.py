@@ -9,13 +9,11 @@ import typer
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
 from guandan_cli.cli.html_page import HELP as HTML_HELP
-from guandan_cli.cli.typer_app import app
 
 #: the most worlds per action a review takes (more is hours per deal)
 MAX_WORLDS = 100_000
 
 
-@app.command()
 def review(
     run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
     match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,

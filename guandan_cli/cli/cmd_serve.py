@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
-from guandan_cli.cli.typer_app import app
+from guandan_cli.cli.options import AFailLimit, MaxDeals, Ruleset, command_line, reported
 
 EXTRA_HINT = "the competition protocol needs websockets: pip install 'guandan[protocol]'"
 
@@ -24,7 +24,6 @@ def _say(text: str) -> None:
     typer.echo(f"guandan serve: {text}", err=True)
 
 
-@app.command()
 def serve(
     ctx: typer.Context,
     strategies: Annotated[
@@ -43,11 +42,9 @@ def serve(
     port: Annotated[
         int, typer.Option(help="Port (23456 is what competition clients use; 0: any free).")
     ] = 23456,
-    ruleset: Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")] = "cgr2022",
-    max_deals: Annotated[int | None, typer.Option(help="Cap each match at this many deals.")] = None,
-    a_fail_limit: Annotated[
-        int | None, typer.Option(help="Failures at one's own A before the level goes back to 2.")
-    ] = None,
+    ruleset: Ruleset = "cgr2022",
+    max_deals: MaxDeals = None,
+    a_fail_limit: AFailLimit = None,
     timeout: Annotated[float, typer.Option(help="Seconds a client may take per decision.")] = 30.0,
     reconnect_wait: Annotated[
         float, typer.Option(help="Seconds an empty remote seat is kept before the run stops (resumable).")
@@ -76,13 +73,15 @@ def serve(
     if listing not in ("ruleset", "platform"):
         fail(f"unknown --listing {listing!r}: expected ruleset or platform")
     _need_websockets()
-    from guandan_cli.cli.cmd_simulate import _command_line
     from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
-    from guandan_cli.runner.simulation import SimulationError, SimulationInputError
+    from guandan_cli.runner.errors import SimulationInputError
 
-    command = _command_line(ctx)
-    try:
+    command = command_line(ctx)
+    resumable = "rerun the same command, with the same clients, to continue the run"
+    with reported(
+        bad_input=(ServeError, SimulationInputError), failures=(ServeFailure,), interrupt=resumable
+    ):
         res = run_server(
             strategies=strategies,
             matches=matches,
@@ -100,20 +99,11 @@ def serve(
             say=_say,
             command=command,
         )
-    except ServeFailure as exc:
-        fail(exc, FAILURE)
-    except (ServeError, SimulationInputError) as exc:
-        fail(exc)
-    except SimulationError as exc:
-        fail(exc, FAILURE)
-    except KeyboardInterrupt:
-        interrupted("rerun the same command, with the same clients, to continue the run")
     if res.stopped is not None:
         fail(f"{res.stopped}; the run in {out} stopped and is resumable: rerun the same command", FAILURE)
     typer.echo(res.run.summary())
 
 
-@app.command()
 def connect(
     url: Annotated[str, typer.Argument(help="Server address, ws://HOST:PORT/game/NAME.", metavar="URL")],
     strategy: Annotated[

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +9,6 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
-from guandan_cli.cli.typer_app import app
 
 
 class _Bar:
@@ -51,7 +49,6 @@ class _Bar:
         self._progress.stop()
 
 
-@app.command()
 def verify(
     runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.", metavar="RUNS")],
     max_problems: Annotated[
@@ -67,7 +64,12 @@ def verify(
     from guandan_cli.cli.errors import interrupted
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.runner.backends import default_workers, workers_problem
-    from guandan_cli.runner.verify import expected_deals
+    from guandan_cli.runner.verify import (
+        expected_deals,
+        inferred_note,
+        stray_part_notes,
+        unverified_journal_notes,
+    )
     from guandan_cli.runner.verify import verify as run_verify
 
     if workers is not None and workers < 1:
@@ -95,7 +97,7 @@ def verify(
             bar.close()
     seconds = time.monotonic() - t0
     if report.files == 0 and report.ok:  # "verified 0 deals: ok" would claim what was not checked
-        notes = "; ".join(_unverified_journals(runs))
+        notes = "; ".join(unverified_journal_notes(runs))
         fail(
             f"nothing to verify: {', '.join(map(str, runs))} holds no complete log part yet"
             + (f" ({notes})" if notes else ""),
@@ -120,71 +122,12 @@ def verify(
             err=True,
         )
     for run, options in report.inferred.items():  # replayed with options no manifest gave: say which
-        said = ", ".join(_SHOWN_BY[name].format(value) for name, value in options.items())
+        said = inferred_note(options)
         which = (
             f"no manifest in {run}" if run in report.no_manifest else f"the manifest in {run} is unreadable"
         )
         typer.echo(f"note: {which}: replayed with {said}", err=True)
-    for line in [*_unverified_journals(runs), *_stray_parts(runs)]:
+    for line in [*unverified_journal_notes(runs), *stray_part_notes(runs)]:
         typer.echo(line, err=True)
     if not report.ok:
         raise typer.Exit(1)
-
-
-#: where the deal lines show an option the manifest would give (``runner.verify.infer_options``)
-_SHOWN_BY = {
-    "max_deals": "max_deals {} (from its capped deals)",
-    "a_fail_limit": "a_fail_limit {} (from its levels sent back to 2 at A)",
-    "setups": "each deal on its own (its matches are single deals from set situations: a setups run)",
-    "tribute": "tribute {} (from a tribute paid by a side holding both HR)",
-}
-
-
-_PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")
-
-
-def _stray_parts(runs: list[Path]) -> list[str]:
-    """A note per run folder holding part files that are no part of the run (outside its plan,
-    or of another compression): no reader reads them, so "ok" would pass over them."""
-    from guandan_cli.logs.layout import part_paths, plan_parts, read_manifest
-
-    notes = []
-    for run in runs:
-        try:
-            manifest = read_manifest(run) if run.is_dir() else None
-            if manifest is None:
-                continue
-            cfg = manifest["config"]
-            plan = plan_parts(int(cfg["matches"]), int(cfg["part_size"]))
-            planned = {p.name for index, _a, _b in plan for p in part_paths(run, index, cfg["compression"])}
-            stray = sorted(
-                q.name for q in run.iterdir() if _PART_FILE.fullmatch(q.name) and q.name not in planned
-            )
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        if stray:
-            parts = "part 0" if len(plan) == 1 else f"parts 0..{len(plan) - 1}"
-            notes.append(
-                f"note: {run}: {', '.join(stray)} {'is' if len(stray) == 1 else 'are'} not read: "
-                f"the run's {cfg['matches']} matches are {parts}, {'uncompressed' if cfg['compression'] == 'none' else cfg['compression']}"
-            )
-    return notes
-
-
-def _unverified_journals(runs: list[Path]) -> list[str]:
-    """A note per unfinished run with journaled matches: verify reads complete parts only."""
-    from guandan_cli.logs.layout import read_manifest, run_completeness
-
-    notes = []
-    for run in runs:
-        try:
-            manifest = read_manifest(run) if run.is_dir() else None
-            c = run_completeness(run, manifest) if manifest is not None else None
-        except ValueError:
-            continue
-        if c is not None and c.journaled_matches:
-            notes.append(
-                f"note: {run}: {c.describe()}; verify checks complete parts only, not the "
-                f"{c.journaled_matches} journaled matches of unfinished parts (resume the run to verify them)"
-            )
-    return notes

@@ -8,14 +8,12 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
-from guandan_cli.cli.typer_app import app
 
 _HTML_HELP = (
     "Write the match as one self-contained HTML replay page (no network) to this file instead of showing it."
 )
 
 
-@app.command()
 def watch(
     ctx: typer.Context,
     run: Annotated[

@@ -1,4 +1,4 @@
-"""The `guandan` Typer app. Each command lives in its own module and registers here.
+"""The `guandan` Typer app, built here from the commands of the ``cmd_*`` modules (plain functions).
 
 The console script enters through :func:`guandan_cli.cli.app.main`, which answers
 ``guandan --help`` and ``guandan plays …`` without importing this module (see
@@ -18,7 +18,21 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from guandan_cli import __version__
+from guandan_cli._version import __version__
+from guandan_cli.cli import (
+    cmd_analyze,
+    cmd_bench,
+    cmd_compare,
+    cmd_experiment,
+    cmd_play,
+    cmd_plays,
+    cmd_replay,
+    cmd_review,
+    cmd_serve,
+    cmd_simulate,
+    cmd_verify,
+    cmd_watch,
+)
 from guandan_cli.cli.errors import OneLineErrors
 
 #: plain parameter annotations (given or not) and the type their values already have
@@ -155,21 +169,23 @@ def _root(
     """Simulate and analyse Guandan (掼蛋) deals played by bots."""
 
 
-def _register() -> None:
-    from guandan_cli.cli import (  # noqa: F401
-        cmd_analyze,
-        cmd_bench,
-        cmd_compare,
-        cmd_experiment,
-        cmd_play,
-        cmd_plays,
-        cmd_replay,
-        cmd_review,
-        cmd_serve,
-        cmd_simulate,
-        cmd_verify,
-        cmd_watch,
-    )
-
-
-_register()
+#: every command, by the function that runs it (``guandan --help`` lists them in the order of
+#: ``errors.COMMAND_ORDER``); each ``cmd_*`` module defines them as plain functions
+COMMANDS = (
+    cmd_simulate.simulate,
+    cmd_analyze.analyze,
+    cmd_verify.verify,
+    cmd_compare.compare,
+    cmd_compare.tournament,
+    cmd_experiment.experiment,
+    cmd_play.play,
+    cmd_watch.watch,
+    cmd_replay.replay,
+    cmd_review.review,
+    cmd_plays.plays,
+    cmd_serve.serve,
+    cmd_serve.connect,
+    cmd_bench.bench,
+)
+for _command in COMMANDS:
+    app.command()(_command)

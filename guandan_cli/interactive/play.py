@@ -21,7 +21,7 @@ from pathlib import Path
 
 from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMismatch, TerminalSeat
 from guandan_cli.interactive.terminal import Screen
-from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.view.table import Style
 from guandan_cli.view.text import plural
 
@@ -75,8 +75,8 @@ def stored_game(out: Path) -> GameSpec:
         raise PlayInputError(str(exc)) from None
     if manifest is None:
         raise PlayInputError(f"nothing to resume: no game in {out}")
-    config = manifest["config"]
-    strategies = tuple(config["strategies"])
+    config = PartialConfig.recorded(manifest)
+    strategies = tuple(config.strategies or ())
     if strategies.count(HUMAN) != 1:
         raise PlayInputError(f"{out} holds a run of bots, not a game with one human seat")
     if manifest.get("state") == "complete":
@@ -85,10 +85,10 @@ def stored_game(out: Path) -> GameSpec:
         out=out,
         seat=strategies.index(HUMAN),
         strategies=strategies,  # type: ignore[arg-type]
-        seed=config["seed"],
-        ruleset=config["ruleset"],
-        max_deals=config.get("max_deals"),
-        a_fail_limit=config.get("a_fail_limit"),
+        seed=config.seed,
+        ruleset=config.ruleset,
+        max_deals=config.max_deals,
+        a_fail_limit=config.a_fail_limit,
     )
 
 

@@ -19,6 +19,7 @@ from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionEr
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, sources
 from guandan_cli.runner.records import record_actions
 from guandan_cli.runner.replay import (
@@ -29,7 +30,6 @@ from guandan_cli.runner.replay import (
     record_end_lines,
     several_runs_problem,
 )
-from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,
@@ -97,9 +97,9 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
     files = sources(run, "deals")  # an unfinished run: its journaled matches too
     if not files:
         raise WatchInputError(f"{run} holds no deals log (is it a guandan run directory?)")
-    options = (manifest or {}).get("config", {})
+    options = PartialConfig.recorded(manifest)
     if manifest is not None:
-        total = options.get("matches")
+        total = options.matches
         if total is not None and not 0 <= match < total:
             raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
     prev = None
@@ -109,9 +109,9 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         try:
             rules = get_ruleset(
                 rec["ruleset"],
-                a_fail_limit=options.get("a_fail_limit"),
-                max_deals=options.get("max_deals"),
-                tribute=options.get("tribute"),
+                a_fail_limit=options.a_fail_limit,
+                max_deals=options.max_deals,
+                tribute=options.tribute,
             )
             shown = ShownDeal(
                 match,

@@ -325,36 +325,22 @@ def deal_checks(standalone: bool = False) -> list[Check]:
     match played from its start, so deal 0 may have a level team, any levels and a
     tribute, and a tribute may be switched off or forced.
     """
-    level_ok = [pl.col(c).is_between(0, _A) for c in ("_lv", "_b0", "_b1")]
-    after_ok = [pl.col(c).is_between(0, _A_PLUS) for c in ("_a0", "_a1")]
-    lt = pl.col("level_team")
-    w = pl.col("_winner")
-    up = pl.col("upgrade")
-    before = [pl.col("_b0"), pl.col("_b1")]
-    after = [pl.col("_a0"), pl.col("_a1")]
-    before_w = pl.when(w == 0).then(before[0]).otherwise(before[1])
-    before_l = pl.when(w == 0).then(before[1]).otherwise(before[0])
-    after_w = pl.when(w == 0).then(after[0]).otherwise(after[1])
-    after_l = pl.when(w == 0).then(after[1]).otherwise(after[0])
-    # rules.md §9: a team wins at its own A with 上游 and the partner not last
-    won = lt.is_not_null() & (lt == w) & (before_w == _A) & (up >= 2)
-    # a_fail_limit: the level team failing at its own A may go back to 2
-    may_reset_w = lt.is_not_null() & (lt == w) & (before_w == _A)
-    may_reset_l = lt.is_not_null() & (lt != w) & (before_l == _A)
-    levels_follow = (
-        pl.when(won)
-        .then((after_w == _A_PLUS) & (after_l == before_l))
-        .otherwise(
-            ((after_w == pl.min_horizontal(before_w + up, pl.lit(_A))) | (may_reset_w & (after_w == 0)))
-            & ((after_l == before_l) | (may_reset_l & (after_l == 0)))
-        )
-    )
-    derived = pl.col("derived").struct
-    bomb = pl.element().struct
-    wild = pl.element().struct
     return [
         *_common("deals"),
         *_present(DEAL_REQUIRED),
+        *_deal_setup_checks(standalone),
+        *_tribute_checks(standalone),
+        *_deal_result_checks(),
+        *_derived_checks(),
+    ]
+
+
+def _deal_setup_checks(standalone: bool) -> list[Check]:
+    """The deal's index, level team, levels and hands."""
+    lt = pl.col("level_team")
+    level_ok = [pl.col(c).is_between(0, _A) for c in ("_lv", "_b0", "_b1")]
+    after_ok = [pl.col(c).is_between(0, _A_PLUS) for c in ("_a0", "_a1")]
+    return [
         Check(pl.col("deal") >= 0, "deal index {deal} is negative"),
         Check(
             lt.is_null() | lt.is_in([0, 1])
@@ -382,6 +368,12 @@ def deal_checks(standalone: bool = False) -> list[Check]:
             "hands are not 4 hands of 27 cards (tokens S3 … DA, SB, HR separated by spaces)",
         ),
         Check(pl.col("_two_decks"), "hands are not two full decks (each of the 54 faces exactly twice)"),
+    ]
+
+
+def _tribute_checks(standalone: bool) -> list[Check]:
+    """The tribute's kind, payments, returns and the first leader it makes."""
+    return [
         Check(
             pl.col("_kind").is_in(list(TRIBUTE_PAYMENTS)),
             f"tribute kind {{_kind}} is not one of {', '.join(TRIBUTE_PAYMENTS)}",
@@ -420,6 +412,34 @@ def deal_checks(standalone: bool = False) -> list[Check]:
             ),
             "first_leader {first_leader} after a single tribute {tribute}: the payer leads",
         ),
+    ]
+
+
+def _deal_result_checks() -> list[Check]:
+    """The finish order, the upgrade, the levels after and the match's end (rules.md §8-9)."""
+    lt = pl.col("level_team")
+    w = pl.col("_winner")
+    up = pl.col("upgrade")
+    before = [pl.col("_b0"), pl.col("_b1")]
+    after = [pl.col("_a0"), pl.col("_a1")]
+    before_w = pl.when(w == 0).then(before[0]).otherwise(before[1])
+    before_l = pl.when(w == 0).then(before[1]).otherwise(before[0])
+    after_w = pl.when(w == 0).then(after[0]).otherwise(after[1])
+    after_l = pl.when(w == 0).then(after[1]).otherwise(after[0])
+    # rules.md §9: a team wins at its own A with 上游 and the partner not last
+    won = lt.is_not_null() & (lt == w) & (before_w == _A) & (up >= 2)
+    # a_fail_limit: the level team failing at its own A may go back to 2
+    may_reset_w = lt.is_not_null() & (lt == w) & (before_w == _A)
+    may_reset_l = lt.is_not_null() & (lt != w) & (before_l == _A)
+    levels_follow = (
+        pl.when(won)
+        .then((after_w == _A_PLUS) & (after_l == before_l))
+        .otherwise(
+            ((after_w == pl.min_horizontal(before_w + up, pl.lit(_A))) | (may_reset_w & (after_w == 0)))
+            & ((after_l == before_l) | (may_reset_l & (after_l == 0)))
+        )
+    )
+    return [
         Check(
             permutation(pl.col("finish_order")),
             "finish_order {finish_order} is not a permutation of the seats 0-3",
@@ -452,6 +472,15 @@ def deal_checks(standalone: bool = False) -> list[Check]:
             "match_over {match_over}, capped {capped}, match_winner {match_winner}: a match is over exactly "
             "when won or capped, never both",
         ),
+    ]
+
+
+def _derived_checks() -> list[Check]:
+    """The ``derived`` block against the actions: counts, bombs, wild-card plays."""
+    derived = pl.col("derived").struct
+    bomb = pl.element().struct
+    wild = pl.element().struct
+    return [
         Check(
             pl.col("_actions") == derived.field("plays") + derived.field("passes"),
             "{_actions} actions, but derived counts {derived} plays + passes",

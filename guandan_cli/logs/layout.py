@@ -50,168 +50,26 @@ Imports no polars.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .journal import JournalEntry, consistent_prefix, entry_lines, read_journal
+from .manifest import (  # noqa: F401 - MAX_MATCHES, MAX_PARTS and manifest_problem: re-exported
+    FORMAT,
+    MANIFEST,
+    MAX_MATCHES,
+    MAX_PARTS,
+    STATES,
+    manifest_problem,
+    part_plan,
+    plan_problem,
+    read_manifest,
+)
 from .writer import part_name
 
-MANIFEST = "manifest.json"
-FORMAT = "guandan-run"
 JOURNAL_SUFFIX = ".journal"
-
-
-def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of a run directory, or ``None`` when there is none (``ValueError`` if unreadable)."""
-    f = Path(path) / MANIFEST
-    if not f.is_file():
-        return None
-    try:
-        data = json.loads(f.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{f}: unreadable manifest ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{f}: not a guandan run manifest")
-    from .schema import READABLE_VERSIONS
-
-    version = data.get("schema_version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > max(READABLE_VERSIONS):
-        raise ValueError(
-            f"{f}: log schema {version} was written by a newer guandan; this one reads "
-            f"schemas {', '.join(map(str, READABLE_VERSIONS))} (upgrade guandan)"
-        )
-    problem = manifest_problem(data)
-    if problem is not None:
-        raise ValueError(f"{f}: {problem}")
-    return data
-
-
-#: what a manifest's ``state`` may say
-STATES = ("running", "complete", "interrupted", "failed")
-
-
-def manifest_problem(data: dict) -> str | None:
-    """What is wrong with a (hand-edited) manifest's plan, or ``None``.
-
-    >>> cfg = {"matches": 7, "part_size": 10, "compression": "none"}
-    >>> manifest_problem({"state": "complete", "config": cfg}) is None
-    True
-    >>> manifest_problem({"state": "complete", "config": cfg | {"matches": -3}})
-    'config.matches must be a positive whole number, got -3'
-    >>> parts = [{"index": 0, "first_match": 0, "stop_match": 4}]
-    >>> manifest_problem({"state": "complete", "config": cfg, "parts": parts})
-    'part 0 holds matches 0..3, but config (7 matches, 10 per part) plans 0..6'
-    """
-    cfg = data.get("config")
-    if not isinstance(cfg, dict):
-        return "no config (an object with matches, part_size, compression)"
-    for key in ("matches", "part_size"):
-        v = cfg.get(key)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            return f"config.{key} must be a positive whole number, got {v!r}"
-    problem = _config_fields_problem(cfg)
-    if problem is not None:
-        return problem
-    from .writer import COMPRESSIONS
-
-    if cfg.get("compression") not in COMPRESSIONS:
-        return f"config.compression must be one of {', '.join(COMPRESSIONS)}, got {cfg.get('compression')!r}"
-    from guandan_cli.engine.rules import RULESETS
-
-    if "ruleset" in cfg and cfg["ruleset"] not in RULESETS:
-        return f"config.ruleset must be one of {', '.join(sorted(RULESETS))}, got {cfg['ruleset']!r}"
-    if data.get("state") not in STATES:
-        return f"state must be one of {', '.join(STATES)}, got {data.get('state')!r}"
-    problem = plan_problem(cfg["matches"], cfg["part_size"])
-    if problem is not None:
-        return problem
-    parts = data.get("parts", [])
-    if not isinstance(parts, list):
-        return f"parts must be a list, got {type(parts).__name__}"
-    matches, size = cfg["matches"], cfg["part_size"]
-    for part in parts:
-        try:
-            index, first, stop = part["index"], part["first_match"], part["stop_match"]
-        except (TypeError, KeyError):
-            return f"a part entry lacks index, first_match or stop_match: {part!r}"
-        planned = (index * size, min(index * size + size, matches)) if isinstance(index, int) else None
-        if planned is None or planned[0] >= matches or (first, stop) != planned:
-            where = f"{planned[0]}..{planned[1] - 1}" if planned and planned[0] < matches else "nothing"
-            return (
-                f"part {index!r} holds matches {first}..{stop - 1 if isinstance(stop, int) else stop}, "
-                f"but config ({matches} matches, {size} per part) plans {where}"
-            )
-    return None
-
-
-def _whole(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _config_fields_problem(cfg: dict) -> str | None:
-    """What is wrong with the seed, caps and seat strategies of a manifest's config (when present).
-
-    >>> _config_fields_problem({"seed": "abc"})
-    "config.seed must be a whole number, got 'abc'"
-    >>> _config_fields_problem({"seed": 3, "max_deals": 0})
-    'config.max_deals must be null or a positive whole number, got 0'
-    >>> _config_fields_problem({"strategies": ["greedy"] * 3})
-    "config.strategies must be a list of 4 strategy names, got ['greedy', 'greedy', 'greedy']"
-    >>> _config_fields_problem({"tribute": "x"})
-    "config.tribute must be null or one of on, off, paid, got 'x'"
-    >>> _config_fields_problem({"seed": -1, "max_deals": None, "a_fail_limit": 3, "strategies": ["a", "b", "a", "b"]})
-    """
-    if "seed" in cfg and not _whole(cfg["seed"]):
-        return f"config.seed must be a whole number, got {cfg['seed']!r}"
-    for key in ("max_deals", "a_fail_limit"):
-        v = cfg.get(key)
-        if v is not None and (not _whole(v) or v < 1):
-            return f"config.{key} must be null or a positive whole number, got {v!r}"
-    if "strategies" in cfg:
-        v = cfg["strategies"]
-        if not (isinstance(v, list) and len(v) == 4 and all(isinstance(x, str) and x for x in v)):
-            return f"config.strategies must be a list of 4 strategy names, got {v!r}"
-    from guandan_cli.engine.rules import TRIBUTE_MODES
-
-    v = cfg.get("tribute")
-    if v is not None and v not in TRIBUTE_MODES:  # else replay and watch blame every deal line
-        return f"config.tribute must be null or one of {', '.join(TRIBUTE_MODES)}, got {v!r}"
-    v = cfg.get("setups")
-    if v is not None and not (isinstance(v, str) and v):
-        return f"config.setups must be null or a setup source (fresh, random, paying, resisting or a run directory), got {v!r}"
-    return None
-
-
-#: the most matches one run holds (its task list is built up front: 10**8 matches at the
-#: default 8 per task is 12.5 million tasks, about 1.5 GB; larger studies are several runs)
-MAX_MATCHES = 100_000_000
-#: the most parts one run is split into (part files are numbered with five digits)
-MAX_PARTS = 100_000
-
-
-def plan_problem(matches: int, part_size: int) -> str | None:
-    """Why a run of ``matches`` matches in parts of ``part_size`` cannot be planned, or ``None``.
-
-    >>> plan_problem(10**9, 1000)
-    'at most 100000000 matches in one run, got 1000000000 (split a larger study into runs with different seeds)'
-    >>> plan_problem(10**6, 1000) is None
-    True
-    """
-    if matches > MAX_MATCHES:
-        return (
-            f"at most {MAX_MATCHES} matches in one run, got {matches} "
-            "(split a larger study into runs with different seeds)"
-        )
-    parts = -(-matches // part_size)
-    if parts > MAX_PARTS:
-        return (
-            f"at most {MAX_PARTS} parts in one run: {matches} matches in parts of {part_size} "
-            f"make {parts} (raise --part-size to at least {-(-matches // MAX_PARTS)})"
-        )
-    return None
 
 
 #: the fewest bytes a logged deal takes (measured: ~3.1 KB plain, ~440 B gzip, ~500 B zstd)
@@ -466,10 +324,9 @@ def run_completeness(
     if manifest is None:
         raise ValueError(f"{path}: no run here (no {MANIFEST})")
     try:
-        cfg = manifest["config"]
-        plan = plan_parts(int(cfg["matches"]), int(cfg["part_size"]))
-        compression = cfg["compression"]
-    except (KeyError, TypeError, ValueError):
+        matches, part_size, compression = part_plan(manifest)
+        plan = plan_parts(matches, part_size)
+    except ValueError:
         raise ValueError(f"{path / MANIFEST}: no valid config (matches, part_size, compression)") from None
     done, missing, journaled = [], [], []
     for index, first, stop in plan:

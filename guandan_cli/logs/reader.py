@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layout import MANIFEST, Completeness, JournalSource, Source, read_manifest, run_completeness
+from .manifest import PartialConfig, part_plan
 from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, READABLE_VERSIONS
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
@@ -774,10 +775,9 @@ def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
     if isinstance(path, JournalSource):
         return path.part.first_match, path.part.stop_match
     try:
-        cfg = (manifest or {})["config"]
-        matches, size = int(cfg["matches"]), int(cfg["part_size"])
+        matches, size, _compression = part_plan(manifest or {})
         index = int(path.name.split("-", 1)[1].split(".", 1)[0])
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (ValueError, IndexError):
         return None
     first = index * size
     return first, max(first, min(first + size, matches))
@@ -824,8 +824,7 @@ def standalone_deals(manifest: dict | None) -> bool:
     >>> standalone_deals({"config": {"setups": "random"}}), standalone_deals({"config": {}})
     (True, False)
     """
-    config = (manifest or {}).get("config", {})
-    return config.get("setups") is not None or config.get("tribute") not in (None, "on")
+    return PartialConfig.recorded(manifest).standalone_deals
 
 
 def checked_frames(
@@ -868,137 +867,189 @@ def checked_frames(
     then it is left out and counted in ``stats``. ``check=False`` parses without
     checks. ``threads`` blocks are parsed ahead, in parallel (default ``PARSE_THREADS``).
     """
-    import polars as pl
-
-    from . import invariants
-
-    parts = [p if isinstance(p, JournalSource) else Path(p) for p in parts]
-    schema = schema_of(kind)
-    if columns is not None:
-        wanted = set(columns)
-        schema = {k: v for k, v in schema.items() if k in wanted}
-    without = set(without)
-    output = [name for name in schema if name not in without]
-    light = check and kind == "deals" and set(HEAVY_FIELDS) <= without & set(schema)
-    checked = (
-        [n for n in schema if n not in HEAVY_FIELDS] + list(invariants.HEAVY_HELPERS) if light else schema
+    reader = _CheckedReader(
+        parts,
+        kind,
+        columns=columns,
+        check=check,
+        skip_bad=skip_bad,
+        stats=stats,
+        standalone=standalone,
+        without=without,
     )
-    by_mode = {mode: invariants.rules_for(kind, checked, mode) if check else None for mode in (False, True)}
-    modes: dict[Path, bool] = {}
+    yield from reader.frames(max(1, threads or PARSE_THREADS), chunk_bytes, trust=check and trust_written)
 
-    manifests: dict[Path, dict | None] = {}
-    part_rules: dict[str, object] = {}
 
-    def rules_of(path: Source):
+class _CheckedReader:
+    """The state of one :func:`checked_frames` read: the parts, what is checked and kept, the
+    rules of each part, the sequence carried across a directory's parts, the blocks waiting."""
+
+    def __init__(
+        self,
+        parts: Iterable[str | os.PathLike],
+        kind: str,
+        *,
+        columns: Iterable[str] | None,
+        check: bool,
+        skip_bad: bool,
+        stats: ScanStats | None,
+        standalone: bool | None,
+        without: Iterable[str],
+    ) -> None:
+        from . import invariants
+
+        self.parts = [p if isinstance(p, JournalSource) else Path(p) for p in parts]
+        self.kind, self.check, self.skip_bad, self.stats = kind, check, skip_bad, stats
+        self.standalone = standalone
+        schema = schema_of(kind)
+        if columns is not None:
+            wanted = set(columns)
+            schema = {k: v for k, v in schema.items() if k in wanted}
+        self.schema = schema
+        without = set(without)
+        self.output = [name for name in schema if name not in without]
+        self.light = check and kind == "deals" and set(HEAVY_FIELDS) <= without & set(schema)
+        self.checked = (
+            [n for n in schema if n not in HEAVY_FIELDS] + list(invariants.HEAVY_HELPERS)
+            if self.light
+            else schema
+        )
+        self.by_mode = {
+            mode: invariants.rules_for(kind, self.checked, mode) if check else None for mode in (False, True)
+        }
+        self.modes: dict[Path, bool] = {}
+        self.manifests: dict[Path, dict | None] = {}
+        self.part_rules: dict[str, object] = {}
+        self.sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
+        self.carry = None
+        self.batch: list = []  # parsed blocks of the current part waiting for the checks
+        self.batch_bytes = 0
+        self._current, self._lines = -1, 0  # the part being read, its lines so far
+        self._sequence: invariants.Sequence | None = None  # its directory's sequence
+
+    def rules_of(self, path: Source):
         """The rules of ``path``'s lines: its kind's, plus (in a run with a manifest) that each
         line is of this run (``run_id``) and of this part (its match index in the part's range)."""
         key = str(path)
-        if key in part_rules:
-            return part_rules[key]
+        if key in self.part_rules:
+            return self.part_rules[key]
         folder = path.parent
-        if folder not in modes:
+        if folder not in self.modes:
             try:
-                manifests[folder] = read_manifest(folder)
+                self.manifests[folder] = read_manifest(folder)
             except ValueError:
-                manifests[folder] = None
-            modes[folder] = standalone if standalone is not None else standalone_deals(manifests[folder])
-        rules = by_mode[modes[folder]]
+                self.manifests[folder] = None
+            standalone = self.standalone
+            self.modes[folder] = (
+                standalone if standalone is not None else standalone_deals(self.manifests[folder])
+            )
+        rules = self.by_mode[self.modes[folder]]
         if rules is not None:
-            rules = _with_part_checks(rules, path, manifests[folder], set(checked))
-        part_rules[key] = rules
+            rules = _with_part_checks(rules, path, self.manifests[folder], set(self.checked))
+        self.part_rules[key] = rules
         return rules
 
-    sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
-    threads = max(1, threads or PARSE_THREADS)
+    def parse(self, item):
+        """A block of lines parsed (by a thread of the pool): with its row checks, or as a frame
+        when nothing is checked."""
+        import polars as pl
 
-    def parse(item):
+        from . import invariants
+
         index, first, data, error, written, _count = item
         if first is None or error is not None:
             return item, None
-        if not check:  # Polars' own errors only, named path:line
+        if not self.check:  # Polars' own errors only, named path:line
             try:
                 text = pl.DataFrame({"text": pl.Series([data], dtype=pl.Binary)})
                 lines = text.select(
                     pl.col("text").cast(pl.String).str.strip_chars_end("\n").str.split("\n").explode()
                 )
-                decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(schema))).unnest("text")
-                return item, decoded.select(output)
+                decoded = lines.select(pl.col("text").str.json_decode(pl.Struct(self.schema))).unnest("text")
+                return item, decoded.select(self.output)
             except Exception:  # noqa: BLE001 - not UTF-8, not JSON, numbers out of range
-                raise _unparsed_line(parts[index], first, data, kind) from None
-        frame, numbers, located = _parse_chunk(first, data, kind, schema, light, written)
-        return item, (invariants.row_checks(frame, numbers, rules_of(parts[index])), located)
+                raise _unparsed_line(self.parts[index], first, data, self.kind) from None
+        frame, numbers, located = _parse_chunk(first, data, self.kind, self.schema, self.light, written)
+        return item, (invariants.row_checks(frame, numbers, self.rules_of(self.parts[index])), located)
 
-    carry = None
-    lines = 0
-    current = -1
-    batch: list = []  # parsed blocks of the current part waiting for the checks
-    batch_bytes = 0
-
-    def settle(path: Path, extra: list[BadLine]):
+    def settle(self, path: Path, extra: list[BadLine]):
         """Check the waiting blocks together; ``(frame, good mask, bad lines)``."""
-        nonlocal carry, batch, batch_bytes
+        import polars as pl
+
+        from . import invariants
+
         bad = list(extra)
         frame, good = None, None
-        if batch:
+        if self.batch:
+            batch = self.batch
             base = pl.concat([b[0] for b in batch]) if len(batch) > 1 else batch[0][0]
             located = [x for b in batch for x in b[1]]
-            batch, batch_bytes = [], 0
-            found, good, carry = invariants.sequence_checks(base, rules_of(path), carry)
-            frame = base.select(output)
+            self.batch, self.batch_bytes = [], 0
+            found, good, self.carry = invariants.sequence_checks(base, self.rules_of(path), self.carry)
+            frame = base.select(self.output)
             bad += [BadLine(str(path), n, r) for n, r in located + found]
         return frame, good, sorted(bad, key=lambda b: b.line)
 
-    def emit(path: Path, frame, good, bad: list[BadLine]):
+    def emit(self, path: Path, frame, good, bad: list[BadLine]):
+        """The checked frame, its bad lines raised (or, with ``skip_bad``, left out and counted)."""
         if bad:
-            if not skip_bad:
+            if not self.skip_bad:
                 raise LogLineError(path, bad[0].line, bad[0].reason)
-            if stats is not None:
-                stats.skipped += len(bad)
-                stats.bad.extend(bad)
+            if self.stats is not None:
+                self.stats.skipped += len(bad)
+                self.stats.bad.extend(bad)
             if good is not None:
                 frame = frame.filter(good)
         if frame is not None and frame.height:
             yield frame
 
-    with ThreadPoolExecutor(threads) as pool:
-        pending: deque = deque()
-        blocks = _blocks(parts, chunk_bytes, trust=check and trust_written)
-        try:
-            while True:
-                while len(pending) < threads + 1:
-                    item = next(blocks, None)
-                    if item is None:
+    def frames(self, threads: int, chunk_bytes: int, trust: bool):
+        """The checked frames in order, blocks parsed ``threads`` ahead in a thread pool."""
+        with ThreadPoolExecutor(threads) as pool:
+            pending: deque = deque()
+            blocks = _blocks(self.parts, chunk_bytes, trust=trust)
+            try:
+                while True:
+                    while len(pending) < threads + 1:
+                        item = next(blocks, None)
+                        if item is None:
+                            break
+                        pending.append(pool.submit(self.parse, item))
+                    if not pending:
                         break
-                    pending.append(pool.submit(parse, item))
-                if not pending:
-                    break
-                (index, first, data, error, _written, count), parsed = pending.popleft().result()
-                path = parts[index]
-                if index != current:  # a new part
-                    current, lines = index, 0
-                    sequence = sequences.setdefault(path.parent, invariants.Sequence())
-                    carry = sequence.carry.next_part() if sequence.carry is not None else None
-                if first is None or error is not None:  # the end of the part, or an unreadable rest
-                    extra = [] if error is None else [BadLine(str(path), first, error)]
-                    yield from emit(path, *settle(path, extra))
-                    if first is None:
-                        sequence.carry = carry
-                        if stats is not None:
-                            stats.files += 1
-                            stats.lines += lines
-                            stats.part_lines[str(path)] = lines
-                    continue
-                lines += count
-                if not check:
-                    yield parsed
-                    continue
-                batch.append(parsed)
-                batch_bytes += len(data)
-                if batch_bytes >= CHECK_BYTES:
-                    yield from emit(path, *settle(path, []))
-        finally:
-            for future in pending:
-                future.cancel()
+                    yield from self.block(*pending.popleft().result())
+            finally:
+                for future in pending:
+                    future.cancel()
+
+    def block(self, item, parsed):
+        """One parsed block in order: a new part's sequence, the end of a part, or lines to check."""
+        from . import invariants
+
+        index, first, data, error, _written, count = item
+        path = self.parts[index]
+        if index != self._current:  # a new part
+            self._current, self._lines = index, 0
+            self._sequence = self.sequences.setdefault(path.parent, invariants.Sequence())
+            self.carry = self._sequence.carry.next_part() if self._sequence.carry is not None else None
+        if first is None or error is not None:  # the end of the part, or an unreadable rest
+            extra = [] if error is None else [BadLine(str(path), first, error)]
+            yield from self.emit(path, *self.settle(path, extra))
+            if first is None:
+                self._sequence.carry = self.carry
+                if self.stats is not None:
+                    self.stats.files += 1
+                    self.stats.lines += self._lines
+                    self.stats.part_lines[str(path)] = self._lines
+            return
+        self._lines += count
+        if not self.check:
+            yield parsed
+            return
+        self.batch.append(parsed)
+        self.batch_bytes += len(data)
+        if self.batch_bytes >= CHECK_BYTES:
+            yield from self.emit(path, *self.settle(path, []))
 
 
 def iter_checked_frames(path: str | os.PathLike, kind: str | None = None, **options):

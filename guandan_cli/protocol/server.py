@@ -15,6 +15,7 @@ it took, and the error that ended the match if any.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import threading
@@ -137,21 +138,16 @@ def parse_seats(spec: str | Sequence[str]) -> list[str]:
 
 
 def _stored_changes(
-    config: dict,
+    recorded,
     seats: Sequence[str],
     remote_seats: list[int],
-    matches: int,
-    seed: int,
-    ruleset: str,
-    max_deals: int | None,
-    a_fail_limit: int | None,
+    wanted,
 ) -> list[str]:
-    """How a stored run differs from the one asked for, one phrase each (the remote seats'
-    connection names aside: they are known when the clients come)."""
-    wanted = {"matches": matches, "seed": seed, "ruleset": ruleset, "max_deals": max_deals}
-    wanted["a_fail_limit"] = a_fail_limit
-    out = [f"{k} {config.get(k)!r} (now {v!r})" for k, v in wanted.items() if config.get(k) != v]
-    stored = [str(s) for s in config.get("strategies") or ()]
+    """How a stored run (``recorded``, its ``PartialConfig``) differs from the one asked for
+    (``wanted``), one phrase each (the remote seats' connection names aside: they are known
+    when the clients come)."""
+    out = [f"{k} {was!r} (now {now!r})" for k, was, now in wanted.differences(recorded)]
+    stored = [str(s) for s in recorded.strategies or ()]
     remote_stored = [i for i, s in enumerate(stored) if s.startswith(f"{MODULE}:")]
     if (
         len(stored) != 4
@@ -189,12 +185,54 @@ def serve(
     for the first clients (``None``: forever). ``on_listening(port)`` is called once the
     socket is bound (port 0 picks a free one).
     """
-    from guandan_cli.engine.rules import get_ruleset
-    from guandan_cli.runner.rundir import Run
-    from guandan_cli.runner.simulation import SimulationInterrupted, simulate
-    from guandan_cli.strategies.registry import load_strategy
+    from guandan_cli.logs.manifest import PartialConfig
 
     seats = parse_seats(strategies)
+    remote_seats = _checked_seats(seats, ruleset, a_fail_limit, max_deals)
+    out = Path(out)
+    wanted = PartialConfig.of(
+        matches=matches, seed=seed, ruleset=ruleset, max_deals=max_deals, a_fail_limit=a_fail_limit
+    )
+    done = _stored_matches(out, seats, remote_seats, wanted)
+    from guandan_cli.logs.layout import space_problem
+
+    problem = space_problem(out, matches - done, max_deals, suggest_compression=False)  # before clients wait
+    if problem is not None:
+        raise ServeError(problem)
+    hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
+    ws_thread = _WebSocketThread(hub, host, port)
+    bound = ws_thread.start()
+    if on_listening is not None:
+        on_listening(bound)
+    say(f"listening on ws://{host}:{bound}/game/NAME for {len(remote_seats)} client(s): seats {remote_seats}")
+    play = functools.partial(
+        _play,
+        matches,
+        seed=seed,
+        ruleset=ruleset,
+        max_deals=max_deals,
+        a_fail_limit=a_fail_limit,
+        out=out,
+        command=command,
+    )
+    try:
+        return _serve_series(hub, out, seats, remote_seats, connect_wait, say, matches, play)
+    finally:
+        remote.HUB = None
+        with hub.cond:
+            hub.stopping = True
+        for _s, conn in hub.connected():
+            conn.close()
+        ws_thread.stop()
+
+
+def _checked_seats(
+    seats: list[str], ruleset: str, a_fail_limit: int | None, max_deals: int | None
+) -> list[int]:
+    """The remote seats; the local seats' strategies load and the ruleset takes the options (else ``ServeError``)."""
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.strategies.registry import load_strategy
+
     for s in dict.fromkeys(x for x in seats if x != REMOTE):
         try:
             load_strategy(s)
@@ -209,110 +247,139 @@ def serve(
         get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
     except ValueError as exc:
         raise ServeError(str(exc)) from None
-    out = Path(out)
+    return remote_seats
+
+
+def _stored_matches(out: Path, seats: list[str], remote_seats: list[int], wanted) -> int:
+    """The matches a stored run in ``out`` holds (0 for none); ``ServeError`` when ``out`` is
+    no place for this run (a file, a folder of other things, a complete or another run)."""
+    from guandan_cli.logs.manifest import PartialConfig
+    from guandan_cli.runner.run import Run
+
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
         raise ServeError(
             f"output {out} exists and is not an empty directory or a guandan run; choose another --out"
         )
-    done = 0
-    if (out / "manifest.json").is_file():
-        try:
-            stored = Run(out)
-            state, done = stored.state, stored.counts.get("matches", 0)
-        except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
-            raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
-        if state == "complete":
-            raise ServeError(f"output {out} holds a complete run; choose another --out")
-        changes = _stored_changes(
-            stored.config, seats, remote_seats, matches, seed, ruleset, max_deals, a_fail_limit
+    if not (out / "manifest.json").is_file():
+        return 0
+    try:
+        stored = Run(out)
+        state, done = stored.state, stored.counts.get("matches", 0)
+    except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
+        raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
+    if state == "complete":
+        raise ServeError(f"output {out} holds a complete run; choose another --out")
+    changes = _stored_changes(PartialConfig.recorded(stored.manifest), seats, remote_seats, wanted)
+    if changes:  # found now, not once the clients have come
+        raise ServeError(
+            f"output {out} holds a run with another configuration: {', '.join(changes)}; choose another --out"
         )
-        if changes:  # found now, not once the clients have come
-            raise ServeError(
-                f"output {out} holds a run with another configuration: {', '.join(changes)}; "
-                "choose another --out"
-            )
-    from guandan_cli.logs.layout import space_problem
+    return done
 
-    problem = space_problem(out, matches - done, max_deals, suggest_compression=False)  # before clients wait
-    if problem is not None:
-        raise ServeError(problem)
-    hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
-    ws_thread = _WebSocketThread(hub, host, port)
-    bound = ws_thread.start()
-    if on_listening is not None:
-        on_listening(bound)
-    say(f"listening on ws://{host}:{bound}/game/NAME for {len(remote_seats)} client(s): seats {remote_seats}")
+
+def _play(matches: int, *, strategies: list[str], progress, **options):
+    """``simulate`` as a server plays: in this process, one match per task and per part, a
+    client's failure recorded as an errored match."""
+    from guandan_cli.runner.simulation import simulate
+
+    return simulate(
+        matches,
+        strategies=strategies,
+        workers=1,
+        on_error="record",
+        chunk_size=1,
+        part_size=1,
+        progress=progress,
+        **options,
+    )
+
+
+def _serve_series(
+    hub: Hub,
+    out: Path,
+    seats: list[str],
+    remote_seats: list[int],
+    connect_wait: float | None,
+    say: Callable[[str], None],
+    matches: int,
+    play: Callable,
+) -> ServeResult:
+    """Once the clients have come, the matches played (``play``: ``_play`` with the run's
+    options); the clients told the result."""
+    from guandan_cli.runner.run import Run
+    from guandan_cli.runner.simulation import SimulationInterrupted
+
+    if not hub.wait_all(connect_wait):
+        taken = sum(c is not None for c in hub.conns.values())
+        raise ServeFailure(
+            f"{taken} of {len(remote_seats)} remote seats were taken within {connect_wait:g} s"
+        )
+    names = {s: hub.names[s] for s in remote_seats}
+    specs = [remote.register(names[s]) if s in names else seats[s] for s in range(4)]
+    try:
+        hub.match_index = Run(out).counts.get("matches", 0) if (out / "manifest.json").is_file() else 0
+    except Exception:  # noqa: BLE001 - not a run yet: simulate says why
+        hub.match_index = 0
+    remote.HUB = hub
     stopped = None
     try:
-        if not hub.wait_all(connect_wait):
-            taken = sum(c is not None for c in hub.conns.values())
-            raise ServeFailure(
-                f"{taken} of {len(remote_seats)} remote seats were taken within {connect_wait:g} s"
-            )
-        names = {s: hub.names[s] for s in remote_seats}
-        specs = [remote.register(names[s]) if s in names else seats[s] for s in range(4)]
-        try:
-            hub.match_index = Run(out).counts.get("matches", 0) if (out / "manifest.json").is_file() else 0
-        except Exception:  # noqa: BLE001 - not a run yet: simulate says why
-            hub.match_index = 0
-        remote.HUB = hub
+        run = play(strategies=specs, progress=_MatchDone(out, hub, specs, names, matches, say))
+    except SimulationInterrupted as exc:
+        if not isinstance(exc.reason, SeatsGone):
+            raise
+        stopped = str(exc.reason)
+        run = Run(out)
+    if stopped is None:
+        _send_results(hub, run)
+    return ServeResult(run, names, stopped)
 
-        def match_done(_matches: int, deals: int) -> None:
-            _write_seat_times(out, hub, specs, names)
-            say(
-                f"match {hub.match_index + 1}/{matches} done ({deals} deals{', errored' if hub.error else ''})"
-            )
-            for _s, conn in hub.connected():
-                conn.send(
-                    {
-                        "type": "notify",
-                        "stage": "gameOver",
-                        "curTimes": hub.match_index + 1,
-                        "settingTimes": matches,
-                    }
-                )
-            hub.match_index += 1
 
-        try:
-            run = simulate(
-                matches,
-                seed=seed,
-                strategies=specs,
-                ruleset=ruleset,
-                max_deals=max_deals,
-                a_fail_limit=a_fail_limit,
-                out=out,
-                workers=1,
-                on_error="record",
-                chunk_size=1,
-                part_size=1,
-                progress=match_done,
-                command=command,
-            )
-        except SimulationInterrupted as exc:
-            if not isinstance(exc.reason, SeatsGone):
-                raise
-            stopped = str(exc.reason)
-            run = Run(out)
-        if stopped is None:
-            wins = run.counts["wins"]
-            for s, conn in hub.connected():
-                conn.send(
-                    {
-                        "type": "notify",
-                        "stage": "gameResult",
-                        "victoryNum": wins[s & 1],
-                        "draws": run.counts["matches"] - sum(wins),
-                    }
-                )
-        return ServeResult(run, names, stopped)
-    finally:
-        remote.HUB = None
-        with hub.cond:
-            hub.stopping = True
+class _MatchDone:
+    """``simulate``'s progress callback: after each match, the seat times written, a line said,
+    the clients told (``gameOver``)."""
+
+    def __init__(
+        self, out: Path, hub: Hub, specs: list[str], names: dict[int, str], matches: int, say
+    ) -> None:
+        self.out, self.hub, self.specs, self.names, self.matches, self.say = (
+            out,
+            hub,
+            specs,
+            names,
+            matches,
+            say,
+        )
+
+    def __call__(self, _matches: int, deals: int) -> None:
+        hub = self.hub
+        _write_seat_times(self.out, hub, self.specs, self.names)
+        self.say(
+            f"match {hub.match_index + 1}/{self.matches} done ({deals} deals{', errored' if hub.error else ''})"
+        )
         for _s, conn in hub.connected():
-            conn.close()
-        ws_thread.stop()
+            conn.send(
+                {
+                    "type": "notify",
+                    "stage": "gameOver",
+                    "curTimes": hub.match_index + 1,
+                    "settingTimes": self.matches,
+                }
+            )
+        hub.match_index += 1
+
+
+def _send_results(hub: Hub, run) -> None:
+    """The series' result to every client still connected (``gameResult``)."""
+    wins = run.counts["wins"]
+    for s, conn in hub.connected():
+        conn.send(
+            {
+                "type": "notify",
+                "stage": "gameResult",
+                "victoryNum": wins[s & 1],
+                "draws": run.counts["matches"] - sum(wins),
+            }
+        )
 
 
 def _write_seat_times(out: Path, hub: Hub, specs: list[str], names: dict[int, str]) -> None:

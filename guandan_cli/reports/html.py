@@ -27,6 +27,7 @@ from pathlib import Path
 import polars as pl
 from markupsafe import Markup, escape
 
+from guandan_cli.logs.manifest import PartialConfig
 from guandan_cli.view.names import strategy_names
 
 from .tables import INTERVAL_NOTE, readable_columns
@@ -267,8 +268,11 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
     manifest = Path(path) / "manifest.json"
     try:
         m = json.loads(manifest.read_text(encoding="utf-8"))
-        cfg, counts = m["config"], m.get("counts") or {}
+        counts = m.get("counts") or {}
+        cfg = PartialConfig.recorded(m) if isinstance(m["config"], dict) else None
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if cfg is None:
         return None
     counts = dict(counts)
     state = str(m.get("state", "unknown"))
@@ -292,15 +296,15 @@ def run_info(path: str | os.PathLike) -> RunInfo | None:
             counts[key] = int(counts.get(key, 0)) + extra.get(key, 0)
         if "wins" in extra:
             counts["wins"] = [a + b for a, b in zip(counts.get("wins", [0, 0]), extra["wins"])]
-    ruleset = str(cfg.get("ruleset", ""))
-    options = [f"{k}={cfg[k]}" for k in ("max_deals", "a_fail_limit", "tribute", "setups") if cfg.get(k)]
+    ruleset = str(cfg.ruleset or "")
+    options = [f"{k}={v}" for k, v in cfg.rule_options()]
     return RunInfo(
         path=str(path),
-        seed=cfg.get("seed"),
+        seed=cfg.seed,
         ruleset=" ".join([ruleset, *options]),
-        strategies=[str(s) for s in cfg.get("strategies", ["?"] * 4)],
+        strategies=[str(s) for s in (cfg.strategies if cfg.strategies is not None else ["?"] * 4)],
         matches=int(counts.get("matches", 0)),
-        planned=int(cfg.get("matches", 0)),
+        planned=int(cfg.matches or 0),
         deals=int(counts.get("deals", 0)),
         wins=list(counts.get("wins", [0, 0])),
         capped=int(counts.get("capped", 0)),
@@ -334,7 +338,7 @@ def render_html(
     """The page for ``results`` (report name → frame, in the order given)."""
     import jinja2
 
-    from guandan_cli import __version__
+    from guandan_cli._version import __version__
 
     titles = titles or {}
     definitions = definitions or {}

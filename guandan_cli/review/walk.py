@@ -22,9 +22,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
 from guandan_cli.engine.observation import Observation, observe
+
+if TYPE_CHECKING:
+    from guandan_cli.logs.manifest import PartialConfig
 
 
 class ReviewInputError(ValueError):
@@ -88,9 +92,9 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
     """
     from pathlib import Path
 
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import DealNotFound, find_deal
-    from guandan_cli.runner.rundir import read_manifest
 
     run = Path(run)
     try:
@@ -100,10 +104,10 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
         raise
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal; a bad manifest
         raise ReviewInputError(str(exc)) from None
-    return logged_from_record(f"{path}:{line}", rec, prev, (manifest or {}).get("config", {}))
+    return logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
 
 
-def logged_from_record(where: str, rec: dict, prev: dict | None, options: dict) -> LoggedDeal:
+def logged_from_record(where: str, rec: dict, prev: dict | None, options: PartialConfig) -> LoggedDeal:
     """The deal of record ``rec`` (logged at ``where``; ``prev`` the match's previous record,
     ``options`` its run's ``config``), checked to replay (``ReviewRecordError`` if it does not)."""
     from guandan_cli.engine.rules import get_ruleset
@@ -113,9 +117,9 @@ def logged_from_record(where: str, rec: dict, prev: dict | None, options: dict) 
     try:
         rules = get_ruleset(
             rec["ruleset"],
-            a_fail_limit=options.get("a_fail_limit"),
-            max_deals=options.get("max_deals"),
-            tribute=options.get("tribute"),
+            a_fail_limit=options.a_fail_limit,
+            max_deals=options.max_deals,
+            tribute=options.tribute,
         )
         logged = LoggedDeal(
             setup=logged_setup(rec, prev, options, rules),

@@ -1,9 +1,15 @@
 """The runner: seeded task units, backends (multiprocess, Ray) and the run directory.
 
+- :mod:`.simulation` — ``simulate(...)``, the Python API behind ``guandan simulate``, composing:
+
+  - :mod:`.config` — the options checked, the output folder, the run's ``RunConfig`` settled;
+  - :mod:`.rundir` — the run directory: what it holds, the lock, recovery, every file written;
+  - :mod:`.planning` — the tasks (chunks of matches) that play what is missing;
+  - :mod:`.execution` — a backend plays them; results journaled, parts written, progress;
+
 - :mod:`.tasks` — ``run_task((spec, start, stop))`` plays a chunk of matches in a worker;
 - :mod:`.backends` — ``local`` (in-process or a spawn ``multiprocess`` pool) and ``ray``;
-- :mod:`.rundir` — manifest, parts, resume, and ``Run`` to read a run back;
-- :mod:`.simulation` — ``simulate(...)``, the Python API behind ``guandan simulate``;
+- :mod:`.run` — ``Run``, to read a run back; :mod:`.errors` — how a run stops;
 - :mod:`.verify` / :mod:`.replay` — ``guandan verify`` and ``guandan replay``.
 
 Imports no polars (workers import this package).
@@ -15,12 +21,12 @@ import importlib
 
 # names resolved on first use, so a worker importing ``runner.tasks`` loads only what it needs
 _LAZY = {
-    "Run": "rundir",
-    "open_run": "rundir",
-    "wilson_interval": "rundir",
-    "SimulationError": "simulation",
-    "SimulationInputError": "simulation",
-    "parse_strategies": "simulation",
+    "Run": "run",
+    "open_run": "run",
+    "wilson_interval": "run",
+    "SimulationError": "errors",
+    "SimulationInputError": "errors",
+    "parse_strategies": "config",
     "simulate": "simulation",
 }
 

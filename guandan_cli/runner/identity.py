@@ -15,12 +15,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.schema import SCHEMA_VERSION
-from guandan_cli.runner.rundir import IDENTITY_KEYS, read_manifest
-
-
-def _norm(v):
-    return list(v) if isinstance(v, tuple | list) else v
 
 
 def class_spec(cls: type) -> tuple[str, type | None]:
@@ -107,24 +103,30 @@ def _code_of(fp) -> tuple | None:
     return (fp.get("hash"), fp.get("package")) if isinstance(fp, dict) else None
 
 
-def identity_changes(manifest: dict, wanted: dict, fingerprints: dict[str, dict]) -> list[str]:
+def identity_changes(
+    manifest: dict,
+    wanted: PartialConfig,
+    fingerprints: dict[str, dict],
+    *,
+    check_source: bool = False,
+    source_run_id: str | None = None,
+) -> list[str]:
     """How a stored run differs from the run ``wanted`` (config values) would play, one phrase each.
 
     ``["mine changed", "max_deals 3 (now 5)"]``; empty when the stored logs are what the
-    run would write. Only the keys present in ``wanted`` are compared (and the schema).
+    run would write. Only the fields given in ``wanted`` are compared (and the schema), and
+    with ``check_source`` the run id of the setups' source run (``source_run_id``).
     """
-    stored = manifest.get("config", {})
+    stored = PartialConfig.recorded(manifest)
     if isinstance(manifest.get("fingerprints"), dict):
         out = [_changed(s, manifest, fingerprints) for s in changed_strategies(manifest, fingerprints)]
     else:
         out = ["no code fingerprints recorded"]  # written before they were
-    for k, v in wanted.items():
-        if k in IDENTITY_KEYS and _norm(stored.get(k)) != _norm(v):
-            out.append(f"{k} {stored.get(k)!r} (now {v!r})")
-    if "setups_run_id" in wanted and manifest.get("setups_run_id") != wanted["setups_run_id"]:
-        out.append(f"the setups' source run {stored.get('setups')} changed")
-    if stored.get("schema_version") != SCHEMA_VERSION:
-        out.append(f"log schema {stored.get('schema_version')!r} (now {SCHEMA_VERSION})")
+    out += [f"{k} {was!r} (now {now!r})" for k, was, now in wanted.differences(stored)]
+    if check_source and manifest.get("setups_run_id") != source_run_id:
+        out.append(f"the setups' source run {stored.setups} changed")
+    if stored.schema_version != SCHEMA_VERSION:
+        out.append(f"log schema {stored.schema_version!r} (now {SCHEMA_VERSION})")
     return out
 
 
@@ -186,7 +188,7 @@ def setups_run_id(source: str | None) -> str | None:
 def changed_setups_refusal(out: Path, existing: dict) -> str | None:
     """Why a stored setups run cannot be continued: its source run is another run now."""
     stored = existing.get("setups_run_id")
-    source = existing.get("config", {}).get("setups")
+    source = PartialConfig.recorded(existing).setups
     if stored is None or stored == setups_run_id(source):
         return None
     return f"the setups' source run {source} changed since {out} was written; use --force to start over, or another --out"

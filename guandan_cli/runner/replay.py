@@ -14,9 +14,9 @@ from pathlib import Path
 
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, iter_records, sources
 from guandan_cli.runner.records import record_actions, record_setup
-from guandan_cli.runner.rundir import read_manifest
 from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
 
@@ -114,7 +114,7 @@ def _planned_matches(run: str | os.PathLike) -> int | None:
         manifest = read_manifest(run) if run.is_dir() else None
     except ValueError:
         return None
-    total = (manifest or {}).get("config", {}).get("matches")
+    total = PartialConfig.recorded(manifest).matches
     return total if type(total) is int and total > 0 else None
 
 
@@ -128,7 +128,7 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     files = sources(run, "deals")
     manifest = read_manifest(run) if run.is_dir() else None
     if manifest is not None:
-        part = match // manifest["config"]["part_size"]
+        part = match // PartialConfig.recorded(manifest).part_size
         files = [f for f in files if f.name.split("-", 1)[1].startswith(f"{part:05d}.")] or files
     seen = False
     for f in files:
@@ -157,8 +157,8 @@ def record_end_lines(rec: dict) -> list[str]:
     )
 
 
-def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetup:
-    """The setup a logged deal was played from, given its run's ``config`` (``options``).
+def logged_setup(rec: dict, prev: dict | None, options: PartialConfig, rules) -> DealSetup:
+    """The setup a logged deal was played from, given its run's config as recorded (``options``).
 
     A whole match's deal follows from the previous one (``prev``); a deal of a setups run
     (``compare --duplicate deal``, ``experiment``) stands alone: rebuilt from its named
@@ -166,9 +166,9 @@ def logged_setup(rec: dict, prev: dict | None, options: dict, rules) -> DealSetu
     """
     from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 
-    source = options.get("setups")
-    if source in SETUP_SOURCES and options.get("seed") is not None:
-        return source_setup(source, options["seed"], rec["match"], rules).setup
+    source = options.setups
+    if source in SETUP_SOURCES and options.seed is not None:
+        return source_setup(source, options.seed, rec["match"], rules).setup
     if source is not None:
         from guandan_cli.runner.records import record_setup_alone
 
@@ -181,17 +181,19 @@ def render_deal(
     prev: dict | None,
     *,
     symbols: bool = True,
-    options: dict | None = None,
+    options: PartialConfig | dict | None = None,
     style: Style | None = None,
 ) -> str:
     """The text of one deal (see the module docstring), laid out by :mod:`guandan_cli.view`
     (``style``: suit symbols and colour markup; by default symbols as ``symbols`` says, no colour)."""
-    options = options or {}
+    if isinstance(options, dict):  # a manifest's config block, as earlier versions took it
+        options = PartialConfig.recorded({"config": options})
+    options = options or PartialConfig()
     rules = get_ruleset(
         rec["ruleset"],
-        a_fail_limit=options.get("a_fail_limit"),
-        max_deals=options.get("max_deals"),
-        tribute=options.get("tribute"),
+        a_fail_limit=options.a_fail_limit,
+        max_deals=options.max_deals,
+        tribute=options.tribute,
     )
     setup = logged_setup(rec, prev, options, rules)
     deal = replay(setup, record_actions(rec))

@@ -1,4 +1,4 @@
-"""The run directory: manifest, parts, journals, completion state, and ``Run`` to read it back.
+"""The run directory: what a stored run holds, the lock, recovery, and every file a run writes.
 
 Layout of ``runs/NAME/``::
 
@@ -17,6 +17,21 @@ and renamed (deals first, then matches), and the journal is deleted. Which parts
 complete is decided in one place, ``guandan_cli.logs.layout.run_completeness``
 (``Run.completeness()``). Resuming keeps every complete part and every journaled match,
 and plays only the rest.
+
+In the order ``simulate`` uses them:
+
+- :func:`inspect` — what ``out`` holds (``StoredRun``): a run to continue, one to wipe
+  (``force``), or nothing; refuses a folder that is not a run and a stored run with
+  another configuration, in one line each;
+- :meth:`RunDirectory.open` — takes the lock, wipes or re-reads the stored run, drops
+  temporaries; :meth:`~RunDirectory.recover` keeps what survives (complete parts, the
+  consistent prefix of each journal);
+- :meth:`~RunDirectory.begin`, :meth:`~RunDirectory.journal`,
+  :meth:`~RunDirectory.finish`, :meth:`~RunDirectory.end` — the manifest, the journals
+  and the parts, written as ``runner.execution`` hands over results;
+- :func:`interruption` — how much a resume keeps, counted on disk, for a Ctrl-C at any moment.
+
+``Run`` (``runner.run``) reads a run back.
 """
 
 from __future__ import annotations
@@ -24,9 +39,11 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from guandan_cli.logs.journal import Journal, consistent_prefix
 from guandan_cli.logs.layout import (
     FORMAT,
     JOURNAL_SUFFIX,
@@ -38,33 +55,26 @@ from guandan_cli.logs.layout import (
     read_manifest,
     run_completeness,
 )
-from guandan_cli.logs.writer import TMP_SUFFIX, atomic_write_bytes
-from guandan_cli.view.names import strategy_name, strategy_names
+from guandan_cli.logs.manifest import (
+    CONFIG_FIELDS,
+    PartialConfig,
+    RunConfig,
+    new_manifest,
+    new_session,
+    write_manifest,
+)
+from guandan_cli.logs.writer import TMP_SUFFIX, PartWriter
+from guandan_cli.runner.config import Session, SettledRun
+from guandan_cli.runner.errors import SimulationInputError, SimulationInterrupted
+from guandan_cli.runner.run import Run, TeamWins, open_run, short_spec
 
 LOCK = ".lock"  # held (flock) by the process writing the run
 #: config keys that decide the bytes of the log: a resumed run must match them all
-IDENTITY_KEYS = (
-    "seed",
-    "matches",
-    "strategies",
-    "ruleset",
-    "a_fail_limit",
-    "max_deals",
-    "compression",
-    "part_size",
-    "schema_version",
-    "setups",
-    "tribute",
-)
+IDENTITY_KEYS = CONFIG_FIELDS
 
 
 def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-
-
-def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
-    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    atomic_write_bytes(Path(path) / MANIFEST, text.encode())
 
 
 def part_complete(path: Path, index: int, compression: str) -> bool:
@@ -101,217 +111,518 @@ def remove_temporaries(path: Path) -> None:
             p.unlink()
 
 
-@dataclass(frozen=True)
-class TeamWins:
-    team: int
-    seats: tuple[int, int]
-    strategies: tuple[str, str]
-    wins: int
-    decided: int
-
-    @property
-    def rate(self) -> float:
-        return self.wins / self.decided if self.decided else float("nan")
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        from guandan_cli.stats import wilson_interval
-
-        return wilson_interval(self.wins, self.decided)
+# ------------------------------------------------------------------ what a folder holds
 
 
-#: the widest line a run's summary prints (a terminal of 100 columns)
-SUMMARY_WIDTH = 100
+@dataclass
+class StoredRun:
+    """What ``inspect`` found in a run directory: the manifest of a run to continue (or
+    ``None``), and whether an old run is to be wiped first (``force``)."""
 
-
-def short_spec(spec: str) -> str:
-    """A strategy spec without its folder or package: ``mybot.py:Mine`` for
-    ``/home/me/bots/mybot.py:Mine``, ``remote:alice`` for ``guandan_cli.protocol.remote:alice``
-    (:func:`guandan_cli.view.names.strategy_name`, the name every table shows).
-
-    >>> short_spec("/home/me/bots/mybot.py:Mine"), short_spec("guandan_cli.protocol.remote:alice")
-    ('mybot.py:Mine', 'remote:alice')
-    >>> short_spec("heuristic"), short_spec("onnx:models/m.onnx")
-    ('heuristic', 'onnx:m.onnx')
-    """
-    return strategy_name(spec)
-
-
-def _team_lines(tw: TeamWins, wins: str, width: int = SUMMARY_WIDTH, names: dict | None = None) -> list[str]:
-    """A team's summary line with its seats' strategies as people read them (``names``: spec
-    -> name, see :mod:`guandan_cli.view.names`), else one line per seat ending in ``…`` if need be."""
-    names = names or strategy_names(tw.strategies)
-    head = f"team {tw.team} (seats {tw.seats[0]},{tw.seats[1]}"
-    shown = tuple(names.get(x, x) for x in tw.strategies)
-    line = f"{head}: {shown[0]},{shown[1]}){wins}"
-    if len(line) <= width:
-        return [line]
-    fit = width - 12
-    return [f"{head}){wins}"] + [
-        f"  seat {seat}: {name if len(name) <= fit else name[: fit - 1] + '…'}"
-        for seat, name in zip(tw.seats, shown)
-    ]
-
-
-class Run:
-    """A run directory on disk: its manifest and its log as Polars frames.
-
-    >>> run = Run("runs/demo")                       # doctest: +SKIP
-    >>> run.deals().select("match", "deal", "upgrade")  # doctest: +SKIP
-    """
-
-    def __init__(self, path: str | os.PathLike) -> None:
-        self.path = Path(path)
-        if read_manifest(self.path) is None:
-            raise ValueError(f"{self.path}: no run here (no {MANIFEST})")
-        #: set by ``simulate(resume=True)`` when the run was already complete (nothing was played)
-        self.already_complete = False
-
-    # -------------------------------------------------------------- manifest
-
-    @property
-    def manifest(self) -> dict:
-        """The manifest as stored now (re-read on every access)."""
-        m = read_manifest(self.path)
-        assert m is not None
-        return m
-
-    @property
-    def state(self) -> str:
-        return self.manifest["state"]
+    manifest: dict | None
+    wipe: bool
 
     @property
     def complete(self) -> bool:
-        return self.state == "complete"
+        """A complete run whose parts are all there: nothing to play."""
+        return self.manifest is not None and self.manifest["state"] == "complete"
 
     @property
-    def config(self) -> dict:
-        return self.manifest["config"]
+    def config(self) -> PartialConfig:
+        """The stored config (nothing for a run to wipe or a new one)."""
+        return PartialConfig.recorded(self.manifest)
 
-    @property
-    def counts(self) -> dict:
-        return self.manifest["counts"]
+    def matches_in_parts(self) -> int:
+        """The matches held by the complete parts the stored manifest lists (0 for a new run)."""
+        if self.manifest is None or self.wipe:
+            return 0
+        return sum(p["stop_match"] - p["first_match"] for p in self.manifest.get("parts", []))
 
-    # -------------------------------------------------------------- the log
 
-    def completeness(self) -> Completeness:
-        """Which parts are complete (the only files readers use) and how many matches they hold.
-
-        ``run.completeness().describe()`` is ``complete run: 300 matches`` or
-        ``incomplete run: 100 of 300 matches``; see ``guandan_cli.logs.layout``.
-        """
-        return run_completeness(self.path, self.manifest)
-
-    def deal_files(self) -> list[Path]:
-        """The deals files of the complete parts, in order."""
-        return run_completeness(self.path, self.manifest, journals=False).deal_files()
-
-    def match_files(self) -> list[Path]:
-        """The matches files of the complete parts, in order."""
-        return run_completeness(self.path, self.manifest, journals=False).match_files()
-
-    def scan(self, **kwargs):
-        """``pl.LazyFrame`` of the deal records (see ``guandan_cli.logs.reader.scan_deals``)."""
-        from guandan_cli.logs.reader import scan_deals
-
-        return scan_deals(self.path, **kwargs)
-
-    def deals(self, **kwargs):
-        """``pl.DataFrame`` of the deal records."""
-        return self.scan(**kwargs).collect()
-
-    def scan_matches(self, **kwargs):
-        """``pl.LazyFrame`` of the match records."""
-        from guandan_cli.logs.reader import scan_matches
-
-        return scan_matches(self.path, **kwargs)
-
-    def matches(self, **kwargs):
-        """``pl.DataFrame`` of the match records."""
-        return self.scan_matches(**kwargs).collect()
-
-    # -------------------------------------------------------------- summary
-
-    def team_wins(self) -> list[TeamWins]:
-        m = self.manifest
-        strategies = m["config"]["strategies"]
-        counts = m["counts"]
-        decided = sum(counts["wins"])
-        return [
-            TeamWins(t, (t, t + 2), (strategies[t], strategies[t + 2]), counts["wins"][t], decided)
-            for t in (0, 1)
-        ]
-
-    def summary(self) -> str:
-        """A one-screen text summary (what ``guandan simulate`` prints at the end)."""
-        m = self.manifest
-        c = m["counts"]
-        cfg = m["config"]
-        lines = [f"run {self.path}  ({m['state']})"]
-        lines.append(
-            f"matches  {c['matches']} of {cfg['matches']}"
-            f"  (decided {sum(c['wins'])}, capped {c['capped']}, errored {c['errors']})"
+def inspect(out: Path, required: PartialConfig, resume: bool, force: bool) -> StoredRun:
+    """Check ``out`` for a run: one to continue, one to wipe, or none (``SimulationInputError``
+    for a folder that is not a run, and for a stored run ``required`` disagrees with)."""
+    if out.exists() and not out.is_dir():
+        raise SimulationInputError(f"output {out} exists and is not a directory")
+    existing, damaged = _stored_manifest(out, force) if out.is_dir() else (None, False)
+    if damaged:
+        return StoredRun(None, True)
+    if existing is None:
+        if resume:
+            raise SimulationInputError(f"nothing to resume: no run in {out}")
+        return StoredRun(None, False)
+    if force:
+        return StoredRun(None, True)
+    _mark_missing_parts(out, existing)
+    _refuse_other_config(out, existing, required)
+    if existing["state"] == "complete" and not resume:
+        raise SimulationInputError(
+            f"output {out} holds a complete run; use --force to overwrite it or another --out"
         )
-        s = m["sessions"][-1] if m.get("sessions") else None
-        speed = ""
-        if s and s.get("seconds"):
-            speed = f"  ({s['deals']} this session in {s['seconds']:.1f} s: {s['deals'] / s['seconds']:.1f} deals/s, {s['workers']} worker{'s' if s['workers'] != 1 else ''})"
-        lines.append(f"deals    {c['deals']}{speed}")
-        extra = []
-        if cfg.get("max_deals"):
-            extra.append(f"max_deals={cfg['max_deals']}")
-        if cfg.get("a_fail_limit"):
-            extra.append(f"a_fail_limit={cfg['a_fail_limit']}")
-        lines.append(
-            f"ruleset  {cfg['ruleset']}{'  ' + ' '.join(extra) if extra else ''}  seed {cfg['seed']}"
-        )
-        names = strategy_names(cfg["strategies"])
-        for tw in self.team_wins():
-            lo, hi = tw.interval
-            rate = f"{tw.rate:6.1%}" if tw.decided else "   n/a"
-            wins = f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
-            lines += _team_lines(tw, wins, names=names)
-        if m.get("error"):
-            lines.append(f"error    {m['error'].splitlines()[0]}")
-        compression = "uncompressed" if cfg["compression"] == "none" else cfg["compression"]
-        lines.append(f"log      {self.path}/  ({len(m['parts'])} part(s), {compression})")
-        return "\n".join(lines)
+    return StoredRun(existing, False)
 
-    def __repr__(self) -> str:
+
+def _stored_manifest(out: Path, force: bool) -> tuple[dict | None, bool]:
+    """``(manifest, damaged)`` of the folder ``out``: ``(None, False)`` for an empty folder,
+    ``(None, True)`` for a damaged run that ``force`` is to wipe."""
+    try:
+        existing = read_manifest(out)
+    except ValueError as exc:
+        if force and _damaged_run(out):
+            return None, True
+        hint = "use --force to start over or another --out" if _damaged_run(out) else "choose another --out"
+        raise SimulationInputError(f"{exc}; {hint}") from None
+    if existing is None and any(p.name not in (LOCK, MANIFEST + TMP_SUFFIX) for p in out.iterdir()):
+        raise SimulationInputError(
+            f"output {out} exists, is not empty and is not a guandan run; choose another --out"
+        )
+    return existing, False
+
+
+def _mark_missing_parts(out: Path, existing: dict) -> None:
+    """A run recorded complete whose parts are not all there is ``incomplete``: redo them."""
+    if existing["state"] != "complete":
+        return
+    try:
+        whole = run_completeness(out, existing, journals=False).complete
+    except ValueError as exc:
+        raise SimulationInputError(f"{exc}; use --force to start over or another --out") from None
+    if not whole:
+        existing["state"] = "incomplete"  # a part went missing: redo it
+
+
+def _refuse_other_config(out: Path, existing: dict, required: PartialConfig) -> None:
+    stored = PartialConfig.recorded(existing)
+    differ = required.differences(stored, schema=True)
+    if differ:
+        shown = ", ".join(f"{k} {_shown(was)} (now {_shown(now)})" for k, was, now in differ)
+        raise SimulationInputError(
+            f"output {out} holds a run with another configuration: {shown}; use --force to start over or another --out"
+        )
+
+
+def _shown(v) -> str:
+    """A configuration value as a refusal shows it: ``not set``, ``a,b,c,d`` for strategies.
+
+    >>> _shown(None), _shown(("greedy", "random", "greedy", "random")), _shown(3)
+    ('not set', 'greedy,random,greedy,random', '3')
+    """
+    if v is None:
+        return "not set"
+    if isinstance(v, tuple | list):
+        return ",".join(map(str, v))
+    return str(v) if isinstance(v, int) else repr(v)
+
+
+def _damaged_run(out: Path) -> bool:
+    """Whether ``out``, whose manifest does not read, is still recognisably a guandan run.
+
+    Its manifest says ``"format": "guandan-run"``, or part files lie next to it: ``--force``
+    may then wipe it (only the files a run writes, ``run_files``).
+    """
+    try:
+        data = json.loads((out / MANIFEST).read_bytes())
+        if isinstance(data, dict) and data.get("format") == FORMAT:
+            return True
+    except (OSError, ValueError):
+        pass
+    return any(p.name.startswith("deals-") for p in run_files(out))
+
+
+# ------------------------------------------------------------------ a Ctrl-C, a full disk
+
+
+def interruption(
+    out: str | os.PathLike, reason: KeyboardInterrupt | None = None, *, created: bool = False
+) -> SimulationInterrupted:
+    """A ``SimulationInterrupted`` for a Ctrl-C at any moment, from what the run directory ``out`` holds.
+
+    The matches saved are those a resume keeps (complete parts and journaled matches, as
+    ``guandan_cli.logs.layout.run_completeness`` counts them). With no run in ``out``, it
+    says nothing was written (and removes ``out`` if this session ``created`` it empty but
+    for its lock).
+    """
+    out = Path(out)
+    try:
+        manifest = read_manifest(out) if out.is_dir() else None
+        c = run_completeness(out, manifest) if manifest is not None else None
+    except (OSError, ValueError):
+        manifest = c = None
+    if c is None:
+        if created and out.is_dir():
+            _remove_empty(out)
+        exc = SimulationInterrupted(out, 0, 0, reason)
+        exc.nothing_written = True
+    else:
+        exc = SimulationInterrupted(out, c.matches, c.total_matches, reason)
+        exc.complete = c.complete and c.state == "complete"  # else a resume records it complete
+    exc.args = (exc.resume_hint(),)
+    return exc
+
+
+def _remove_empty(out: Path) -> None:
+    """Remove the folder this session made, which holds nothing but its lock."""
+    try:
+        (out / LOCK).unlink(missing_ok=True)
+        (out / (MANIFEST + TMP_SUFFIX)).unlink(missing_ok=True)
+        out.rmdir()
+    except OSError:
+        pass
+
+
+def saved_line(out: Path, total: int) -> str:
+    """How much of a run that stopped on a write error is safe, and how to go on."""
+    try:
+        saved = run_completeness(out, read_manifest(out)).matches
+    except (OSError, ValueError):
+        return f"the complete parts in {out} are safe: make room, then rerun with --resume"
+    return f"{saved} of {total} matches are saved: make room, then rerun with --resume"
+
+
+# ------------------------------------------------------------------ opening, recovering
+
+
+def _lock(out: Path):
+    """Hold an exclusive lock on the run directory (released when the process ends)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    fh = open(out / LOCK, "a+b")
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise SimulationInputError(
+            f"another simulate is writing to {out}; wait for it or choose another --out"
+        ) from None
+    return fh
+
+
+def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
+    """Wipe the old run (``--force``) or re-read its manifest under the lock; drop ``*.tmp`` files."""
+    if wipe:
         try:
-            m = self.manifest
-            return f"Run({str(self.path)!r}, state={m['state']!r}, matches={m['counts']['matches']}, deals={m['counts']['deals']})"
-        except Exception:  # noqa: BLE001
-            return f"Run({str(self.path)!r})"
+            still = read_manifest(out) is not None  # still the run checked above
+        except ValueError:
+            still = _damaged_run(out)  # a damaged run, and --force was given
+        if still:
+            for f in run_files(out):
+                f.unlink()
+        existing = None
+    else:
+        existing = read_manifest(out) if existing is not None else None
+    remove_temporaries(out)
+    return existing
 
 
-def open_run(path: str | os.PathLike) -> Run:
-    """The run at ``path`` (a directory holding ``manifest.json``)."""
-    return Run(path)
+def _recover(out: Path, plan, comp: str, existing: dict | None) -> tuple[dict[int, dict], dict[int, Journal]]:
+    """What survives of an earlier session: complete parts' entries, and the journals of the others.
+
+    A journal's entries must lie inside its part and not overlap; it is cut at the first
+    one that does not. Journals of complete parts (a crash after the rename) are deleted.
+    """
+    parts: dict[int, dict] = {}
+    journals: dict[int, Journal] = {}
+    if existing is None:
+        for index, _a, _b in plan:
+            journal_path(out, index).unlink(missing_ok=True)
+        return parts, journals
+    known = {p["index"]: p for p in existing.get("parts", [])}
+    complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
+    for index, start, stop in plan:
+        jpath = journal_path(out, index)
+        if index in complete:
+            entry = known.get(index)
+            parts[index] = entry if entry is not None else _count_part(out, index, comp, start, stop)
+            jpath.unlink(missing_ok=True)
+        elif jpath.is_file():
+            journal = Journal.open(jpath)
+            journal.keep_first(len(consistent_prefix(journal.entries, start, stop)))
+            journals[index] = journal
+    return parts, journals
 
 
-def __getattr__(name: str):
-    """``wilson_interval`` (``guandan_cli.stats``), imported on first use: ``simulate`` needs none."""
-    if name == "wilson_interval":
-        from guandan_cli.stats import wilson_interval
+def _count_part(out: Path, index: int, compression: str, start: int, stop: int) -> dict:
+    """Facts of a complete part found on disk but missing from the manifest."""
+    from guandan_cli.logs.reader import iter_records, open_part
 
-        return wilson_interval
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    deals_path, matches_path = part_paths(out, index, compression)
+    wins = [0, 0]
+    errors = capped = n = 0
+    for _line, rec in iter_records(matches_path, "matches"):
+        n += 1
+        if rec["winner"] is not None:
+            wins[rec["winner"]] += 1
+        capped += bool(rec["capped"])
+        errors += rec["error"] is not None
+    with open_part(deals_path) as fh:
+        deals = sum(1 for _ in fh)
+    return _part_entry(index, start, stop, n, deals, errors, wins, capped, None, None)
+
+
+# ------------------------------------------------------------------ parts and counts
+
+
+def _part_entry(index, start, stop, matches, deals, errors, wins, capped, dfile, mfile) -> dict:
+    return {
+        "index": index,
+        "first_match": start,
+        "stop_match": stop,
+        "matches": matches,
+        "deals": deals,
+        "errors": errors,
+        "capped": capped,
+        "wins": list(wins),
+        "deals_file": dfile,
+        "matches_file": mfile,
+    }
+
+
+def _totals(parts: list[dict]) -> dict:
+    return {
+        "matches": sum(p["matches"] for p in parts),
+        "deals": sum(p["deals"] for p in parts),
+        "errors": sum(p["errors"] for p in parts),
+        "capped": sum(p["capped"] for p in parts),
+        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
+    }
+
+
+def journal_facts(res) -> dict:
+    """The facts a journal entry records of a task's result (``runner.tasks.TaskResult``)."""
+    return {
+        "matches": res.matches,
+        "deals": res.deals,
+        "errors": len(res.errors),
+        "capped": res.capped,
+        "wins": list(res.wins),
+    }
+
+
+def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journal: Journal) -> dict:
+    """Write part ``index``'s two files from its journal (each ``.tmp``, fsync, rename); its entry."""
+    entries = journal.in_match_order()
+    writers: list[PartWriter] = []
+    files = []
+    try:
+        for path, read in zip(part_paths(out, index, comp), (journal.deal_lines, journal.match_lines)):
+            writer = PartWriter(path, comp)
+            writers.append(writer)
+            for e in entries:
+                writer.write(read(e))
+            files.append(writer.commit())
+    except BaseException:
+        for writer in writers:
+            writer.abort()
+        raise
+    f = [e.facts for e in entries]
+    wins = [sum(x["wins"][0] for x in f), sum(x["wins"][1] for x in f)]
+    return _part_entry(
+        index,
+        start,
+        stop,
+        sum(x["matches"] for x in f),
+        sum(x["deals"] for x in f),
+        sum(x["errors"] for x in f),
+        wins,
+        sum(x["capped"] for x in f),
+        files[0],
+        files[1],
+    )
+
+
+def _new_manifest(
+    settled: SettledRun, command: str, existing: dict | None, session: Session, workers: int, chunk_size: int
+) -> dict:
+    """The manifest this session starts (continuing ``existing``'s start, folder and sessions)."""
+    from guandan_cli._version import __version__
+
+    return new_manifest(
+        settled.config,
+        package_version=__version__,
+        command=command,
+        # the folder relative paths (file.py:Class strategies) were read from
+        started_in=(existing or {}).get("started_in") or os.getcwd(),
+        started_at=(existing or {}).get("started_at") or now_iso(),
+        sessions=list((existing or {}).get("sessions", [])),
+        fingerprints=settled.fingerprints,
+        setups_run_id=settled.setups_run_id,
+        on_error=session.on_error,
+        workers=workers,
+        backend=session.backend,
+        chunk_size=chunk_size,
+        ray_address=session.ray_address,
+    )
+
+
+# ------------------------------------------------------------------ the directory being written
+
+
+class RunDirectory:
+    """A run directory opened for writing (locked): what survived, and every write of a session.
+
+    ``parts``: the manifest entries of the complete parts; ``journals``: the open journals
+    of the others. ``finish`` may run in another thread (``runner.execution``'s part
+    writer) than ``journal``; the manifest is written under one lock.
+    """
+
+    def __init__(self, out: Path, existing: dict | None, lock) -> None:
+        self.out = out
+        #: the stored manifest as re-read under the lock (``None``: a new run)
+        self.existing = existing
+        self._lock = lock
+        self.parts: dict[int, dict] = {}
+        self.journals: dict[int, Journal] = {}
+        self.plan: list[tuple[int, int, int]] = []
+        self.compression = "none"
+        self.manifest: dict = {}
+        self.session: dict = {}
+        self._mutex = threading.RLock()
+
+    @classmethod
+    def open(cls, out: Path, stored: StoredRun) -> RunDirectory:
+        """Make ``out``, lock it, wipe the old run (``stored.wipe``) or re-read it (``SimulationInputError``
+        when the folder cannot be made or another process holds it)."""
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            lock = _lock(out)
+        except OSError as exc:
+            raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
+        try:
+            existing = _clear_or_reload(out, stored.manifest, stored.wipe)
+        except BaseException:
+            if lock is not None:
+                lock.close()
+            raise
+        return cls(out, existing, lock)
+
+    def close_journals(self, *more: Journal) -> None:
+        """Close the journals still open (and ``more``: those handed to the part writer)."""
+        for journal in [*self.journals.values(), *more]:
+            journal.close()
+
+    def close(self) -> None:
+        """Close the journals still open and release the lock."""
+        self.close_journals()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> RunDirectory:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -------------------------------------------------------------- what survives
+
+    def recover(self, config: RunConfig) -> None:
+        """Keep the complete parts and the journaled matches of ``config``'s parts (see ``_recover``)."""
+        self.plan = plan_parts(config.matches, config.part_size)
+        self.compression = config.compression
+        self.parts, self.journals = _recover(self.out, self.plan, self.compression, self.existing)
+
+    def held(self) -> dict[int, list[tuple[int, int]]]:
+        """The matches already held, by part: ``[(first, stop)]`` of each journal entry (a
+        complete part holds its whole range)."""
+        out = {index: [(start, stop)] for index, start, stop in self.plan if index in self.parts}
+        for index, journal in self.journals.items():
+            out[index] = sorted((e.start, e.stop) for e in journal.entries)
+        return out
+
+    def bounds(self, index: int) -> tuple[int, int]:
+        _i, start, stop = self.plan[index]
+        return start, stop
+
+    # -------------------------------------------------------------- the manifest
+
+    def begin(
+        self, settled: SettledRun, command: str, session: Session, workers: int, chunk_size: int
+    ) -> None:
+        """Start this session's manifest (the run's config and identity, how it is played) and write it."""
+        self.manifest = _new_manifest(settled, command, self.existing, session, workers, chunk_size)
+        self.session = new_session(now_iso(), workers=workers, backend=session.backend, chunk_size=chunk_size)
+        self.manifest["sessions"].append(self.session)
+        try:
+            self.save()
+        except OSError as exc:
+            self.close_journals()
+            raise SimulationInputError(f"cannot write to output {self.out}: {exc.strerror or exc}") from None
+
+    def save(self, state: str | None = None) -> None:
+        """Write the manifest with the parts complete so far (and ``state`` if given)."""
+        with self._mutex:
+            ordered = [self.parts[i] for i in sorted(self.parts)]
+            self.manifest["parts"] = ordered
+            self.manifest["counts"] = _totals(ordered) | {"parts": len(self.plan), "parts_done": len(ordered)}
+            if state is not None:
+                self.manifest["state"] = state
+            write_manifest(self.out, self.manifest)
+
+    def note_session(self, matches: int, deals: int, seconds: float) -> None:
+        """This session's counts so far (written with the next part)."""
+        self.session.update(matches=matches, deals=deals, seconds=round(seconds, 3))
+
+    def end(self, state: str, error: str | None, matches: int, deals: int, seconds: float) -> None:
+        """Record how the session ended and write the manifest (a disk gone away leaves the parts safe)."""
+        self.note_session(matches, deals, seconds)
+        self.session.update(state=state, ended_at=now_iso())
+        self.manifest["error"] = error
+        self.manifest["ended_at"] = now_iso()
+        try:
+            self.save(state)
+        except OSError:  # pragma: no cover - the disk went away; the parts are safe
+            pass
+
+    # -------------------------------------------------------------- journals and parts
+
+    def journal(self, index: int, res) -> Journal:
+        """Append a task's result to part ``index``'s journal (fsynced); the journal."""
+        journal = self.journals.get(index)
+        if journal is None:
+            journal = self.journals[index] = Journal.open(journal_path(self.out, index))
+        journal.append(res.start, res.stop, res.deal_lines, res.match_lines, journal_facts(res))
+        return journal
+
+    def covered(self) -> list[int]:
+        """The parts whose journals cover them (a session stopped before writing them)."""
+        return [i for i, j in self.journals.items() if j.covers(*self.bounds(i))]
+
+    def take(self, index: int) -> Journal:
+        """Part ``index``'s journal, no longer counted among the open ones (to be finished)."""
+        return self.journals.pop(index)
+
+    def finish(self, index: int, journal: Journal) -> None:
+        """Part ``index``'s journal covers it: write its files, record it, drop the journal."""
+        start, stop = self.bounds(index)
+        entry = _finish_part(self.out, index, start, stop, self.compression, journal)
+        with self._mutex:
+            self.parts[index] = entry
+            self.save()
+        journal.remove()
 
 
 __all__ = [
     "FORMAT",
     "IDENTITY_KEYS",
+    "LOCK",
     "MANIFEST",
     "Completeness",
     "Run",
+    "RunDirectory",
+    "StoredRun",
     "TeamWins",
-    "now_iso",
+    "inspect",
+    "interruption",
     "journal_path",
+    "now_iso",
     "open_run",
     "part_paths",
     "plan_parts",
     "read_manifest",
     "run_completeness",
+    "run_files",
+    "short_spec",
     "write_manifest",
 ]

@@ -69,7 +69,7 @@ from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.schema import deal_record
 from guandan_cli.runner.records import record_setup
-from guandan_cli.runner.tasks import match_seed
+from guandan_cli.runner.seeds import match_seed
 
 #: named setup sources (anything else given to ``load_setups`` is a run directory)
 SOURCES = ("fresh", "random")
@@ -139,18 +139,16 @@ def run_setups(run_dir: str | os.PathLike, rules: Ruleset | None = None) -> Iter
     Raises ``ValueError`` when ``run_dir`` holds no run.
     """
     from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import iter_records, part_files
-    from guandan_cli.runner.rundir import read_manifest
 
     path = Path(run_dir)
     manifest = read_manifest(path) if path.is_dir() else None
     if manifest is None:
         raise ValueError(f"setups {str(run_dir)!r}: no run directory (no manifest.json) there")
-    cfg = manifest["config"]
     if rules is None:
-        rules = get_ruleset(
-            cfg["ruleset"], a_fail_limit=cfg.get("a_fail_limit"), max_deals=cfg.get("max_deals")
-        )
+        cfg = PartialConfig.recorded(manifest)
+        rules = get_ruleset(cfg.ruleset, a_fail_limit=cfg.a_fail_limit, max_deals=cfg.max_deals)
     last: dict[int, dict] = {}
     for f in part_files(path, "deals"):
         for _line, rec in iter_records(f, "deals"):

@@ -20,10 +20,11 @@ from guandan_cli.engine.failures import BotFailure
 from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
-from guandan_cli.engine.seeding import derive_seed, derived_rng
+from guandan_cli.engine.seeding import derived_rng
 from guandan_cli.logs.deal_lines import DealLines
 from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
+from guandan_cli.runner.seeds import match_seed
 
 ON_ERROR = ("stop", "record")
 #: the cyclic garbage collector's first threshold while a task plays: a deal allocates tens of
@@ -80,11 +81,6 @@ class TaskResult:
 
 class SetupSourceError(Exception):
     """The run directory a setups run takes its deals from cannot be read."""
-
-
-def match_seed(root_seed: int, match_index: int) -> int:
-    """The seed of match ``match_index`` of a run with root seed ``root_seed``."""
-    return derive_seed(root_seed, "match", match_index)
 
 
 _CLASSES: dict[tuple, list] = {}

@@ -38,13 +38,13 @@ from guandan_cli.engine.deal import OVER, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.layout import MANIFEST
+from guandan_cli.logs.manifest import PartialConfig, part_plan, read_manifest
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.records import record_actions, record_setup
-from guandan_cli.runner.rundir import read_manifest
+from guandan_cli.runner.seeds import match_seed as _match_seed
 from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
-from guandan_cli.runner.tasks import match_seed as _match_seed
 
 
 @dataclass(frozen=True)
@@ -126,18 +126,18 @@ COMPARED = (
 )
 
 
-def _facts(manifest: dict | None) -> dict:
-    """What the deal checks need from a manifest (small and picklable, for the workers)."""
-    cfg = (manifest or {}).get("config", {})
-    return {
-        "seed": cfg.get("seed"),
-        "a_fail_limit": cfg.get("a_fail_limit"),
-        "max_deals": cfg.get("max_deals"),
-        "run_id": (manifest or {}).get("run_id"),
-        "strategies": cfg.get("strategies"),
-        "setups": cfg.get("setups"),
-        "tribute": cfg.get("tribute"),
-    }
+@dataclass(frozen=True)
+class _RunFacts:
+    """What the deal checks need from a manifest (small and picklable, for the workers): its
+    config as recorded (or, without a manifest, as the deal lines show it) and its run id."""
+
+    config: PartialConfig
+    run_id: str | None
+
+
+def _facts(manifest: dict | None, inferred: dict | None = None) -> _RunFacts:
+    config = PartialConfig.recorded(manifest).updated(PartialConfig.of(**(inferred or {})))
+    return _RunFacts(config, (manifest or {}).get("run_id"))
 
 
 #: the fields of a match's last deal that its match record is checked against
@@ -145,16 +145,17 @@ _LAST_FIELDS = ("deal", "match_seed", "levels_after", "match_over", "match_winne
 
 
 class _RunVerifier:
-    def __init__(self, facts: dict, report: VerifyReport) -> None:
+    def __init__(self, facts: _RunFacts, report: VerifyReport) -> None:
         self.report = report
-        self.seed = facts["seed"]
-        self.a_fail_limit = facts["a_fail_limit"]
-        self.max_deals = facts["max_deals"]
-        self.run_id = facts["run_id"]
-        self.strategies = facts["strategies"]
-        self.tribute = facts["tribute"]
+        config = facts.config
+        self.seed = config.seed
+        self.a_fail_limit = config.a_fail_limit
+        self.max_deals = config.max_deals
+        self.run_id = facts.run_id
+        self.strategies = config.strategies
+        self.tribute = config.tribute
         #: a setups run (one deal per "match", see runner/setups.py) other than fresh ones
-        self.setups = facts["setups"] if facts["setups"] not in (None, "fresh") else None
+        self.setups = config.setups if config.setups not in (None, "fresh") else None
         self.states: dict[int, _MatchState] = {}
         self._rules: dict[str, object] = {}
 
@@ -537,9 +538,8 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
             manifest, unreadable_manifest = read_manifest(run_dir), None
         except ValueError as exc:
             manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
-        facts = _facts(manifest)
         inferred = infer_options(deal_files) if manifest is None else {}
-        facts.update(inferred)
+        facts = _facts(manifest, inferred)
         v = _RunVerifier(facts, report)
         files = [*deal_files, *match_files]
         mark: dict = {}
@@ -612,15 +612,33 @@ def infer_options(deal_files: list[Path]) -> dict[str, int | str]:
                 paid = paid or sum(rec["hands"][s].split().count("HR") for s in payers) == 2
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 continue
-    out: dict[str, int | str] = {}
-    for name, votes in (("max_deals", caps), ("a_fail_limit", limits)):
-        if votes:
-            out[name] = max(votes, key=lambda value: (votes[value], value))
-    if set_up and all(count[2] == 1 for count in failures.values()):
-        out["setups"] = ALONE
-    if paid:
-        out["tribute"] = "paid"
-    return out
+    found = PartialConfig.given_values(
+        max_deals=_most_given(caps),
+        a_fail_limit=_most_given(limits),
+        setups=ALONE if set_up and all(count[2] == 1 for count in failures.values()) else None,
+        tribute="paid" if paid else None,
+    )
+    return dict(found.items())
+
+
+def _most_given(votes: Counter[int]) -> int | None:
+    """The value most lines give (the larger on a tie), ``None`` for none."""
+    return max(votes, key=lambda value: (votes[value], value)) if votes else None
+
+
+def inferred_note(options: dict[str, int | str]) -> str:
+    """How a note names the options ``infer_options`` found: ``max_deals 3 (from its capped deals), …``."""
+    found = PartialConfig.of(**options)
+    said = []
+    if found.max_deals is not None:
+        said.append(f"max_deals {found.max_deals} (from its capped deals)")
+    if found.a_fail_limit is not None:
+        said.append(f"a_fail_limit {found.a_fail_limit} (from its levels sent back to 2 at A)")
+    if found.setups is not None:
+        said.append("each deal on its own (its matches are single deals from set situations: a setups run)")
+    if found.tribute is not None:
+        said.append(f"tribute {found.tribute} (from a tribute paid by a side holding both HR)")
+    return ", ".join(said)
 
 
 def _start_run(
@@ -698,14 +716,14 @@ def _fold_identity(report: VerifyReport, manifest: dict, run_dir: Path, mark: di
         return
     folded = set(_IDENTITY) | {"sha256", "listed"} if "run_id" in roots else set(roots)
     kept = [p for p in own if p.cause is None or p.cause[0] not in folded]
-    cfg = manifest.get("config") or {}
+    cfg = PartialConfig.recorded(manifest)
     said = []
     if "run_id" in roots:
         said.append(f"its run_id {manifest.get('run_id')!r} is not the log's {seen['run_id']!r}")
     if "seed" in roots:
-        said.append(f"its seed {cfg.get('seed')!r} gives none of the log's match seeds")
+        said.append(f"its seed {cfg.seed!r} gives none of the log's match seeds")
     if "strategies" in roots:
-        said.append(f"its strategies {cfg.get('strategies')} are not the log's {seen['strategies']}")
+        said.append(f"its strategies {cfg.strategies} are not the log's {seen['strategies']}")
     what = "another run's manifest" if "run_id" in roots else "a manifest that does not fit the log"
     n = len(own) - len(kept)
     matches_too = any(
@@ -796,6 +814,56 @@ def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
         report.problems.append(Problem(bad.path, bad.line, bad.reason))
 
 
+_PART_FILE = re.compile(r"(deals|matches)-(\d{5})\.jsonl(\.gz|\.zst)?")
+
+
+def stray_part_notes(runs: list[Path]) -> list[str]:
+    """A note per run folder holding part files that are no part of the run (outside its plan,
+    or of another compression): no reader reads them, so "ok" would pass over them."""
+    from guandan_cli.logs.layout import part_paths, plan_parts
+
+    notes = []
+    for run in runs:
+        try:
+            manifest = read_manifest(run) if run.is_dir() else None
+            if manifest is None:
+                continue
+            matches, part_size, compression = part_plan(manifest)
+            plan = plan_parts(matches, part_size)
+            planned = {p.name for index, _a, _b in plan for p in part_paths(run, index, compression)}
+            stray = sorted(
+                q.name for q in run.iterdir() if _PART_FILE.fullmatch(q.name) and q.name not in planned
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if stray:
+            parts = "part 0" if len(plan) == 1 else f"parts 0..{len(plan) - 1}"
+            notes.append(
+                f"note: {run}: {', '.join(stray)} {'is' if len(stray) == 1 else 'are'} not read: "
+                f"the run's {matches} matches are {parts}, {'uncompressed' if compression == 'none' else compression}"
+            )
+    return notes
+
+
+def unverified_journal_notes(runs: list[Path]) -> list[str]:
+    """A note per unfinished run with journaled matches: verify reads complete parts only."""
+    from guandan_cli.logs.layout import run_completeness
+
+    notes = []
+    for run in runs:
+        try:
+            manifest = read_manifest(run) if run.is_dir() else None
+            c = run_completeness(run, manifest) if manifest is not None else None
+        except ValueError:
+            continue
+        if c is not None and c.journaled_matches:
+            notes.append(
+                f"note: {run}: {c.describe()}; verify checks complete parts only, not the "
+                f"{c.journaled_matches} journaled matches of unfinished parts (resume the run to verify them)"
+            )
+    return notes
+
+
 __all__ = [
     "ALONE",
     "CHUNK_DEALS",
@@ -803,6 +871,9 @@ __all__ = [
     "VerifyReport",
     "expected_deals",
     "infer_options",
+    "inferred_note",
+    "stray_part_notes",
+    "unverified_journal_notes",
     "verify",
     "verify_chunk",
 ]

@@ -1,0 +1,442 @@
+"""From ``simulate``'s options to a settled run: the one place a run's input is checked.
+
+In the order ``simulate`` uses them:
+
+- :func:`read_options` — every option checked (one ``SimulationInputError`` line for the
+  first bad one), as a ``Request``: the config values given (``PartialConfig``), the
+  session's options (``Session``: workers, backend, chunking, errors, progress), the output
+  folder, resume/force;
+- :func:`output_folder` — the run directory (the default name when none is given:
+  :func:`default_out`) and what a run stored there must agree on;
+- :func:`check_stored` — a stored run can be continued with the code there is now (its
+  strategies load, their code and the setups' source are unchanged);
+- :func:`settle` — the ``RunConfig``: the defaults, then the stored run's values, then the
+  options given; checked whole (the part plan, the setups, the disk, the strategies, the
+  ruleset), with what else identifies the run (``SettledRun``: code fingerprints, the setups'
+  source run, classes sent to workers by value).
+
+The manifest records the run as :func:`complete_command` (or :func:`canonical_command`) gives it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from guandan_cli.logs.layout import space_problem
+from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, PartialConfig, RunConfig, plan_problem
+from guandan_cli.logs.schema import SCHEMA_VERSION
+from guandan_cli.logs.writer import COMPRESSIONS
+from guandan_cli.runner.backends import BACKENDS, main_without_file, unguarded_main_call, workers_problem
+from guandan_cli.runner.errors import SimulationInputError
+from guandan_cli.runner.identity import (
+    by_value_classes,
+    changed_code_refusal,
+    changed_setups_refusal,
+    class_spec,
+    serialise_classes,
+    setups_problem,
+    setups_run_id,
+    strategy_fingerprints,
+)
+from guandan_cli.runner.tasks import ON_ERROR
+
+# ------------------------------------------------------------------ strategies
+
+
+def parse_strategies(spec: str | Sequence[str]) -> tuple[str, str, str, str]:
+    """Four seat strategies from ``a`` (all seats), ``a,b`` (seats 0/2 and 1/3) or ``a,b,c,d``.
+
+    >>> parse_strategies("greedy,random")
+    ('greedy', 'random', 'greedy', 'random')
+    """
+    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [_spec_of(s) for s in spec]
+    if any(not s for s in items):
+        raise SimulationInputError(f"empty strategy name in {spec!r}")
+    if len(items) == 1:
+        items = items * 4
+    elif len(items) == 2:
+        items = [items[0], items[1], items[0], items[1]]
+    elif len(items) != 4:
+        raise SimulationInputError(
+            f"--strategies takes 1 name (every seat), 2 (seats 0/2 and 1/3) or 4 (seats 0-3), got {len(items)}: {spec!r}"
+        )
+    return (items[0], items[1], items[2], items[3])
+
+
+def _spec_of(item) -> str:
+    """A seat's strategy as a spec string (see ``class_spec`` for classes)."""
+    if isinstance(item, type):
+        return class_spec(item)[0]
+    return str(item).strip()
+
+
+def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
+    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
+    from guandan_cli.strategies.human import input_source_installed
+    from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
+
+    classes = classes or {}
+    for s in dict.fromkeys(strategies):
+        try:
+            cls = load_strategy(classes.get(s, s))
+            if getattr(cls, "needs_input_source", False) and not input_source_installed():
+                raise SimulationInputError(
+                    f"strategy {s!r} is a seat for a person, who answers at a terminal: "
+                    "play it with `guandan play`, not in simulate or compare"
+                )
+        except SimulationInputError:
+            raise
+        except UnknownStrategyError as exc:
+            raise SimulationInputError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - a plugin that fails to import
+            raise SimulationInputError(
+                f"strategy {s!r} cannot be loaded: {type(exc).__name__}: {exc}"
+            ) from None
+
+
+# ------------------------------------------------------------------ the options
+
+
+@dataclass(frozen=True)
+class Session:
+    """How this session plays the run (never what it writes): see ``simulate``'s options."""
+
+    workers: int | None = None
+    on_error: str = "stop"
+    backend: str = "local"
+    ray_address: str | None = None
+    chunk_size: int | None = None
+    progress: bool | Callable[[int, int], None] = False
+    command: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """``simulate``'s options, checked: the config values given, the session, where and how."""
+
+    given: PartialConfig
+    session: Session
+    out: Path | None
+    resume: bool = False
+    force: bool = False
+    #: the strategy classes among the options that workers cannot import, by spec
+    by_value: dict[str, type] = field(default_factory=dict)
+
+
+def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        # the argument's name in the Python API and the option's on the command line
+        raise SimulationInputError(
+            f"{name.replace('-', '_')} (--{name}) must be a positive whole number, got {value!r}"
+        )
+
+
+def read_options(
+    *,
+    matches: int | None,
+    seed: int | None,
+    strategies: str | Sequence[str] | None,
+    ruleset: str | None,
+    max_deals: int | None,
+    a_fail_limit: int | None,
+    compression: str | None,
+    part_size: int | None,
+    setups: str | os.PathLike | None,
+    tribute: str | None,
+    out: str | os.PathLike | None,
+    resume: bool,
+    force: bool,
+    session: Session,
+) -> Request:
+    """``simulate``'s options checked, in one place (the first problem found is the error)."""
+    for name, value in (
+        ("matches", matches),
+        ("part-size", part_size),
+        ("max-deals", max_deals),
+        ("a-fail-limit", a_fail_limit),
+        ("workers", session.workers),
+        ("chunk-size", session.chunk_size),
+    ):
+        _positive(name, value)
+    if out is not None and not isinstance(out, str | os.PathLike):
+        raise SimulationInputError(f"out must be a path (the run's folder), got {out!r}")
+    _check_main_script(session)
+    given = PartialConfig.given_values(
+        matches=matches,
+        seed=seed,
+        strategies=None if strategies is None else parse_strategies(strategies),
+        ruleset=ruleset,
+        a_fail_limit=a_fail_limit,
+        max_deals=max_deals,
+        compression=compression,
+        part_size=part_size,
+        setups=None if setups is None else str(setups),
+        tribute=None if tribute in (None, "on") else tribute,
+    )
+    _check_values(given, session, resume, force)
+    if isinstance(out, str) and not out:
+        raise SimulationInputError("out: an empty path (give a folder name, or None for the default)")
+    return Request(
+        given, session, None if out is None else Path(out), resume, force, by_value_classes(strategies)
+    )
+
+
+def _check_main_script(session: Session) -> None:
+    """Worker processes run the main script again: it must have a file, and call us guarded."""
+    if session.backend != "local" or session.workers == 1:
+        return
+    stdin = main_without_file()
+    if stdin is not None:
+        raise SimulationInputError(
+            f"{stdin}: simulate() runs worker processes, which run your script again from "
+            "its file, and this one has none; save it to a .py file (or pass workers=1)"
+        )
+    where = unguarded_main_call()
+    if where is not None:
+        raise SimulationInputError(
+            f"{where}: simulate() runs worker processes, which import your script again; "
+            'call it under `if __name__ == "__main__":` (or pass workers=1)'
+        )
+
+
+def _check_values(given: PartialConfig, session: Session, resume: bool, force: bool) -> None:
+    workers, backend = session.workers, session.backend
+    problem = workers_problem(workers) if backend == "local" else None
+    if problem is not None:
+        raise SimulationInputError(problem)
+    seed = given.seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise SimulationInputError(f"seed must be a whole number, got {seed!r}")
+    if given.compression is not None and given.compression not in COMPRESSIONS:
+        raise SimulationInputError(
+            f"unknown compression {given.compression!r}: expected one of {', '.join(COMPRESSIONS)}"
+        )
+    if session.on_error not in ON_ERROR:
+        raise SimulationInputError(
+            f"unknown on-error mode {session.on_error!r}: expected one of {', '.join(ON_ERROR)}"
+        )
+    if backend not in BACKENDS:
+        raise SimulationInputError(f"unknown backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if resume and force:
+        raise SimulationInputError("--resume and --force exclude each other")
+    if session.ray_address is not None and backend != "ray":
+        raise SimulationInputError(
+            f"--ray-address {session.ray_address} goes with --backend ray, not {backend}"
+        )
+    if backend == "ray":
+        try:
+            import ray.util.multiprocessing  # noqa: F401
+        except ImportError:
+            raise SimulationInputError(
+                "the ray backend needs Ray: pip install 'guandan[ray]' (or pip install 'ray[default]')"
+            ) from None
+
+
+# ------------------------------------------------------------------ the output folder
+
+
+def default_out(config: RunConfig) -> Path:
+    """``runs/STRATEGIES-RULESET-sSEED-nMATCHES``, then ``-dMAX_DEALS``, ``-aA_FAIL_LIMIT``,
+    ``-setups_SOURCE`` and ``-tribute_MODE`` for those set: two runs differing in any option
+    that changes the games never share a default folder.
+
+    >>> cfg = RunConfig(strategies=("greedy", "random") * 2, ruleset="jiangsu2017", seed=3, matches=50)
+    >>> default_out(cfg).as_posix()
+    'runs/greedy-vs-random-jiangsu2017-s3-n50'
+    >>> default_out(replace(cfg, max_deals=3, a_fail_limit=2)).as_posix()
+    'runs/greedy-vs-random-jiangsu2017-s3-n50-d3-a2'
+    """
+    s = config.strategies
+    if len(set(s)) == 1:
+        who = s[0]
+    elif s[0] == s[2] and s[1] == s[3]:
+        who = f"{s[0]}-vs-{s[1]}"
+    else:
+        who = "_".join(s)
+    who = re.sub(r"[^A-Za-z0-9_.-]+", "_", who).strip("_.") or "run"
+    name = f"{who}-{config.ruleset}-s{config.seed}-n{config.matches}"
+    if config.max_deals is not None and config.setups is None:  # setups: always 1
+        name += f"-d{config.max_deals}"
+    if config.a_fail_limit is not None:
+        name += f"-a{config.a_fail_limit}"
+    if config.setups is not None:
+        source = str(config.setups)
+        source = source if source in ("fresh", "random") else Path(source).name
+        name += "-setups_" + (re.sub(r"[^A-Za-z0-9_.-]+", "_", source).strip("_.") or "run")
+    if config.tribute not in (None, "on"):
+        name += f"-tribute_{config.tribute}"
+    return Path("runs") / name
+
+
+def output_folder(request: Request) -> tuple[Path, PartialConfig]:
+    """The run directory and what a run stored there must agree on.
+
+    Under a given folder, the options given; under the default name (``default_out``), the
+    options of that name too (``PartialConfig.required_at_default_out``).
+    """
+    if request.out is not None:
+        return request.out, request.given
+    probe = request.given.over(RunConfig())
+    probe = replace(probe, strategies=parse_strategies(probe.strategies))
+    return default_out(probe), request.given.required_at_default_out(probe)
+
+
+# ------------------------------------------------------------------ settling the config
+
+
+@dataclass(frozen=True)
+class SettledRun:
+    """A run ready to play: its config, and what else identifies it or reaches its workers."""
+
+    config: RunConfig
+    #: the code fingerprint of each strategy and of the engine (``identity.strategy_fingerprints``)
+    fingerprints: dict
+    #: the run id of the run directory the setups come from (``None`` for a named source)
+    setups_run_id: str | None = None
+    #: strategy classes workers cannot import, serialised by value (``dill``)
+    classes: tuple[tuple[str, bytes], ...] = ()
+    #: the same classes as objects, used as they are in this process
+    local_classes: dict[str, type] = field(default_factory=dict)
+
+    @property
+    def run_id(self) -> str:
+        return self.config.run_id
+
+
+def check_stored(out: Path, existing: dict, request: Request) -> None:
+    """A stored run is continued with the code there is now: its strategies load (else one line,
+    saying how a `guandan play` game or a run started elsewhere continues), and neither their
+    code nor the setups' source run changed."""
+    stored = PartialConfig.recorded(existing)
+    strategies = request.given.strategies or stored.strategies or ()
+    try:
+        check_strategies(strategies, request.by_value)
+    except SimulationInputError as exc:
+        if request.given.strategies is None and "human" in strategies:  # `guandan play`'s game
+            raise SimulationInputError(
+                f"output {out} holds a game of guandan play (a seat for a person); continue it with: "
+                f"guandan play --resume --out {out}, or choose another --out"
+            ) from None
+        raise SimulationInputError(str(exc) + _started_elsewhere(existing, strategies)) from None
+    refusal = changed_code_refusal(out, existing, strategy_fingerprints(strategies, request.by_value))
+    refusal = refusal or changed_setups_refusal(out, existing)
+    if refusal is not None:
+        raise SimulationInputError(refusal)
+
+
+def _started_elsewhere(manifest: dict, strategies) -> str:
+    """A hint when a run with relative ``file.py:Class`` strategies is resumed from another folder."""
+    started_in = manifest.get("started_in")
+    relative = [
+        s for s in strategies
+        if isinstance(s, str) and ".py:" in s and not os.path.isabs(s.partition(".py:")[0])
+    ]  # fmt: skip
+    if not relative or not isinstance(started_in, str) or os.path.abspath(started_in) == os.getcwd():
+        return ""
+    return (
+        f" (the run was started in {started_in}, and {relative[0].partition(':')[0]} is read "
+        "relative to the current folder: resume from there)"
+    )
+
+
+def settle(request: Request, out: Path, stored: PartialConfig, done: int) -> SettledRun:
+    """The run's config (defaults, then the ``stored`` run's values, then the options given),
+    checked whole; ``done``: the matches the stored run's complete parts hold."""
+    config = request.given.over(RunConfig.continuing(stored))
+    config = replace(config, strategies=parse_strategies(config.strategies), schema_version=SCHEMA_VERSION)
+    problem = plan_problem(config.matches, config.part_size)
+    if problem is not None:
+        raise SimulationInputError(problem)
+    if config.setups is not None:
+        problem = setups_problem(config.setups, config.matches, config.max_deals)
+        if problem is not None:
+            raise SimulationInputError(problem)
+        config = replace(config, max_deals=1)
+    problem = space_problem(out, config.matches - done, config.max_deals, config.compression)
+    if problem is not None:
+        raise SimulationInputError(problem)
+    source_run = setups_run_id(config.setups)
+    classes = request.by_value
+    check_strategies(config.strategies, classes)
+    fingerprints = strategy_fingerprints(config.strategies, classes)
+    session = request.session
+    try:
+        by_value = serialise_classes(classes) if session.workers != 1 or session.backend != "local" else ()
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    try:
+        config.rules()
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    return SettledRun(config, fingerprints, source_run, by_value, classes)
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def canonical_command(config: RunConfig) -> str:
+    """The ``guandan simulate`` line that plays ``config`` (its defaults left out)."""
+    args = ["guandan", "simulate", "--matches", str(config.matches), "--seed", str(config.seed)]
+    args += ["--strategies", ",".join(config.strategies), "--ruleset", config.ruleset]
+    if config.max_deals is not None:
+        args += ["--max-deals", str(config.max_deals)]
+    if config.a_fail_limit is not None:
+        args += ["--a-fail-limit", str(config.a_fail_limit)]
+    if config.compression != "none":
+        args += ["--compression", config.compression]
+    if config.setups is not None:
+        args += ["--setups", str(config.setups)]
+    if config.tribute not in (None, "on"):
+        args += ["--tribute", str(config.tribute)]
+    if config.part_size != DEFAULT_PART_SIZE:
+        args += ["--part-size", str(config.part_size)]
+    return shlex.join(args)
+
+
+def complete_command(command: str, config: RunConfig) -> str:
+    """``command`` (a ``guandan simulate …`` line) with the options that decide the run and
+    that it does not give appended from ``config``, so that it reproduces the run even when
+    some values came from the stored run (a rerun or ``--resume``) or are defaults.
+
+    >>> cfg = RunConfig(matches=50, seed=5, strategies=("greedy",) * 4, max_deals=3)
+    >>> complete_command("guandan simulate --out r --resume", cfg)
+    'guandan simulate --out r --resume --matches 50 --seed 5 --strategies greedy,greedy,greedy,greedy --ruleset cgr2022 --max-deals 3'
+    >>> complete_command("guandan simulate -n 50 --seed 5 --max-deals 3", cfg).count("--max-deals")
+    1
+    """
+    try:
+        words = shlex.split(command)
+    except ValueError:  # not a command line: record it as given, then the canonical one
+        words = [command]
+    short = {"-n": "--matches", "-s": "--strategies"}
+    given = {short.get(w, w.partition("=")[0]) for w in words if w.startswith("-")}
+    canonical = shlex.split(canonical_command(config))[2:]  # after "guandan simulate"
+    extra = []
+    for i, word in enumerate(canonical):
+        if word.startswith("--") and word not in given:
+            extra += [word, canonical[i + 1]]
+    return shlex.join([*words, *extra]) if extra else command
+
+
+__all__ = [
+    "Request",
+    "Session",
+    "SettledRun",
+    "canonical_command",
+    "check_stored",
+    "check_strategies",
+    "complete_command",
+    "default_out",
+    "output_folder",
+    "parse_strategies",
+    "read_options",
+    "settle",
+]
