@@ -199,3 +199,62 @@ def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
             f"start-up {label} ({_start_up_path(argv)}): median {statistics.median(walls) * 1000:6.1f} ms wall,"
             f" {statistics.median(cpus) * 1000:6.1f} ms CPU ({repetitions} runs)"
         )
+
+
+def search_positions(count: int, seed: int) -> list:
+    """``count`` play decisions worth searching (a choice among candidates), taken from
+    heuristic self-play on random setups (every third such decision of a deal)."""
+    from guandan_cli.engine.deal import PLAY, Deal
+    from guandan_cli.engine.observation import observe
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.runner.setups import random_setup
+    from guandan_cli.strategies.heuristic import HeuristicStrategy
+    from guandan_cli.strategies.search import candidate_actions
+
+    rules = get_ruleset("cgr2022")
+    out: list = []
+    index = 0
+    while len(out) < count:
+        deal = Deal(random_setup(seed, index, rules).setup)
+        index += 1
+        players = [HeuristicStrategy(s) for s in range(4)]
+        k = 0
+        while deal.phase != "over" and len(out) < count:
+            s = deal.to_move
+            obs = observe(deal, s)
+            p = players[s]
+            if deal.phase != PLAY:
+                deal.apply(p.choose_tribute(obs) if deal.phase == "tribute" else p.choose_return(obs))
+                continue
+            action = p.choose_play(obs)
+            if len(action[2]) < len(obs.hand) and len(candidate_actions(obs, action, 8)) > 1:
+                k += 1
+                if k % 3 == 0:
+                    out.append(obs)
+            deal.apply(action)
+    return out
+
+
+def bench_search_lines(spec: str = "search", positions: int = 20, seed: int = 1) -> Iterator[str]:
+    """The ``search`` line of ``guandan bench``: CPU seconds per decision (median) at
+    ``positions`` seeded decisions, decisions/s and rollouts/s (rollouts of the position's
+    deal played out by the heuristic, about half a deal each)."""
+    from guandan_cli.strategies.registry import load_strategy
+
+    cls = load_strategy(spec)
+    obs_list = search_positions(positions, seed)
+    times = []
+    rollouts = 0
+    clock = time.process_time
+    for i, obs in enumerate(obs_list):
+        bot = cls(obs.seat, random.Random(seed * 1000 + i))
+        t0 = clock()
+        bot.choose_play(obs)
+        times.append(clock() - t0)
+        rollouts += bot.rollouts.count
+    total = sum(times)
+    yield (
+        f"search {spec}: median {statistics.median(times):.3f} s per decision (CPU), "
+        f"{len(times) / total:.1f} decisions/s, {rollouts / total:.0f} rollouts/s "
+        f"({rollouts / len(times):.0f} rollouts per decision, {len(times)} positions)"
+    )

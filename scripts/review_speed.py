@@ -45,7 +45,7 @@ def main() -> int:
             out=run,
             progress=False,
         )
-        maker, described = evaluator_maker(None)
+        maker, described = evaluator_maker()
         seconds, decisions = [], 0
         for m in range(args.deals):
             logged = load_deal(run, m, 0)

@@ -23,6 +23,7 @@ BUILTINS = {
     "random": "guandan_cli.strategies.random_bot:RandomStrategy",
     "greedy": "guandan_cli.strategies.greedy:GreedyStrategy",
     "heuristic": "guandan_cli.strategies.heuristic:HeuristicStrategy",
+    "search": "guandan_cli.strategies.search:SearchStrategy",
     "human": "guandan_cli.strategies.human:HumanStrategy",
 }
 
@@ -173,6 +174,13 @@ def _find(spec: str | type) -> type:
         try:
             return onnx_strategy_class(spec)
         except OnnxSpecError as exc:
+            raise UnknownStrategyError(str(exc)) from None
+    if spec.startswith("search:"):  # the search bot with other options: strategies/search/spec.py
+        from .search.spec import SearchSpecError, search_strategy_class
+
+        try:
+            return search_strategy_class(spec)
+        except SearchSpecError as exc:
             raise UnknownStrategyError(str(exc)) from None
     if spec in BUILTINS:
         return _load_target(BUILTINS[spec], spec)

@@ -1,7 +1,6 @@
 """`guandan review`: decisions valued from the deciding seat's view, mistakes flagged, the replay page.
 
-The values come from the evaluator (search when installed, else the rollout stand-in); the
-tests check what review does with them: which decisions, which seat's view, the paired loss,
+The values come from the search's ``evaluate`` (issue 27); the tests check what review does with them: which decisions, which seat's view, the paired loss,
 the same output whatever --workers, an obvious blunder flagged, the page against the log.
 """
 
@@ -14,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from guandan_cli.strategies.search import ActionValue
 from typer.testing import CliRunner
 
 import guandan_cli
@@ -24,7 +24,6 @@ from guandan_cli.engine.deal import PLAY, Deal, DealSetup
 from guandan_cli.review import MISTAKE_THRESHOLD, review
 from guandan_cli.review.core import review_decision
 from guandan_cli.review.evaluators import evaluator_maker
-from guandan_cli.review.values import ActionValue, paired_difference
 from guandan_cli.review.walk import LoggedDeal, decisions, load_deal
 from guandan_cli.runner.records import parse_action
 
@@ -127,7 +126,7 @@ def test_values_depend_on_the_seats_view_only():
         tuple(sorted(others[27:54])),
         tuple(sorted(others[54:])),
     ]
-    maker, _ = evaluator_maker(None)
+    maker, _ = evaluator_maker()
     reviews = []
     for hs in (hands, shuffled):
         logged = LoggedDeal.played(
@@ -166,14 +165,6 @@ def test_the_same_output_whatever_the_workers(run_dir):
     assert other.stdout != one.stdout  # the seed draws the worlds
 
 
-def test_paired_loss_interval_from_the_differences():
-    a, b = [1.0, 2.0, 0.0, 3.0], [0.5, 1.5, -0.5, 2.5]  # always 0.5 apart, noisy apart
-    d = paired_difference(a, b)
-    assert (d.mean, d.low, d.high) == (0.5, 0.5, 0.5)
-    wide = paired_difference(a, list(reversed(b)))
-    assert wide.low < wide.mean < wide.high
-
-
 def test_the_played_action_is_asked_for_even_when_no_candidate():
     asked = []
 
@@ -186,15 +177,15 @@ def test_the_played_action_is_asked_for_even_when_no_candidate():
 
         def evaluate(self, obs, actions=None):
             asked.append(list(actions))
-            return [ActionValue(a, 0.0, 0.0, 0.0, 1) for a in actions]
+            return [ActionValue(a, 0.0, 0.0, 0.0, 2, 0.0, 0.0, 0.0) for a in actions]
 
     logged = LoggedDeal.played(
         DealSetup(hands=deal_hands(random.Random(2)), level=0, first_leader=0), ["greedy"] * 4
     )
     d = next(x for x in decisions(logged, [1]) if x.played[0] != "pass")
     r = review_decision(d, logged, Narrow, worlds=2)
-    # values without paired gains: asked once on both worlds, then world by world to pair them
-    assert all(acts[0] == d.played for acts in asked) and len(asked) == 1 + 2
+    # asked once, the played action first, the evaluator's candidate after it
+    assert asked == [[d.played, *(a for a in Narrow(0, None, 0).candidates(d.obs) if a != d.played)]]
     assert r.loss == 0 and r.best == d.played and not r.mistake  # a tie keeps the played action
 
 
@@ -398,8 +389,16 @@ def test_play_hint_search_says_the_values(tmp_path):
     suggestion = next(x for x in res.output.splitlines() if "suggestion: " in x)  # after the question
     assert " levels, [" in suggestion and " worlds; " in suggestion
     assert any(x.startswith("  others: ") for x in res.output.splitlines())
+    small = runner.invoke(
+        app, [*args, "--hint", "search:worlds=4", "--out", str(tmp_path / "s")], input="?\nq\n"
+    )
+    suggestion = next(x for x in small.output.splitlines() if "suggestion: " in x)
+    assert " over 4 worlds; search:worlds=4)" in suggestion  # the spec's budget, named
+    plain = runner.invoke(app, [*args, "--hint", "greedy", "--out", str(tmp_path / "p")], input="?\nq\n")
+    suggestion = next(x for x in plain.output.splitlines() if "suggestion: " in x)
+    assert " levels" not in suggestion  # a bot without evaluate: its play only
     bad = runner.invoke(app, [*args, "--hint", "oracle", "--out", str(tmp_path / "h")])
-    assert "--hint must be heuristic or search, got 'oracle'" in _one_line(bad, 2)
+    assert "--hint: unknown strategy 'oracle'" in _one_line(bad, 2)
 
 
 # ------------------------------------------------------------------ in a real browser

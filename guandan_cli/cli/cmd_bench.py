@@ -14,7 +14,10 @@ def bench(
     seed: Annotated[int, typer.Option(help="Seed of the position set and of the bench runs.")] = 1,
     legal: Annotated[bool, typer.Option(help="Time legal_plays.")] = True,
     deals: Annotated[
-        bool, typer.Option(help="Time deals/s of self-play (random, and heuristic or greedy).")
+        bool,
+        typer.Option(
+            help="Time deals/s of self-play (random, and heuristic or greedy), and the search line."
+        ),
     ] = True,
     matches: Annotated[int, typer.Option("--matches", "-n", help="Matches per deals/s figure.")] = 40,
     workers: Annotated[
@@ -34,15 +37,20 @@ def bench(
             show_default=False,
         ),
     ] = None,
+    search_positions: Annotated[
+        int, typer.Option(help="Seeded decisions of the search line, after the deals/s ones (0: skip it).")
+    ] = 12,
+    search: Annotated[str, typer.Option(help="The search spec the search line times.")] = "search",
 ) -> None:
     """Print median µs per legal_plays call, start-up times, and deals/s with one worker and with all."""
-    from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_startup_lines
+    from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_search_lines, bench_startup_lines
 
     for option, value, least in (
         ("--positions", positions, 1),
         ("--matches", matches, 1),
         ("--workers", workers, 1),
         ("--parallel-matches", parallel_matches, 0),
+        ("--search-positions", search_positions, 0),
     ):
         if value is not None and value < least:
             fail(f"{option} must be {'positive' if least else '0 or more'}, got {value}")
@@ -59,6 +67,17 @@ def bench(
             check_strategies(names)
         except SimulationInputError as exc:
             fail(f"--strategies: {exc}")
+    search = search.strip()
+    if deals and search_positions:
+        from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
+        from guandan_cli.strategies.search import SearchStrategy
+
+        try:
+            cls = load_strategy(search)
+        except UnknownStrategyError as exc:
+            fail(f"--search: {exc}")
+        if not issubclass(cls, SearchStrategy):
+            fail(f"--search: {search!r} is not a search strategy (give search or search:OPTION=VALUE+...)")
     from guandan_cli.compiled import describe
 
     typer.echo(f"hot modules: {describe()}")  # what the figures below ran
@@ -73,4 +92,7 @@ def bench(
             names, workers=workers, matches=matches, seed=seed, parallel_matches=parallel_matches
         )
         for line in lines:
+            typer.echo(line)
+    if deals and search_positions:
+        for line in bench_search_lines(search, positions=search_positions, seed=seed):
             typer.echo(line)

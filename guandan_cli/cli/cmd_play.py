@@ -37,7 +37,8 @@ def play(
     hint: Annotated[
         str,
         typer.Option(
-            "--hint", help="What ? answers: heuristic (its play) or search (each candidate's value)."
+            "--hint",
+            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
         ),
     ] = "heuristic",
 ) -> None:
@@ -61,12 +62,17 @@ def play(
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
 
     check_delay(delay)
-    if hint not in ("heuristic", "search"):
-        fail(f"--hint must be heuristic or search, got {hint!r}")
+    hint = hint.strip()
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
             fail(f"{option} must be a positive whole number, got {value}")
     try:
+        if hint == "human":
+            raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
+        try:
+            check_strategies([hint])
+        except SimulationInputError as exc:
+            raise PlayInputError(f"--hint: {exc}") from None
         if resume:
             if out is None:
                 fail("--resume needs --out, the directory of the game to continue")

@@ -101,7 +101,7 @@ def review(
     from guandan_cli.review.text import decision_line, header_lines, summary_lines
     from guandan_cli.view.table import Style
 
-    maker, described = evaluator_maker(None, logged.setup.rules)
+    maker, described = evaluator_maker(logged.setup.rules)
     import sys
 
     from guandan_cli.interactive.terminal import is_tty

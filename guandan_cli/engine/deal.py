@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import insort
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from .cards import HR, RANK_OF, format_card, format_cards
@@ -274,6 +274,72 @@ class Deal:
         self._payers = payers
         self.phase = TRIBUTE
         self.to_move = payers[0]
+
+    @classmethod
+    def from_position(
+        cls,
+        setup: DealSetup,
+        events: Iterable[Event],
+        *,
+        to_move: int,
+        finished: Iterable[int] = (),
+        top: Combo | None = None,
+        top_owner: int = -1,
+        tribute_kind: str = "none",
+        check: bool = True,
+    ) -> Deal:
+        """A deal in its play phase at a given position, to be played on from there (search
+        rollouts, end-game studies): ``setup.hands`` are the hands held *now*, ``events`` the
+        public record so far (kept as the deal's ``events``), ``to_move`` the seat to act,
+        ``finished`` the seats out in order, ``top``/``top_owner`` the trick's play to beat
+        (``None``/-1 between tricks); the passes since ``top`` are counted from ``events``.
+        ``actions`` starts empty (the actions applied from the position on), so ``replay``
+        does not rebuild such a deal; ``setup.previous`` and ``first_leader`` are not used.
+        ``check`` validates the setup and that the position is consistent (``ValueError``).
+
+        >>> import random
+        >>> from guandan_cli.engine import deal_hands
+        >>> d = Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0))
+        >>> for _ in range(6):
+        ...     _ = d.apply_unchecked(d.legal_actions()[-1])
+        >>> p = Deal.from_position(DealSetup(hands=tuple(map(tuple, d.hands)), level=0), d.events,
+        ...                        to_move=d.to_move, finished=d.finished, top=d.top, top_owner=d.top_owner)
+        >>> p.snapshot()[:4] == d.snapshot()[:4], p.passes == d.passes, p.legal_actions() == d.legal_actions()
+        (True, True, True)
+        """
+        finished = list(finished)
+        events = list(events)
+        if check:
+            if not 0 <= to_move < 4 or to_move in finished:
+                raise ValueError(f"to_move {to_move!r} is not a seat in play (finished: {finished})")
+            for s in range(4):
+                if (s in finished) != (not setup.hands[s]):
+                    state = "is out" if s in finished else "is in play"
+                    raise ValueError(f"seat {s} {state} but holds {len(setup.hands[s])} cards")
+            if (top is None) != (top_owner == -1) or not -1 <= top_owner < 4:
+                raise ValueError(f"top {top!r} and top_owner {top_owner!r} do not agree")
+        deal = cls(replace(setup, previous=None, first_leader=to_move), check=check)
+        deal.setup = setup
+        deal.events = events
+        deal.finished = finished
+        deal._nxt = [deal._next_active(s) for s in range(4)]
+        deal.top = top
+        deal.top_owner = top_owner
+        passes = 0
+        if top is not None:
+            for ev in reversed(events):
+                if ev[0] != _PASS_KIND:
+                    break
+                passes += 1
+        deal.passes = passes
+        deal.tribute_kind = tribute_kind
+        for ev in events:
+            if ev[0] == TRIBUTE:
+                deal.tributes.append((ev.seat, ev.to, ev.card))
+            elif ev[0] == RETURN:
+                deal.returns.append((ev.seat, ev.to, ev.card))
+        deal.leader = next((ev[1] for ev in events if ev[0] == PLAY), to_move)
+        return deal
 
     # ------------------------------------------------------------------ queries
 

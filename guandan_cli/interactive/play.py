@@ -199,7 +199,8 @@ def play_game(
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
-    ``hint``: what ``?`` answers with, the ``heuristic``'s play or ``search``'s valued candidates."""
+
+    ``hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates)."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source

@@ -31,15 +31,16 @@ def review(
     workers: int = 1,
     seed: int = 0,
     threshold: float = MISTAKE_THRESHOLD,
-    evaluator: str | None = None,
+    evaluator: str = "search",
 ):
-    """The review of deal ``deal`` of match ``match`` of ``run`` as a Polars frame (one row per decision)."""
+    """The review of deal ``deal`` of match ``match`` of ``run`` as a Polars frame (one row per decision);
+    ``evaluator``: ``search`` or a ``search:...`` spec (its other options; ``worlds`` is the budget)."""
     import polars as pl
 
     from .evaluators import evaluator_maker
 
     logged = load_deal(run, match, deal)
-    maker, _ = evaluator_maker(evaluator, logged.setup.rules)
+    maker, _ = evaluator_maker(logged.setup.rules, evaluator)
     chosen = sorted(set(range(4) if seats is None else seats))
     rows = [
         r.as_dict()

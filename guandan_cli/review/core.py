@@ -9,11 +9,12 @@ decisions are reviewed. ``loss`` = best − played (levels), with the 95% interv
 paired differences over the worlds (:func:`paired_values`). A decision is a **mistake** when
 that interval excludes 0 and ``loss >= threshold`` (``MISTAKE_THRESHOLD`` levels by default).
 
->>> from guandan_cli.review.values import ActionValue
->>> class Fixed:  # an evaluator that knows: pass is worth 1, anything else 0
-...     def __init__(self, seat, rng, worlds): self.rng = rng
-...     def evaluate(self, obs, actions=None):
-...         return [ActionValue(a, float(a[0] == "pass") + self.rng.random() / 10, 0, 0, 1) for a in actions]
+>>> from guandan_cli.strategies.search import ActionValue
+>>> class Fixed:  # an evaluator that knows: pass is worth 1 more than anything else
+...     def __init__(self, seat, rng, worlds): pass
+...     def evaluate(self, obs, actions):
+...         v = [float(a[0] == "pass") for a in actions]
+...         return [ActionValue(a, x, x, x, 8, x - v[0], x - v[0] - 0.1, x - v[0] + 0.1) for a, x in zip(actions, v)]
 ...     def candidates(self, obs): return list(obs.legal_actions)[-2:]
 >>> import random
 >>> from guandan_cli.engine import deal_hands
@@ -22,20 +23,20 @@ that interval excludes 0 and ``loss >= threshold`` (``MISTAKE_THRESHOLD`` levels
 >>> logged = LoggedDeal.played(DealSetup(hands=deal_hands(random.Random(4)), level=0, first_leader=0), ["greedy"] * 4)
 >>> d = next(x for x in decisions(logged, [1]) if x.played[0] != "pass")
 >>> r = review_decision(d, logged, Fixed, worlds=8)
->>> r.best[0], r.mistake, 0.8 < r.loss < 1.2
-('pass', True, True)
+>>> r.best[0], r.mistake, r.loss
+('pass', True, 1.0)
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from guandan_cli.engine.deal import action_text
+from guandan_cli.engine.deal import PASS, action_text
 from guandan_cli.engine.seeding import derive_seed
 
-from .values import Difference, EvaluatorMaker, mean_interval, paired_difference
+from .evaluators import EvaluatorMaker
 from .walk import Decision, LoggedDeal, decisions
 
 #: a decision is a mistake when its loss's interval excludes 0 and the loss is at least this
@@ -48,7 +49,7 @@ DEFAULT_WORLDS = 32
 
 @dataclass(frozen=True)
 class Alternative:
-    """One action's value (levels for the seat's team) and its 95% interval over ``n`` batches."""
+    """One action's value (levels for the seat's team) and its 95% interval over ``n`` worlds."""
 
     action: object
     mean: float
@@ -125,20 +126,8 @@ class DecisionReview:
         }
 
 
-def candidates_of(evaluator: object, obs) -> list:
-    """The evaluator's own candidates for ``obs`` (its ``candidates(obs)``), else the stand-in's."""
-    own = getattr(evaluator, "candidates", None)
-    if callable(own):  # (the search bot's ``candidates`` is its cap, a number)
-        return list(own(obs))
-    from guandan_cli.strategies.heuristic import HeuristicStrategy
-
-    from .rollouts import default_candidates
-
-    return default_candidates(obs, HeuristicStrategy(obs.seat, random.Random(0)).choose_play(obs))
-
-
 def _in_order(values: list, acts: list, index: int) -> list:
-    """The evaluator's values in the order of ``acts`` (each action must have one)."""
+    """The evaluator's values in the order of ``acts`` (each action must have one, with its paired gain)."""
     by_action = {v.action: v for v in values}
     missing = [a for a in acts if a not in by_action]
     if missing:
@@ -148,29 +137,16 @@ def _in_order(values: list, acts: list, index: int) -> list:
 
 def paired_values(
     obs, acts: list, maker: EvaluatorMaker, worlds: int, unit: tuple
-) -> tuple[list[Alternative], list[Difference]]:
-    """Each action's value and its paired difference against ``acts[0]`` (the action played).
-
-    One call of ``evaluate`` on ``worlds`` worlds when the evaluator gives paired gains
-    against the first action (``gain``, ``gain_low``, ``gain_high``: the search's and the
-    stand-in's values); else the actions are valued world by world (one call per world, each
-    with its own derived ``rng``) and the differences paired here.
-    """
+) -> tuple[list[Alternative], list]:
+    """Each action's value (an :class:`Alternative`) and its paired gain against ``acts[0]`` (the
+    action played) as ``(gain, gain_low, gain_high)``: one ``evaluate`` on ``worlds`` worlds drawn
+    by an ``rng`` seeded from ``unit``."""
     evaluator = maker(obs.seat, random.Random(derive_seed("review", *unit)), worlds)
     values = _in_order(evaluator.evaluate(obs, acts), acts, unit[-1])
-    if all(hasattr(v, "gain_low") for v in values):
-        alts = [
-            Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n)) for a, v in zip(acts, values)
-        ]
-        gains = [Difference(float(v.gain), float(v.gain_low), float(v.gain_high), int(v.n)) for v in values]
-        return alts, gains
-    means: list[list[float]] = [[] for _ in acts]
-    for w in range(worlds):
-        one = maker(obs.seat, random.Random(derive_seed("review", *unit, w)), 1)
-        for i, v in enumerate(_in_order(one.evaluate(obs, acts), acts, unit[-1])):
-            means[i].append(float(v.mean))
-    alts = [Alternative(a, *mean_interval(ms), len(ms)) for a, ms in zip(acts, means)]
-    return alts, [paired_difference(ms, means[0]) for ms in means]
+    alts = [
+        Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n)) for a, v in zip(acts, values)
+    ]
+    return alts, [(float(v.gain), float(v.gain_low), float(v.gain_high)) for v in values]
 
 
 def review_decision(
@@ -186,12 +162,12 @@ def review_decision(
     obs, played = decision.obs, decision.played
     unit = (seed, logged.match_seed, logged.deal, decision.index)
     first = maker(obs.seat, random.Random(derive_seed("review", *unit, "candidates")), 1)
-    acts = [played] + [a for a in candidates_of(first, obs) if a != played]
+    acts = [played] + [a for a in first.candidates(obs) if a != played]
     alts, gains = paired_values(obs, acts, maker, worlds, unit)
     # best first; ties keep the played action (index 0) ahead, then the evaluator's order
     order = sorted(range(len(alts)), key=lambda i: -alts[i].mean)
     best = order[0]
-    diff = gains[best]
+    loss, loss_low, loss_high = gains[best]
     return DecisionReview(
         match=logged.match,
         deal=logged.deal,
@@ -206,10 +182,10 @@ def review_decision(
         played_value=alts[0].mean,
         best=alts[best].action,
         best_value=alts[best].mean,
-        loss=diff.mean,
-        loss_low=diff.low,
-        loss_high=diff.high,
-        mistake=best != 0 and diff.low > 0 and diff.mean >= threshold,
+        loss=loss,
+        loss_low=loss_low,
+        loss_high=loss_high,
+        mistake=best != 0 and loss_low > 0 and loss >= threshold,
         alternatives=tuple(alts[i] for i in order),
         worlds=worlds,
     )
@@ -217,7 +193,10 @@ def review_decision(
 
 @dataclass(frozen=True)
 class _Task:
-    decision: Decision
+    """One decision to review in a worker: ``seat``'s at play-phase action ``index`` of ``logged``."""
+
+    index: int
+    seat: int
     logged: LoggedDeal
     maker: EvaluatorMaker
     worlds: int
@@ -226,8 +205,14 @@ class _Task:
 
 
 def _run_task(task: _Task) -> DecisionReview:
+    """The review of the task's decision, its observation rebuilt here from the deal: an
+    observation does not survive pickling whole (``PASS`` comes back a copy, and the engine
+    and the bots tell a pass by ``is PASS``)."""
+    logged = task.logged
+    logged = replace(logged, actions=tuple((s, PASS if a == PASS else a) for s, a in logged.actions))
+    decision = next(d for d in decisions(logged, [task.seat]) if d.index == task.index)
     return review_decision(
-        task.decision, task.logged, task.maker, worlds=task.worlds, seed=task.seed, threshold=task.threshold
+        decision, logged, task.maker, worlds=task.worlds, seed=task.seed, threshold=task.threshold
     )
 
 
@@ -256,11 +241,12 @@ def review_deal(
         logged.match_seed,
         logged.deal_seed,
     )
-    tasks = [_Task(d, slim, maker, worlds, seed, threshold) for d in decisions(logged, seats)]
-    if workers <= 1 or len(tasks) <= 1:
-        for t in tasks:
-            yield _run_task(t)
+    found = list(decisions(logged, seats))
+    if workers <= 1 or len(found) <= 1:
+        for d in found:
+            yield review_decision(d, logged, maker, worlds=worlds, seed=seed, threshold=threshold)
         return
+    tasks = [_Task(d.index, d.seat, slim, maker, worlds, seed, threshold) for d in found]
     backend = open_backend("local", min(workers, len(tasks)))
     try:
         yield from backend.imap(_run_task, tasks)

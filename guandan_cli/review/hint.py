@@ -6,7 +6,7 @@
 >>> from guandan_cli.engine.observation import observe
 >>> from guandan_cli.view.table import Style
 >>> obs = observe(Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=2)), 2)
->>> lines = valued_hint(obs, Style.plain(), worlds=2, evaluator="rollout")
+>>> lines = valued_hint(obs, Style.plain(), worlds=2)
 >>> lines[0].startswith("suggestion: ") and "levels" in lines[0]
 True
 """
@@ -19,7 +19,7 @@ from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed
 from guandan_cli.view.table import Style
 
-from .core import DEFAULT_WORLDS, candidates_of
+from .core import DEFAULT_WORLDS
 from .evaluators import evaluator_maker
 from .text import action_label, signed
 
@@ -36,16 +36,15 @@ def valued_hint(
     """The best candidate for ``obs`` (a play-phase observation of the seat to move) with its value
     in levels for the seat's team, then the other candidates' values, best first.
 
-    ``evaluator``: an object with ``evaluate(obs, actions)`` (a search player), or the name of
-    one (``search``, ``rollout``; ``None``: search if installed)."""
-    if evaluator is None or isinstance(evaluator, str):
-        maker, described = evaluator_maker(evaluator, rules)
+    ``evaluator``: a search player (its own budget and candidates: ``play --hint search:...``);
+    ``None``: the default search at ``worlds`` worlds in the ruleset ``rules``."""
+    if evaluator is None:
+        maker, described = evaluator_maker(rules)
         rng = random.Random(derive_seed("hint", obs.seat, len(obs.events), tuple(obs.hand)))
-        ev = maker(obs.seat, rng, worlds)
+        values = maker(obs.seat, rng, worlds).bot.evaluate(obs)
     else:
-        ev, described = evaluator, getattr(evaluator, "name", type(evaluator).__name__)
-    listed = candidates_of(ev, obs) if callable(getattr(ev, "candidates", None)) else None
-    values = sorted(ev.evaluate(obs, listed), key=lambda v: -v.mean)  # None: its own candidates
+        values, described = evaluator.evaluate(obs), getattr(evaluator, "name", type(evaluator).__name__)
+    values = sorted(values, key=lambda v: -v.mean)  # the search's candidates, the heuristic's first
     best, rest = values[0], values[1:]
     lines = [
         f"suggestion: {action_label(best.action, obs.level, style)}  ({signed(best.mean)} levels, "

@@ -188,7 +188,6 @@ def decisions(logged: LoggedDeal, seats: Iterable[int] = range(4)) -> Iterator[D
         if deal.phase == PLAY and seat in wanted:
             obs = observe(deal, seat)
             if obs.only_legal_action() is None:
-                _ = obs.legal_actions  # built here: the observation travels to other processes
                 yield Decision(i, seat, obs, action)
         deal.apply(action)
 

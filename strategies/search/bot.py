@@ -1,0 +1,365 @@
+"""`search`: determinized rollouts over the heuristic (the algorithm: docs/strategies.md).
+
+At each play decision with a choice, ``SearchStrategy`` asks the heuristic for its move,
+lists a few candidate moves around it (``candidate_actions``), draws worlds consistent
+with what its seat has seen (``worlds.Knowledge``), plays each candidate out in each
+world with the heuristic at all four seats (``rollout.Rollouts``) and races the
+candidates on the same worlds. It leaves the heuristic's move only for a candidate whose
+paired gain over it is significant. Every draw comes from the seat's ``rng``; budgets
+are counts (worlds, candidates), never time.
+
+>>> import random
+>>> from guandan_cli.engine import deal_hands
+>>> from guandan_cli.engine.deal import Deal, DealSetup
+>>> from guandan_cli.engine.observation import observe
+>>> obs = observe(Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0)), 0)
+>>> bot = SearchStrategy(0, random.Random(5), worlds=4)
+>>> values = bot.evaluate(obs, obs.legal_actions[:2])
+>>> [v.n for v in values], values[0].gain
+([4, 4], 0.0)
+>>> -3 <= values[1].low <= values[1].mean <= values[1].high <= 3
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from guandan_cli.strategies.heuristic import HeuristicStrategy
+from guandan_cli.strategies.heuristic.plan import BOMB_TYPES, _make_plan, combo_signature, group_signature
+
+from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, Combo, bomb_value
+from guandan_cli.engine.deal import PASS, PLAY, DealSetup, IllegalActionError, action_text
+from guandan_cli.engine.observation import Observation
+from guandan_cli.engine.rules import get_ruleset
+
+from ..base import Strategy
+from .inference import Explainer
+from .rollout import Rollouts
+from .worlds import Knowledge
+
+#: the two-sided 95% normal quantile (intervals of means over worlds)
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class ActionValue:
+    """The value of one action in levels for the seat's team (``compare``'s unit), over ``n`` worlds.
+
+    ``mean`` and its 95% interval ``low``..``high``; ``gain`` is the mean paired difference
+    against the first action evaluated (the same worlds), ``gain_low``..``gain_high`` its
+    95% interval (``0.0`` for the first action itself). Intervals are normal ones over
+    worlds (``nan`` with fewer than 2 worlds).
+    """
+
+    action: object
+    mean: float
+    low: float
+    high: float
+    n: int
+    gain: float
+    gain_low: float
+    gain_high: float
+
+    def text(self) -> str:
+        """One line: the action, its mean and interval, its gain and interval.
+
+        >>> ActionValue(PASS, 0.5, 0.1, 0.9, 8, -0.25, -0.5, 0.0).text()
+        'pass  +0.50 [+0.10, +0.90]  gain -0.25 [-0.50, +0.00]  n=8'
+        """
+        return (
+            f"{action_text(self.action)}  {self.mean:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
+            f"  gain {self.gain:+.2f} [{self.gain_low:+.2f}, {self.gain_high:+.2f}]  n={self.n}"
+        )
+
+
+def mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``xs`` and its standard error (``nan`` for fewer than 2 values).
+
+    >>> mean_se([1, 3])
+    (2.0, 1.0)
+    """
+    n = len(xs)
+    m = sum(xs) / n
+    if n < 2:
+        return m, math.nan
+    var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    return m, math.sqrt(var / n)
+
+
+def _key(a: Combo, lv: int) -> int:
+    return a[1] if a[0] in SEQUENCE_TYPES else POWER[lv][a[1]]
+
+
+def candidate_actions(obs: Observation, choice: object, cap: int) -> list:
+    """At most ``cap`` plays worth searching at ``obs``, the heuristic's ``choice`` first.
+
+    Then ``PASS`` when following; then the plays of the groups of the heuristic's plan of
+    the hand (bombs apart), a lead's in the order the heuristic would lead them (lowest
+    key first, longer groups earlier), a follow's by key; then, outside the plan, a
+    lead's lowest play of each type and a follow's two cheapest answers; then the lowest
+    bomb and the planned bombs.
+    """
+    lv = obs.level
+    following = obs.top is not None
+    out = [choice]
+    seen = {choice}
+
+    def add(a: object) -> None:
+        if a not in seen and len(out) < cap:
+            seen.add(a)
+            out.append(a)
+
+    if following:
+        add(PASS)
+    plays = [a for a in obs.legal_actions if a is not PASS]
+    if not plays:
+        return out
+    plan = _make_plan(tuple(obs.hand), lv)
+    planned_sigs = {group_signature(g): g for g in plan.groups}
+    planned: list[tuple[float, Combo]] = []
+    unplanned: list[Combo] = []
+    firsts: set[tuple] = set()
+    for a in plays:
+        if a[0] in BOMB_CLASS:
+            continue
+        sig = combo_signature(a, lv)
+        g = planned_sigs.get(sig)
+        if g is not None and g.type not in BOMB_TYPES:
+            if sig not in firsts:
+                firsts.add(sig)
+                score = _key(a, lv) - (0.0 if following else 0.6 * (len(a[2]) - 1))
+                planned.append((score, a))
+        else:
+            unplanned.append(a)
+    for _score, a in sorted(planned, key=lambda sa: sa[0]):
+        add(a)
+    if following:
+        for a in sorted(unplanned, key=lambda a: (_key(a, lv), a[2].count(lv * 4 + 1)))[:2]:
+            add(a)
+    else:
+        lowest: dict[str, Combo] = {}
+        for a in unplanned:
+            best = lowest.get(a[0])
+            if best is None or (_key(a, lv), a[2].count(lv * 4 + 1)) < (
+                _key(best, lv),
+                best[2].count(lv * 4 + 1),
+            ):
+                lowest[a[0]] = a
+        for a in sorted(lowest.values(), key=lambda a: (_key(a, lv), -len(a[2]))):
+            add(a)
+    bombs = [a for a in plays if a[0] in BOMB_CLASS]
+    if bombs:
+        add(min(bombs, key=lambda a: (bomb_value(a, lv), len(a[2]))))
+        for a in bombs:
+            if combo_signature(a, lv) in planned_sigs:
+                add(a)
+    return out
+
+
+class WorldDraws:
+    """Draws the worlds of one decision as rollout setups, counting them."""
+
+    def __init__(
+        self,
+        obs: Observation,
+        knowledge: Knowledge,
+        rng: random.Random,
+        setup_of: Callable[[Observation, tuple], DealSetup],
+        explain: Callable[[int, tuple[int, ...]], int] | None,
+        tries: int,
+    ) -> None:
+        self.obs = obs
+        self.knowledge = knowledge
+        self.rng = rng
+        self.setup_of = setup_of
+        self.explain = explain
+        self.tries = tries
+        self.drawn = 0
+
+    def __call__(self) -> DealSetup:
+        self.drawn += 1
+        return self.setup_of(self.obs, self.knowledge.sample(self.rng, self.explain, self.tries))
+
+
+class SearchStrategy(Strategy):
+    """Determinized rollouts over the heuristic (module docstring; options as class attributes
+    or keyword arguments: ``SearchStrategy(seat, rng, worlds=16)``).
+
+    Options: ``worlds`` (most worlds per decision), ``candidates`` (most candidate moves),
+    ``first`` (worlds of the first round of the race), ``batch`` (worlds per later round),
+    ``drop`` (a candidate leaves the race when its paired gain against the leader is below
+    ``-drop`` standard errors), ``gate`` (the heuristic's move is left only for a gain above
+    ``gate`` standard errors), ``caps`` (apply the tribute caps to the worlds),
+    ``objective`` (``levels`` or ``wins``), ``rules`` (the ruleset name of the rollouts).
+    """
+
+    name: ClassVar[str] = "search"
+    worlds: ClassVar[int] = 32
+    candidates: ClassVar[int] = 8
+    first: ClassVar[int] = 8
+    batch: ClassVar[int] = 8
+    drop: ClassVar[float] = 2.0
+    gate: ClassVar[float] = 1.0
+    caps: ClassVar[bool] = True
+    explain: ClassVar[int] = 0
+    tries: ClassVar[int] = 8
+    objective: ClassVar[str] = "levels"
+    rules: ClassVar[str] = "cgr2022"
+
+    #: the options a spec or keyword argument may set, with their types
+    OPTIONS: ClassVar[dict[str, type]] = {
+        "worlds": int,
+        "candidates": int,
+        "first": int,
+        "batch": int,
+        "drop": float,
+        "gate": float,
+        "caps": bool,
+        "explain": int,
+        "tries": int,
+        "objective": str,
+        "rules": str,
+    }
+
+    def __init__(self, seat: int, rng: random.Random | None = None, **options: object) -> None:
+        super().__init__(seat, rng)
+        for key, value in options.items():
+            if key not in self.OPTIONS:
+                raise TypeError(f"SearchStrategy has no option {key!r} (options: {', '.join(self.OPTIONS)})")
+            setattr(self, key, value)
+        #: the heuristic at this seat, following the real deal (its moves are the reference)
+        self.policy = HeuristicStrategy(seat, self.rng)
+        self.rollouts = Rollouts(get_ruleset(self.rules), self.objective)
+        self.explainer = Explainer(self.rollouts.rules)
+        #: decisions searched (statistics for bench and reports; ``rollouts.count`` counts rollouts)
+        self.searched = 0
+
+    def start_deal(self, deal_index: int, obs: Observation) -> None:
+        self.policy.start_deal(deal_index, obs)
+
+    def choose_tribute(self, obs: Observation) -> int:
+        return self.policy.choose_tribute(obs)
+
+    def choose_return(self, obs: Observation) -> int:
+        return self.policy.choose_return(obs)
+
+    def choose_play(self, obs: Observation) -> object:
+        choice = self.policy.choose_play(obs)
+        if len(choice[2]) == len(obs.hand):
+            return choice  # goes out
+        if obs.top is not None and obs.only_legal_action() is not None:
+            return choice
+        cands = candidate_actions(obs, choice, self.candidates)
+        if len(cands) == 1:
+            return choice
+        self.searched += 1
+        return cands[self._race(obs, cands)]
+
+    # ------------------------------------------------------------ the race
+
+    def _sampler(self, obs: Observation, rng: random.Random) -> WorldDraws:
+        """The worlds of one decision (``worlds.Knowledge``, weighed by ``inference`` if asked)."""
+        explain = self.explainer.bind(obs, self.explain) if self.explain else None
+        return WorldDraws(
+            obs, Knowledge.of(obs, self.caps), rng, self.rollouts.world_setup, explain, self.tries
+        )
+
+    def _race(self, obs: Observation, cands: list) -> int:
+        """The index of the candidate to play (0, the heuristic's, unless another is
+        significantly better on the same worlds)."""
+        draw = self._sampler(obs, self.rng)
+        limit = 1 if draw.knowledge.determined else self.worlds
+        values: list[list[int]] = [[] for _ in cands]
+        alive = list(range(len(cands)))
+        value = self.rollouts.value
+        n = 0
+        while n < limit and len(alive) > 1:
+            for _ in range(min(self.batch if n else self.first, limit - n)):
+                setup = draw()
+                for i in alive:
+                    values[i].append(value(obs, setup, cands[i]))
+                n += 1
+            if n == 1:
+                break
+            alive = self._survivors(values, alive)
+        means = {i: sum(values[i]) / n for i in alive}
+        best = max(alive, key=lambda i: (means[i], i == 0, -i))
+        if best == 0:
+            return 0
+        diffs = [x - y for x, y in zip(values[best], values[0])]
+        gain, se = mean_se(diffs)
+        if gain > 0 and (n == 1 or gain > self.gate * se):
+            return best
+        return 0
+
+    def _survivors(self, values: list[list[int]], alive: list[int]) -> list[int]:
+        """The candidates still in the race: the heuristic's always, the others unless their
+        paired gain against the leader is significantly negative."""
+        n = len(values[alive[0]])
+        lead = max(alive, key=lambda i: (sum(values[i]), i == 0))
+        keep = []
+        for i in alive:
+            if i == 0 or i == lead:
+                keep.append(i)
+                continue
+            diffs = [x - y for x, y in zip(values[i], values[lead])]
+            gain, se = mean_se(diffs)
+            if gain + self.drop * se >= 0 and not (se == 0 and gain == 0 and n >= 2 * self.first):
+                keep.append(i)
+        return keep
+
+    # ------------------------------------------------------------ evaluation (review)
+
+    def evaluate(
+        self,
+        obs: Observation,
+        actions: Sequence[object] | None = None,
+        *,
+        worlds: int | None = None,
+        rng: random.Random | None = None,
+    ) -> list[ActionValue]:
+        """The value of each action at ``obs`` (a play decision of ``obs.seat``), all on the
+        same ``worlds`` worlds (default: the ``worlds`` option), in the order given.
+
+        ``actions`` default to the candidates the search would race (the heuristic's move
+        first, asked of a fresh heuristic); any legal play or ``PASS`` may be listed (an
+        illegal one raises ``ValueError`` naming it). ``rng`` (default: the seat's) draws
+        the worlds. Gains are paired differences against the first action.
+        """
+        if obs.phase != PLAY or obs.to_move != obs.seat:
+            raise ValueError(f"evaluate needs a play decision of seat {obs.seat} (phase {obs.phase!r})")
+        rng = rng if rng is not None else self.rng
+        n = self.worlds if worlds is None else worlds
+        if n < 1:
+            raise ValueError(f"worlds must be 1 or more, got {n}")
+        if actions is None:
+            fresh = HeuristicStrategy(obs.seat)
+            fresh.start_deal(0, obs)
+            actions = candidate_actions(obs, fresh.choose_play(obs), self.candidates)
+        actions = list(actions)
+        if not actions:
+            raise ValueError("evaluate needs at least one action")
+        draw = self._sampler(obs, rng)
+        rollouts = self.rollouts
+        values: list[list[int]] = [[] for _ in actions]
+        for w in range(n):
+            setup = draw()
+            for i, a in enumerate(actions):
+                try:
+                    values[i].append(rollouts.value(obs, setup, a, checked=w == 0))
+                except IllegalActionError as exc:
+                    raise ValueError(f"action {action_text(a)!r} is not legal here: {exc.rule}") from None
+        self._last_values = values
+        out = []
+        for a, xs in zip(actions, values):
+            m, se = mean_se(xs)
+            gain, gse = mean_se([x - y for x, y in zip(xs, values[0])])
+            out.append(
+                ActionValue(a, m, m - Z95 * se, m + Z95 * se, n, gain, gain - Z95 * gse, gain + Z95 * gse)
+            )
+        return out
