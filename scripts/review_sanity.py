@@ -10,6 +10,7 @@ with a 95% bootstrap interval over deals; per neighbouring pair the gap (X − Y
 bootstrap interval (the four strategies of a deal resampled together).
 
     python scripts/review_sanity.py                                  # 120 deals (5 per seating)
+    python scripts/review_sanity.py --deals 100 --worlds 8           # 4 or 5 per seating
     python scripts/review_sanity.py --deals 24 --worlds 8 --jobs 2   # a quick look
     nice -n 10 python scripts/review_sanity.py --out /tmp/sanity     # runs and reviews kept there
 
@@ -58,6 +59,23 @@ def review_one(args: tuple[str, int, int, int, int]) -> dict:
     return {"seating": seating, "match": match, "cpu": time.process_time() - t0, "strategies": per}
 
 
+def seating_reviews(job: tuple) -> list[dict]:
+    """Simulate one seating's deals (one process; a stopped run resumes) and review those not done."""
+    run, k, seating, count, worlds, seed, done = job
+    if not any(Path(run).glob("deals-*.jsonl")):  # played already (its first ``count`` matches are read)
+        guandan_cli.simulate(
+            count,
+            seed=seed + k,
+            strategies=",".join(seating),
+            max_deals=1,
+            workers=1,
+            out=run,
+            progress=False,
+            resume=Path(run).exists(),
+        )
+    return [review_one((run, k, m, worlds, seed)) for m in range(count) if (k, m) not in done]
+
+
 def ratio(rows: list[dict], name: str, idx) -> float:
     n = sum(rows[i]["strategies"].get(name, {}).get("decisions", 0) for i in idx)
     loss = sum(rows[i]["strategies"].get(name, {}).get("loss", 0.0) for i in idx)
@@ -95,7 +113,12 @@ def report(rows: list[dict], names: list[str], worlds: int, resamples: int, seed
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=120, help="deals (a multiple of 24 seats all evenly)")
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=120,
+        help="deals (a multiple of 24 seats all evenly; else the first seatings play one more)",
+    )
     parser.add_argument("--worlds", type=int, default=None, help="worlds per decision (default: review's)")
     parser.add_argument("--strategies", default=",".join(ORDER), help="four names, best expected last")
     parser.add_argument("--seed", type=int, default=2028)
@@ -111,40 +134,37 @@ def main() -> int:
     if len(names) != 4 or len(set(names)) != 4:
         parser.error("--strategies needs four different names")
     seatings = list(itertools.permutations(names))
-    per_seating = -(-args.deals // len(seatings))
+    base, extra = divmod(args.deals, len(seatings))  # the first ``extra`` seatings play one more
     args.out.mkdir(parents=True, exist_ok=True)
     done_file = args.out / "reviews.jsonl"
     rows = [json.loads(x) for x in done_file.read_text().splitlines()] if done_file.exists() else []
     if not args.report:
         done = {(r["seating"], r["match"]) for r in rows}
-        tasks = []
+        jobs = []
         for k, seating in enumerate(seatings):
-            count = min(per_seating, args.deals - k * per_seating)
-            if count <= 0:
-                break
-            run = args.out / f"seating{k:02d}-s{args.seed}"
-            guandan_cli.simulate(
-                count,
-                seed=args.seed + k,
-                strategies=",".join(seating),
-                max_deals=1,
-                workers=args.jobs,
-                out=run,
-                progress=False,
-                resume=run.exists(),
-            )
-            tasks += [(str(run), k, m, worlds, args.seed) for m in range(count) if (k, m) not in done]
+            count = base + (k < extra)
+            if count > 0 and any((k, m) not in done for m in range(count)):
+                jobs.append(
+                    (
+                        str(args.out / f"seating{k:02d}-s{args.seed}"),
+                        k,
+                        seating,
+                        count,
+                        worlds,
+                        args.seed,
+                        done,
+                    )
+                )
         t0 = time.monotonic()
         with done_file.open("a") as f:
-            results = map(review_one, tasks)
             pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
-            if pool is not None:
-                results = pool.map(review_one, tasks)
-            for i, row in enumerate(results, 1):
-                f.write(json.dumps(row) + "\n")
+            results = pool.map(seating_reviews, jobs) if pool is not None else map(seating_reviews, jobs)
+            for i, found in enumerate(results, 1):
+                for row in found:
+                    f.write(json.dumps(row) + "\n")
+                    rows.append(row)
                 f.flush()
-                rows.append(row)
-                print(f"{i}/{len(tasks)} deals reviewed, {time.monotonic() - t0:.0f} s", file=sys.stderr)
+                print(f"{i}/{len(jobs)} seatings reviewed, {time.monotonic() - t0:.0f} s", file=sys.stderr)
             if pool is not None:
                 pool.shutdown()
     report(rows, names, worlds, args.resamples, args.seed)
