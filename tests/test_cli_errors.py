@@ -245,3 +245,16 @@ def test_a_decimal_with_an_underscore_is_bad_input(tmp_path):
     assert res.exit_code == 2, res.output
     assert "Input should be a valid number, without underscores, got " in res.stderr
     assert len(res.stderr.splitlines()) == 1 and not any(tmp_path.iterdir())
+
+
+def test_an_output_folder_under_a_file_names_the_file(small_run, tmp_path):  # noqa: F811
+    blocker = tmp_path / "afile.txt"
+    blocker.write_text("not a folder\n")
+    res = runner.invoke(app, ["analyze", str(small_run), "--plots", str(blocker / "figures")])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"guandan: error: --plots {blocker / 'figures'}: {blocker} is a file, not a folder;"
+        " give a folder to write into\n"
+    )
+    res = runner.invoke(app, ["tournament", "random", "greedy", "-n", "1", "--plot", str(blocker / "p.png")])
+    assert res.exit_code == 2 and f"{blocker} is a file, not a folder" in res.stderr

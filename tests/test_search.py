@@ -406,3 +406,63 @@ def test_bench_prints_the_search_line():
     assert f"search {SMALL}: median" in res.stdout and "rollouts/s" in res.stdout
     res = CliRunner().invoke(app, [*args, "--strategies", "random", "--search", "greedy"])
     assert res.exit_code == 2 and "is not a search strategy" in res.stderr
+
+
+# ---------------------------------------------------------------- the other places a bot sits
+
+
+def test_a_search_opponent_plays_in_the_single_agent_env():
+    """The env's ``others`` take a search spec: an episode runs to its end, reproducibly."""
+    np = pytest.importorskip("numpy")
+    pytest.importorskip("gymnasium")
+    from guandan_cli.env.single_agent import GuandanSingleAgentEnv
+
+    def episode():
+        env = GuandanSingleAgentEnv(seat=0, others=(SMALL, "random", SMALL))
+        env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        steps, done, reward = 0, False, 0.0
+        while not done:
+            _obs, reward, term, trunc, _info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done, steps = term or trunc, steps + 1
+        return steps, reward
+
+    first = episode()
+    assert first[0] > 0 and first[1] in (-3.0, -2.0, -1.0, 1.0, 2.0, 3.0)
+    assert episode() == first
+
+
+def test_play_suggests_the_search_strategys_move(tmp_path):
+    """``guandan play --hint search:...``: ``?`` answers with the search bot's move, and the
+    person who types it back plays on (a bad hint spec is one line, exit 2)."""
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("pseudo-terminals are POSIX")
+    pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (dev extra)")
+    from play_driver import END, PROMPTS, WHICH, answer_with_hint, spawn
+
+    args = ["--seed", "3", "--seat", "1", "--max-deals", "1", "--out", str(tmp_path / "g")]
+    child = spawn([*args, "--hint", SMALL], tmp_path)
+    typed = []
+    while len(typed) < 4:
+        i = child.expect(PROMPTS)
+        assert i != END, child.before
+        if i == WHICH:
+            child.sendline("2")
+            continue
+        typed.append(answer_with_hint(child))
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and len(typed) == 4
+
+    from typer.testing import CliRunner
+
+    from guandan_cli.cli.app import app
+
+    res = CliRunner().invoke(app, ["play", "--hint", "search:worlds=banana", "--out", str(tmp_path / "h")])
+    assert res.exit_code == 2
+    assert res.stderr.strip() == (
+        "guandan: error: --hint: strategy 'search:worlds=banana': worlds='banana' is not a whole number of 1 or more"
+    )

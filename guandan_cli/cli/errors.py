@@ -64,13 +64,30 @@ def _probe_write(directory: Path) -> None:
         pass
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path`` and its parents that exists as a file (not a folder), if any.
+
+    >>> file_in_the_way(Path(__file__) / "plots") == Path(__file__)
+    True
+    >>> file_in_the_way(Path(__file__).parent / "no-such-folder" / "plots") is None
+    True
+    """
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return None if folder.is_dir() else folder
+    return None
+
+
 def check_output_dir(path: Path, option: str) -> None:
     """Refuse (exit 2) an output folder that is a file or cannot be written — before any work.
 
     The folder is created if it does not exist (it is about to be used).
     """
-    if path.exists() and not path.is_dir():
+    blocker = file_in_the_way(path)
+    if blocker == path:
         fail(f"{option} {path}: a file is in the way; give a folder to write into")
+    if blocker is not None:
+        fail(f"{option} {path}: {blocker} is a file, not a folder; give a folder to write into")
     try:
         _probe_write(path)
     except OSError as exc:
@@ -85,6 +102,9 @@ def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Non
         fail(f"{option} {path}: a folder is in the way; give a file name")
     if path.exists() and not os.access(path, os.W_OK):
         fail(f"{option} {path}: the file cannot be overwritten")
+    blocker = file_in_the_way(path.parent)
+    if blocker is not None:
+        fail(f"{option} {path}: {blocker} is a file, not a folder")
     try:
         _probe_write(path.parent)
     except OSError as exc:

@@ -199,7 +199,6 @@ def play_game(
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
-
     ``hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates)."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
