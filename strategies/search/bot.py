@@ -195,7 +195,10 @@ class SearchStrategy(Strategy):
     ``drop`` (a candidate leaves the race when its paired gain against the leader is below
     ``-drop`` standard errors), ``gate`` (the heuristic's move is left only for a gain above
     ``gate`` standard errors), ``caps`` (apply the tribute caps to the worlds),
-    ``objective`` (``levels`` or ``wins``), ``rules`` (the ruleset name of the rollouts).
+    ``explain`` (weigh worlds by the other seats' last ``explain`` moves, 0: off) and
+    ``tries`` (draws per seat when weighing), ``objective`` (``levels`` or ``wins``),
+    ``rules`` (the ruleset name of the rollouts). The defaults (32 worlds, 8 candidates,
+    gate 1) and how they were chosen: docs/strategies.md.
     """
 
     name: ClassVar[str] = "search"
