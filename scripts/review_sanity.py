@@ -126,6 +126,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("runs/review-sanity"))
     parser.add_argument("--resamples", type=int, default=4000)
     parser.add_argument("--report", action="store_true", help="only print the table of the reviews done")
+    parser.add_argument(
+        "--seatings", default=None, help="only these seatings, e.g. 19-23 (a second process on the same OUT)"
+    )
     args = parser.parse_args()
     from guandan_cli.review import DEFAULT_WORLDS
 
@@ -138,12 +141,14 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     done_file = args.out / "reviews.jsonl"
     rows = [json.loads(x) for x in done_file.read_text().splitlines()] if done_file.exists() else []
+    rows = list({(r["seating"], r["match"]): r for r in rows}.values())  # two processes may both review one
+    lo, hi = (int(x) for x in args.seatings.split("-")) if args.seatings else (0, len(seatings) - 1)
     if not args.report:
         done = {(r["seating"], r["match"]) for r in rows}
         jobs = []
         for k, seating in enumerate(seatings):
             count = base + (k < extra)
-            if count > 0 and any((k, m) not in done for m in range(count)):
+            if lo <= k <= hi and count > 0 and any((k, m) not in done for m in range(count)):
                 jobs.append(
                     (
                         str(args.out / f"seating{k:02d}-s{args.seed}"),
