@@ -27,9 +27,10 @@ BUILTINS = {
     "human": "guandan_cli.strategies.human:HumanStrategy",
 }
 
-
-#: the module that builds ``search:...`` spec classes (imported by this name, see ``_find``)
-SEARCH_SPECS = "guandan_cli.strategies.search.spec"
+#: spec prefixes naming a family of strategies, each class made from the spec by a factory
+#: (module and function names, loaded on first use like BUILTINS' targets: a bot that loads
+#: the registry does not depend on the family's code, nor its fingerprint on those files)
+SPEC_FAMILIES = {"search:": ("guandan_cli.strategies.search.spec", "search_strategy_class")}
 
 
 class UnknownStrategyError(ValueError):
@@ -179,16 +180,13 @@ def _find(spec: str | type) -> type:
             return onnx_strategy_class(spec)
         except OnnxSpecError as exc:
             raise UnknownStrategyError(str(exc)) from None
-    if spec.startswith("search:"):  # the search bot with other options: strategies/search/spec.py
-        # by a name held in a constant, as BUILTINS reach every bot: the search imports the
-        # heuristic, which imports the package, which imports this registry (no import circle,
-        # tests/test_architecture.py), and a bot's fingerprint that counts this registry does
-        # not count the search's files (tests/test_fresh_results.py)
-        specs = importlib.import_module(SEARCH_SPECS)
-        try:
-            return specs.search_strategy_class(spec)
-        except specs.SearchSpecError as exc:
-            raise UnknownStrategyError(str(exc)) from None
+    for prefix, (module_name, factory) in SPEC_FAMILIES.items():
+        if spec.startswith(prefix):  # e.g. the search bot with other options: strategies/search/spec.py
+            module = importlib.import_module(module_name)
+            try:
+                return getattr(module, factory)(spec)
+            except ValueError as exc:  # a bad option or value, named in the message
+                raise UnknownStrategyError(str(exc)) from None
     if spec in BUILTINS:
         return _load_target(BUILTINS[spec], spec)
     plugins = _plugins()
