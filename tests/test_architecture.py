@@ -81,6 +81,17 @@ FORBIDDEN = {
         "guandan_cli.cli",
         "guandan_cli.comparison",
     ),
+    # review sits on the engine, the strategies (as evaluators), the logs and the runner's replay
+    # and backends; Polars only for its Python API's frame; below the CLI
+    "guandan_cli/review": (
+        "typer",
+        "matplotlib",
+        "rich",
+        "guandan_cli.interactive",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
     "guandan_cli/runner": (
         "typer",
         "matplotlib",

@@ -65,6 +65,17 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["{tmp}/no-such-run"], 2),
         (["{run}", "--match", "99"], 2),
         (["{run}", "--deal", "x"], 2),
+        (["{run}", "--html", "{tmp}/no-such-dir/p.html"], 2),
+    ],
+    "review": [
+        ([""], 2),
+        (["{tmp}/no-such-run"], 2),
+        (["{run}", "--match", "99"], 2),
+        (["{run}", "--deal", "99"], 2),
+        (["{run}", "--seat", "4"], 2),
+        (["{run}", "--worlds", "1"], 2),
+        (["{run}", "--format", "xml"], 2),
+        (["{run}", "--html", "{tmp}/no-such-dir/p.html"], 2),
     ],
     "simulate": [
         (["-n", "1", "--ray-address", "ray://x:1", "-o", "{tmp}/s"], 2),  # local backend
@@ -100,6 +111,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--seat", "7", "--out", "{tmp}/p"], 2),
         (["--delay", "inf", "--out", "{tmp}/p"], 2),
         (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
+        (["--hint", "oracle", "--out", "{tmp}/p"], 2),
     ],
     "watch": [
         (["{run}", "--seed", "3"], 2),  # a logged match: the seed is the log's
@@ -110,6 +122,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--seed", "1", "-s", "no-such-bot"], 2),
         (["{run}", "--match", "99"], 2),
         (["--delay", "nan"], 2),
+        (["{run}", "--html", "{tmp}"], 2),  # a folder, not a file
     ],
 }
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
-import struct
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from browser import chromium, driver, needs_chromium, non_blank, png_size, screenshot_dir
 from typer.testing import CliRunner
 
 from guandan_cli import simulate
@@ -20,7 +19,6 @@ from guandan_cli.cli.app import app
 from guandan_cli.reports import REPORTS
 
 runner = CliRunner()
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
@@ -85,11 +83,6 @@ class _Page(HTMLParser):
             self.cells[-1] += data
 
 
-def _png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == PNG_MAGIC and data[12:16] == b"IHDR"
-    return struct.unpack(">II", data[16:24])
-
-
 def test_every_report_has_a_section_a_table_and_a_decodable_image(page):
     parsed = _Page()
     parsed.feed(page.read_text(encoding="utf-8"))
@@ -102,7 +95,7 @@ def test_every_report_has_a_section_a_table_and_a_decodable_image(page):
         prefix = "data:image/png;base64,"
         assert img["src"].startswith(prefix), sec_id
         data = base64.b64decode(img["src"][len(prefix) :], validate=True)
-        w, h = _png_size(data)
+        w, h = png_size(data)
         assert (w, h) == (int(img["width"]), int(img["height"])) and w > 200 and h > 100, sec_id
 
 
@@ -196,16 +189,6 @@ def test_a_file_on_the_html_path_is_named_as_a_file(run_dir, tmp_path, target):
 
 # ---------------------------------------------------------------- a real browser
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--no-first-run",
-    "--disable-component-update",
-    "--disable-sync",
-]
 #: appended to a copy of the page: the browser reports what it rendered in the title
 PROBE = """<script>
 window.addEventListener("load", () => {
@@ -220,20 +203,11 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def _chromium(args: list[str], profile: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
+@needs_chromium
 def test_chromium_renders_every_section_and_image(page, tmp_path):
     probe = tmp_path / "probe.html"
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
-    res = _chromium(["--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], tmp_path / "profile1")
+    res = chromium(["--virtual-time-budget=10000", "--dump-dom", probe.as_uri()], tmp_path / "profile1")
     assert res.returncode == 0, res.stderr[-2000:]
     title = res.stdout.split("<title>PROBE ", 1)[1].split("</title>", 1)[0]
     seen = json.loads(title.replace("&quot;", '"'))
@@ -241,18 +215,15 @@ def test_chromium_renders_every_section_and_image(page, tmp_path):
     assert seen["images"] == seen["decoded"] == len(REPORTS)
     assert seen["tables"] == len(REPORTS)
 
-    shot = Path(os.environ.get("GUANDAN_SCREENSHOT_DIR", tmp_path)) / "html-report.png"
-    res = _chromium(["--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()], tmp_path / "profile2")
+    shot = screenshot_dir(tmp_path) / "html-report.png"
+    res = chromium(["--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()], tmp_path / "profile2")
     assert res.returncode == 0, res.stderr[-2000:]
-    w, h = _png_size(shot.read_bytes())
+    w, h = png_size(shot.read_bytes())
     assert (w, h) == (1280, 2000) and shot.stat().st_size > 50_000  # a blank page compresses to a few kB
 
 
 # ---------------------------------------------------------------- the page at 1280 px (issue 30)
 
-CHROMEDRIVER = shutil.which("chromedriver") or (
-    "/usr/bin/chromedriver" if os.path.exists("/usr/bin/chromedriver") else None
-)
 #: the Chinese terms of the reports and the English a reader without a CJK font needs beside
 #: them (written out here, independently of the page's own glossary)
 ENGLISH = {"上游": ("first out", "1st"), "接风": ("partner",), "双下": ("double-down",)}
@@ -293,36 +264,8 @@ def hard_page(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def browser(tmp_path):
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        pytest.skip(
-            "Debian's chromium and chromium-driver are not installed (apt-get install chromium-driver)"
-        )
-    webdriver = pytest.importorskip(
-        "selenium.webdriver", reason="selenium drives Chromium (pip install selenium)"
-    )
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_window_size(1280, 1000)
-    yield driver
-    driver.quit()
-
-
-def _non_blank(png: bytes) -> tuple[float, int]:
-    """The share of pixels that are not the background and the number of colours, of a screenshot."""
-    import io
-
-    from PIL import Image
-
-    image = Image.open(io.BytesIO(png)).convert("RGB")
-    colours = image.getcolors(maxcolors=1 << 20) or []
-    background = max(colours)[1]
-    drawn = sum(n for n, c in colours if c != background)
-    return drawn / (image.width * image.height), len(colours)
+    with driver(tmp_path / "profile", size=(1280, 1000)) as d:
+        yield d
 
 
 @pytest.mark.parametrize("which", ["page", "hard_page"])
@@ -360,7 +303,7 @@ def test_at_1280_px_every_element_fits_the_window_and_nothing_overlaps(which, re
     # a screenshot of the whole page shows text, tables and plots, not a blank page
     height = browser.execute_script("return document.body.scrollHeight")
     browser.set_window_size(1280, min(height, 12000))
-    drawn, colours = _non_blank(browser.get_screenshot_as_png())
+    drawn, colours = non_blank(browser.get_screenshot_as_png())
     assert drawn > 0.05 and colours > 200, (drawn, colours)
 
 

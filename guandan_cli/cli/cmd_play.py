@@ -35,7 +35,11 @@ def play(
         bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
     hint: Annotated[
-        str, typer.Option("--hint", help="The bot whose answer ? suggests (e.g. search: slower, stronger).")
+        str,
+        typer.Option(
+            "--hint",
+            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
+        ),
     ] = "heuristic",
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
+from guandan_cli.cli.html_page import HELP as HTML_HELP
 
 
 def replay(
@@ -28,6 +29,7 @@ def replay(
     plain: Annotated[
         bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
+    html: Annotated[Path | None, typer.Option("--html", help=HTML_HELP, show_default=False)] = None,
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
@@ -35,6 +37,10 @@ def replay(
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
 
+    if html is not None:
+        from guandan_cli.cli.html_page import check_html_file
+
+        check_html_file(html)
     try:
         path, line, rec, prev = find_deal(run, match, deal)
         manifest = read_manifest(run) if run.is_dir() else None
@@ -57,3 +63,15 @@ def replay(
         fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
     typer.echo(f"{path}:{line}")
     Screen(colour, width=1000).print(text)  # the view wraps the hands itself
+    if html is not None:
+        from guandan_cli.cli.html_page import write_page
+        from guandan_cli.review.page import deal_data, render_page
+        from guandan_cli.review.walk import logged_from_record
+
+        logged = logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
+        write_page(
+            html,
+            render_page(
+                [deal_data(logged)], title=f"guandan replay · match {rec['match']} · deal {rec['deal']}"
+            ),
+        )

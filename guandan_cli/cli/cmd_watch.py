@@ -9,6 +9,10 @@ import typer
 
 from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
 
+_HTML_HELP = (
+    "Write the match as one self-contained HTML replay page (no network) to this file instead of showing it."
+)
+
 
 def watch(
     ctx: typer.Context,
@@ -41,6 +45,7 @@ def watch(
     plain: Annotated[
         bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
+    html: Annotated[Path | None, typer.Option("--html", help=_HTML_HELP, show_default=False)] = None,
 ) -> None:
     """Watch one match action by action: the table, each play and its declaration (wilds marked),
     passes, 接风, tribute and return, the finish and the level change. q quits."""
@@ -70,6 +75,10 @@ def watch(
         fail("--match picks a match of RUN; a match played now is match 0 of --seed")
     if max_deals is not None and max_deals < 1:
         fail(f"--max-deals must be a positive whole number, got {max_deals}")
+    if html is not None:
+        from guandan_cli.cli.html_page import check_html_file
+
+        check_html_file(html)
     try:
         if run is not None:
             deals = logged_deals(run, match)
@@ -93,6 +102,9 @@ def watch(
     except StopIteration:
         fail(f"--match {match}: no deals in {run}")
 
+    if html is not None:
+        _write_page(html, deals, run)
+        return
     tty = is_tty(sys.stdout)
     delay = watch_delay(delay, bool(given_options(ctx, ("delay",))), tty)
     colour = not plain and tty
@@ -117,3 +129,47 @@ def watch(
         fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     except KeyboardInterrupt:
         interrupted()
+
+
+def _write_page(html: Path, deals, run: Path | None) -> None:
+    """The watched match as the replay page (``guandan_cli.review.page``), every deal of it."""
+    from guandan_cli.cli.html_page import write_page
+    from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.engine.play import StrategyError
+    from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.review.page import deal_data, render_page
+    from guandan_cli.review.walk import LoggedDeal, check_replays
+    from guandan_cli.runner.replay import BAD_RECORD
+
+    check = f"; check the log with: guandan verify {run}" if run is not None else ""
+    pages, shown = [], None
+    try:
+        for shown in deals:
+            logged = LoggedDeal(
+                shown.setup,
+                tuple(shown.actions),
+                tuple(shown.names),
+                shown.match_index,
+                shown.deal_index,
+                shown.match_seed,
+                where=shown.where or "",
+                end=tuple(shown.end),
+            )
+            check_replays(logged)
+            pages.append(deal_data(logged))
+    except KeyboardInterrupt:
+        interrupted("nothing was written")
+    except (StrategyError, IllegalActionError, LogReadError) as exc:
+        where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
+        fail(f"{where}{exc}{check}", FAILURE)
+    except BAD_RECORD as exc:
+        if run is None or shown is None or shown.where is None:
+            raise
+        fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
+    first = pages[0]["label"].split(" · ")[0]
+    write_page(
+        html,
+        render_page(
+            pages, title=f"guandan watch · {first} · {len(pages)} deal{'s' if len(pages) != 1 else ''}"
+        ),
+    )

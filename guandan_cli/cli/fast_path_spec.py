@@ -28,6 +28,7 @@ ROOT_HELP = (
     "  tournament  Round robin of duplicate pairs: a leaderboard (openskill...\n"
     "  experiment  Play each sampled deal setup twice, by the same bots with...\n"
     "  replay      Replay deal DEAL of match MATCH: hands, tribute and return,...\n"
+    "  review      Review deal DEAL of match MATCH: at each decision of the...\n"
     "  watch       Watch one match action by action: the table, each play and...\n"
     "  play        Play one match at --seat against bots: answer with cards...\n"
     "  verify      Replay every deal through the engine; print FILE:LINE:...\n"

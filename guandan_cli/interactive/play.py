@@ -198,7 +198,8 @@ def play_game(
     hint: str = "heuristic",
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
-    ``hint``: the strategy whose answer ``?`` suggests."""
+
+    ``hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates)."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
@@ -210,7 +211,12 @@ def play_game(
     names: Sequence[str] = ["you" if s == game.seat else n for s, n in enumerate(game.strategies)]
     if resume:
         screen.print(f"resuming {game.out}: {plural(journal.kept, 'saved answer')} to replay")
-    seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint)
+    from guandan_cli.engine.rules import get_ruleset
+
+    rules = get_ruleset(game.ruleset, a_fail_limit=game.a_fail_limit, max_deals=game.max_deals)
+    seat = TerminalSeat(
+        game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint, rules=rules
+    )
     use_input_source(lambda s: seat)
     try:
         return simulate(

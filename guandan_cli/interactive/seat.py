@@ -227,6 +227,7 @@ class TerminalSeat:
         delay: float = 0.5,
         match_label: str = "",
         hint: str = "heuristic",
+        rules=None,
     ) -> None:
         self.seat = seat
         self.names = list(names)
@@ -240,11 +241,13 @@ class TerminalSeat:
         self.seen = 0
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
-        #: the strategy whose answer ``?`` suggests (a spec), and the player made from it on first use
-        self.hint = hint
         #: the card counts the person last saw (the deal's start, then each question)
         self.counts_shown: list[int] = [27, 27, 27, 27]
+        #: the strategy whose answer ``?`` suggests (a spec), and the player made from it on first use
+        #: (a search values its candidates, in the game's ruleset ``rules``)
+        self.hint = hint
         self._hint = None
+        self.rules = rules
         #: the last saved answer was just replayed: its own event is not shown as news (the
         #: trick so far is shown instead, with the previous trick's end out of sight)
         self._replay_ending = False
@@ -349,6 +352,10 @@ class TerminalSeat:
                 continue
             if ans.kind == REFUSED:
                 self.screen.print(f"✗ {ans.message}" if self.style.symbols else f"x {ans.message}", hang=2)
+            elif ans.kind == HINT and obs.phase == PLAY and hasattr(self._hint_player(), "evaluate"):
+                from guandan_cli.review.hint import valued_hint
+
+                self.screen.print("\n".join(valued_hint(obs, self.style, evaluator=self._hint_player())))
             elif ans.kind == HINT:
                 self.screen.print(f"suggestion: {self._action_text(obs, self._suggest(obs))}")
             elif ans.kind == MENU:
@@ -435,11 +442,22 @@ class TerminalSeat:
             mark = "✗" if self.style.symbols else "x"
             self.screen.print(f"{mark} choose a number 1..{len(choices)}, or nothing to go back")
 
-    def _suggest(self, obs: Observation) -> object:
+    def _hint_player(self):
+        """The player ``?`` asks, made on first use (a search in the game's ruleset)."""
         if self._hint is None:
             from guandan_cli.strategies.registry import load_strategy
 
-            self._hint = load_strategy(self.hint)(self.seat, random.Random(self.seat))
+            cls = load_strategy(self.hint)
+            options = (
+                {"rules": self.rules.name}
+                if self.rules is not None and "rules" in getattr(cls, "OPTIONS", {})
+                else {}
+            )
+            self._hint = cls(self.seat, random.Random(self.seat), **options)
+        return self._hint
+
+    def _suggest(self, obs: Observation) -> object:
+        self._hint_player()
         if obs.phase == TRIBUTE:
             return self._hint.choose_tribute(obs)
         if obs.phase == RETURN:

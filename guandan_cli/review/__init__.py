@@ -1,0 +1,102 @@
+"""``guandan review``: what was the best play here? Each decision of a logged deal valued from
+the deciding seat's view, the loss of the action played, mistakes flagged; a replay page.
+
+Python API: :func:`review` returns the decisions as a Polars frame (one row per decision,
+the columns of ``guandan review --format json``).
+
+>>> import guandan_cli, tempfile
+>>> run = guandan_cli.simulate(1, seed=2, strategies="greedy", max_deals=1, workers=1,
+...                            out=tempfile.mkdtemp() + "/run", progress=False)
+>>> df = review(run.path, match=0, deal=0, seats=[0], worlds=2)
+>>> df.columns[:6], df["seat"].unique().to_list()
+(['match', 'deal', 'seat', 'strategy', 'index', 'context'], [0])
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+from .core import DEFAULT_WORLDS, MISTAKE_THRESHOLD, DecisionReview, review_deal, review_decision, summary
+from .walk import LoggedDeal, ReviewInputError, ReviewRecordError, decisions, load_deal
+
+
+def review(
+    run: str | os.PathLike,
+    match: int = 0,
+    deal: int | None = None,
+    seats: Iterable[int] | None = None,
+    *,
+    worlds: int = DEFAULT_WORLDS,
+    workers: int = 1,
+    seed: int = 0,
+    threshold: float = MISTAKE_THRESHOLD,
+    evaluator: str = "search",
+):
+    """The review of deal ``deal`` of match ``match`` of ``run`` as a Polars frame (one row per decision);
+    ``evaluator``: ``search`` or a ``search:...`` spec (its other options; ``worlds`` is the budget)."""
+    import polars as pl
+
+    from .evaluators import evaluator_maker
+
+    logged = load_deal(run, match, deal)
+    maker, _ = evaluator_maker(logged.setup.rules, evaluator)
+    chosen = sorted(set(range(4) if seats is None else seats))
+    rows = [
+        r.as_dict()
+        for r in review_deal(
+            logged, maker, chosen, worlds=worlds, seed=seed, threshold=threshold, workers=workers
+        )
+    ]
+    return pl.DataFrame(rows, schema=_schema(), strict=False)
+
+
+def _schema():
+    import polars as pl
+
+    alt = pl.Struct(
+        {"action": pl.String, "mean": pl.Float64, "low": pl.Float64, "high": pl.Float64, "n": pl.Int64}
+    )
+    return {
+        "match": pl.Int64,
+        "deal": pl.Int64,
+        "seat": pl.Int64,
+        "strategy": pl.String,
+        "index": pl.Int64,
+        "context": pl.String,
+        "lead": pl.Boolean,
+        "top": pl.String,
+        "cards": pl.Int64,
+        "played": pl.String,
+        "played_value": pl.Float64,
+        "best": pl.String,
+        "best_value": pl.Float64,
+        "loss": pl.Float64,
+        "loss_low": pl.Float64,
+        "loss_high": pl.Float64,
+        "mistake": pl.Boolean,
+        "worlds": pl.Int64,
+        "alternatives": pl.List(alt),
+    }
+
+
+def __getattr__(name: str):
+    if name == "FRAME_SCHEMA":  # built on first use: importing the package needs no Polars
+        return _schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "DEFAULT_WORLDS",
+    "MISTAKE_THRESHOLD",
+    "DecisionReview",
+    "LoggedDeal",
+    "ReviewInputError",
+    "ReviewRecordError",
+    "decisions",
+    "load_deal",
+    "review",
+    "review_deal",
+    "review_decision",
+    "summary",
+]

@@ -1,0 +1,62 @@
+"""``guandan play --hint search``: the ``?`` answer with every candidate's value.
+
+>>> import random
+>>> from guandan_cli.engine import deal_hands
+>>> from guandan_cli.engine.deal import Deal, DealSetup
+>>> from guandan_cli.engine.observation import observe
+>>> from guandan_cli.view.table import Style
+>>> obs = observe(Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=2)), 2)
+>>> lines = valued_hint(obs, Style.plain(), worlds=2)
+>>> lines[0].startswith("suggestion: ") and "levels" in lines[0]
+True
+"""
+
+from __future__ import annotations
+
+import random
+
+from guandan_cli.engine.rules import Ruleset
+from guandan_cli.engine.seeding import derive_seed
+from guandan_cli.view.table import Style
+
+from .core import DEFAULT_WORLDS
+from .evaluators import evaluator_maker
+from .text import action_label, signed
+
+
+def valued_hint(
+    obs,
+    style: Style,
+    *,
+    worlds: int = DEFAULT_WORLDS,
+    rules: Ruleset | None = None,
+    evaluator: object = None,
+    shown: int = 6,
+) -> list[str]:
+    """The best candidate for ``obs`` (a play-phase observation of the seat to move) with its value
+    in levels for the seat's team, then the other candidates' values, best first.
+
+    ``evaluator``: a search player (its own budget and candidates: ``play --hint search:...``);
+    ``None``: the default search at ``worlds`` worlds in the ruleset ``rules``."""
+    if evaluator is None:
+        maker, described = evaluator_maker(rules)
+        rng = random.Random(derive_seed("hint", obs.seat, len(obs.events), tuple(obs.hand)))
+        values = maker(obs.seat, rng, worlds).bot.evaluate(obs)
+    else:
+        values, described = evaluator.evaluate(obs), getattr(evaluator, "name", type(evaluator).__name__)
+    values = sorted(values, key=lambda v: -v.mean)  # the search's candidates, the heuristic's first
+    best, rest = values[0], values[1:]
+    lines = [
+        f"suggestion: {action_label(best.action, obs.level, style)}  ({signed(best.mean)} levels, "
+        f"[{signed(best.low)}, {signed(best.high)}] over {best.n} worlds; {described})"
+    ]
+    if rest:
+        others = " · ".join(
+            f"{action_label(v.action, obs.level, style)} {signed(v.mean)}" for v in rest[:shown]
+        )
+        more = f" · and {len(rest) - shown} more" if len(rest) > shown else ""
+        lines.append(f"  others: {others}{more}")
+    return lines
+
+
+__all__ = ["valued_hint"]

@@ -1,0 +1,79 @@
+"""The review as terminal lines: a header, one line per decision, a summary per seat.
+
+>>> signed(0.5), signed(-1.25), signed(float("nan"))
+('+0.50', '-1.25', 'n/a')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from guandan_cli.engine.combos import Combo
+from guandan_cli.engine.match import level_token
+from guandan_cli.view.names import strategy_names
+from guandan_cli.view.table import Style, play_text
+
+from .core import DecisionReview, summary
+from .walk import LoggedDeal
+
+
+def signed(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:+.2f}"
+
+
+def action_label(action: object, level: int, style: Style) -> str:
+    """``pass`` or ``pair 7 ♠7 ♦7`` (wilds marked with what they stand for)."""
+    if isinstance(action, Combo) and action[0] != "pass":
+        return " ".join(play_text(action, level, style).split())
+    return "pass"
+
+
+def header_lines(logged: LoggedDeal, evaluator: str, worlds: int, seats: Sequence[int]) -> list[str]:
+    s = logged.setup
+    readable = strategy_names(logged.names)
+    who = ", ".join(f"seat {i} {readable[n]}" for i, n in enumerate(logged.names))
+    return [
+        f"{logged.where}" if logged.where else "(a deal played now)",
+        f"match {logged.match} (seed {logged.match_seed})  deal {logged.deal}  ruleset {s.rules.name}  "
+        f"level {level_token(s.level)}  ({who})",
+        f"values: {evaluator}, {worlds} worlds per action, from each seat's own view; "
+        f"reviewing seat{'s' if len(seats) != 1 else ''} {', '.join(map(str, seats))}",
+    ]
+
+
+def decision_line(r: DecisionReview, level: int, style: Style) -> str:
+    """One decision: index, seat, trick context, the action played and its value, the best, the loss."""
+    played = f"played {action_label(r.played, level, style)} {signed(r.played_value)}"
+    if r.best == r.played:
+        best = "best: the play made"
+    else:
+        best = f"best {action_label(r.best, level, style)} {signed(r.best_value)}"
+    interval = (
+        ""
+        if math.isnan(r.loss_low) or r.best == r.played
+        else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
+    )
+    mark = "   MISTAKE" if r.mistake else ""
+    return f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
+
+
+def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names: Sequence[str]) -> list[str]:
+    rows = {row["seat"]: row for row in summary(reviews)}
+    readable = strategy_names(names)
+    out = []
+    for seat in seats:
+        row = rows.get(seat)
+        if row is None:
+            out.append(f"seat {seat} ({readable[names[seat]]}): no decision with a choice to review")
+            continue
+        n, m = row["decisions"], row["mistakes"]
+        out.append(
+            f"seat {seat} ({readable[row['strategy']]}): {n} decision{'s' if n != 1 else ''} reviewed, "
+            f"{m} mistake{'s' if m != 1 else ''}, loss {row['total_loss']:.2f} levels in all, "
+            f"{row['mean_loss']:.3f} per decision"
+        )
+    return out
+
+
+__all__ = ["action_label", "decision_line", "header_lines", "signed", "summary_lines"]

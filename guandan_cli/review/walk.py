@@ -1,0 +1,254 @@
+"""A logged deal walked through the engine: its decisions, and the table after every play.
+
+``load_deal(run, match, deal)`` finds the record and rebuilds its setup and actions (the log
+is the record: nothing is taken from it that the engine does not replay);
+``decisions(logged, seats)`` yields, for each play-phase action of those seats that had a
+choice, the seat's :class:`~guandan_cli.engine.observation.Observation` just before it and
+the action played; ``table_states(logged)`` the public and private state after each play,
+for the replay page.
+
+>>> import random
+>>> from guandan_cli.engine import deal_hands
+>>> from guandan_cli.engine.deal import DealSetup
+>>> setup = DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0)
+>>> logged = LoggedDeal.played(setup, ["random"] * 4, seed=3)
+>>> first = next(decisions(logged, [0]))
+>>> first.index, first.seat, first.obs.seat, first.obs.top is None
+(0, 0, 0, True)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
+from guandan_cli.engine.observation import Observation, observe
+
+if TYPE_CHECKING:
+    from guandan_cli.logs.manifest import PartialConfig
+
+
+class ReviewInputError(ValueError):
+    """A run, match, deal or seat that cannot be reviewed (bad input: one line, exit 2)."""
+
+
+class ReviewRecordError(ValueError):
+    """A logged deal that does not replay (a failure while working: one line, exit 1)."""
+
+
+@dataclass(frozen=True)
+class LoggedDeal:
+    """One deal to walk: where it is logged, how it starts, every action in order and the seats' names.
+
+    ``actions`` are ``(seat, action)`` pairs as ``Deal.apply`` takes them: tribute and return
+    cards first, then the play phase (``record["actions"]``), whose position is a decision's
+    ``index``.
+    """
+
+    setup: DealSetup
+    actions: tuple
+    names: tuple[str, ...]
+    match: int = 0
+    deal: int = 0
+    match_seed: int = 0
+    deal_seed: int = 0
+    where: str = ""
+    end: tuple[str, ...] = ()
+    record: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def played(cls, setup: DealSetup, strategies: Sequence[str], seed: int = 0) -> LoggedDeal:
+        """The deal ``setup`` played now by ``strategies`` (seeded like match ``seed``'s seats)."""
+        from guandan_cli.engine.play import play_deal
+        from guandan_cli.strategies.registry import make_players
+
+        deal = play_deal(Deal(setup), make_players(list(strategies), seed), seed, 0)
+        return cls(setup, tuple(deal.actions), tuple(strategies), match_seed=seed)
+
+    @property
+    def first_play(self) -> int:
+        """The position in ``actions`` of the first play-phase action (after tribute and return)."""
+        return len(self.actions) - len(self.record["actions"]) if self.record else _first_play(self)
+
+
+def _first_play(logged: LoggedDeal) -> int:
+    deal = Deal(logged.setup)
+    for i, (_seat, action) in enumerate(logged.actions):
+        if deal.phase == PLAY:
+            return i
+        deal.apply(action)
+    return len(logged.actions)
+
+
+def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> LoggedDeal:
+    """Deal ``deal`` of match ``match`` of a run (its first logged deal when ``deal`` is None).
+
+    Raises ``ReviewInputError`` for a run, match or deal that is not there,
+    ``guandan_cli.logs.reader.LogLineError`` for a corrupt line and ``ReviewRecordError`` for
+    a record that does not replay (an unknown ruleset, hands or actions edited by hand).
+    """
+    from pathlib import Path
+
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
+    from guandan_cli.logs.reader import LogLineError, LogReadError
+    from guandan_cli.runner.replay import DealNotFound, find_deal
+
+    run = Path(run)
+    try:
+        path, line, rec, prev = find_deal(run, match, deal)
+        manifest = read_manifest(run) if run.is_dir() else None
+    except LogLineError:  # a corrupt line: a failure, not bad input
+        raise
+    except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal; a bad manifest
+        raise ReviewInputError(str(exc)) from None
+    return logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
+
+
+def logged_from_record(where: str, rec: dict, prev: dict | None, options: PartialConfig) -> LoggedDeal:
+    """The deal of record ``rec`` (logged at ``where``; ``prev`` the match's previous record,
+    ``options`` its run's ``config``), checked to replay (``ReviewRecordError`` if it does not)."""
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.runner.records import record_actions
+    from guandan_cli.runner.replay import BAD_RECORD, logged_setup, record_end_lines
+
+    try:
+        rules = get_ruleset(
+            rec["ruleset"],
+            a_fail_limit=options.a_fail_limit,
+            max_deals=options.max_deals,
+            tribute=options.tribute,
+        )
+        logged = LoggedDeal(
+            setup=logged_setup(rec, prev, options, rules),
+            actions=tuple(record_actions(rec)),
+            names=tuple(rec["strategies"]),
+            match=rec["match"],
+            deal=rec["deal"],
+            match_seed=rec["match_seed"],
+            deal_seed=rec["deal_seed"],
+            where=where,
+            end=tuple(record_end_lines(rec)),
+            record=rec,
+        )
+        check_replays(logged)
+    except IllegalActionError as exc:
+        raise ReviewRecordError(f"{where}: {exc}") from None
+    except BAD_RECORD as exc:
+        raise ReviewRecordError(f"{where}: cannot replay this deal: {exc}") from None
+    return logged
+
+
+def check_replays(logged: LoggedDeal) -> Deal:
+    """The deal replayed to its end (``IllegalActionError`` at the first action that is not legal,
+    naming its play-phase index)."""
+    deal = Deal(logged.setup)
+    for i, seat, action in _indexed(logged):
+        if seat != deal.to_move:
+            raise IllegalActionError(
+                seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s"
+            )
+        try:
+            deal.apply(action)
+        except IllegalActionError as exc:
+            raise IllegalActionError(seat, action, f"action {i}: {exc.rule}") from None
+    if deal.phase != OVER:
+        raise ValueError(f"the deal is not over after its {len(logged.actions)} actions")
+    return deal
+
+
+def _indexed(logged: LoggedDeal) -> Iterator[tuple[int, int, object]]:
+    """``(index, seat, action)``: play-phase actions numbered from 0, tribute and return from −k."""
+    first = logged.first_play
+    for i, (seat, action) in enumerate(logged.actions):
+        yield i - first, seat, action
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A seat's choice at play-phase action ``index``: what it saw (``obs``) and what it played."""
+
+    index: int
+    seat: int
+    obs: Observation
+    played: object
+
+
+def decisions(logged: LoggedDeal, seats: Iterable[int] = range(4)) -> Iterator[Decision]:
+    """The play-phase decisions of ``seats`` that had more than one legal action, in order.
+
+    Each observation is the seat's own (``engine.observation.observe``): its hand and the
+    public record, with its legal actions built.
+    """
+    wanted = set(seats)
+    deal = Deal(logged.setup)
+    for i, seat, action in _indexed(logged):
+        if deal.phase == PLAY and seat in wanted:
+            obs = observe(deal, seat)
+            if obs.only_legal_action() is None:
+                yield Decision(i, seat, obs, action)
+        deal.apply(action)
+
+
+@dataclass(frozen=True)
+class TableState:
+    """The table after ``index + 1`` play-phase actions (``index`` −1: before the first play)."""
+
+    index: int
+    hands: tuple[tuple[int, ...], ...]
+    trick: tuple  # the current (or just finished) trick's events, from its lead
+    trick_number: int
+    to_move: int
+    finished: tuple[int, ...]
+    top_owner: int
+
+
+def table_states(logged: LoggedDeal) -> list[TableState]:
+    """The table before the first play and after each play-phase action."""
+    deal = Deal(logged.setup)
+    states: list[TableState] = []
+    trick: list = []
+    tricks = 0
+
+    def snap(index: int) -> TableState:
+        return TableState(
+            index,
+            tuple(tuple(h) for h in deal.hands),
+            tuple(trick),
+            tricks,
+            deal.to_move,
+            tuple(deal.finished),
+            deal.top_owner,
+        )
+
+    for i, _seat, action in _indexed(logged):
+        if i == 0:
+            states.append(snap(-1))
+        before = len(deal.events)
+        deal.apply(action)
+        if i < 0:
+            continue
+        for ev in deal.events[before:]:
+            if ev.kind == PLAY and ev.lead:
+                trick, tricks = [], tricks + 1
+            trick.append(ev)
+        states.append(snap(i))
+    if not states:
+        states.append(snap(-1))
+    return states
+
+
+__all__ = [
+    "Decision",
+    "LoggedDeal",
+    "ReviewInputError",
+    "ReviewRecordError",
+    "TableState",
+    "check_replays",
+    "decisions",
+    "load_deal",
+    "logged_from_record",
+    "table_states",
+]

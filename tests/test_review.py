@@ -1,0 +1,474 @@
+"""`guandan review`: decisions valued from the deciding seat's view, mistakes flagged, the replay page.
+
+The values come from the search's ``evaluate`` (issue 27); the tests check what review does with them: which decisions, which seat's view, the paired loss,
+the same output whatever --workers, an obvious blunder flagged, the page against the log.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from guandan_cli.strategies.search import ActionValue
+from typer.testing import CliRunner
+
+import guandan_cli
+from guandan_cli.cli.app import app
+from guandan_cli.engine import deal_hands
+from guandan_cli.engine.cards import FACE_NAMES, format_cards
+from guandan_cli.engine.deal import PLAY, Deal, DealSetup
+from guandan_cli.review import MISTAKE_THRESHOLD, review
+from guandan_cli.review.core import review_decision
+from guandan_cli.review.evaluators import evaluator_maker
+from guandan_cli.review.walk import LoggedDeal, decisions, load_deal
+from guandan_cli.runner.records import parse_action
+
+DATA = Path(__file__).resolve().parent / "data"
+sys.path.insert(0, str(DATA))
+from blunderer import bomb_breaking_single  # noqa: E402
+
+runner = CliRunner()
+REQUIRED = {"match", "deal", "seat", "index", "played", "played_value", "best", "best_value"}
+REQUIRED |= {"loss", "loss_low", "loss_high", "mistake"}
+#: a run where seat 0 (the blunderer) beats its partner's single K with an ace from its bomb of
+#: aces while the partner holds one card (found by scanning seeds; the test checks it happens)
+BLUNDER = {"seed": 184, "match": 3, "deal": 2, "seat": 0, "index": 54}
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("review") / "run"
+    guandan_cli.simulate(
+        2, seed=11, strategies="greedy,random", max_deals=2, workers=1, out=out, progress=False
+    )
+    return out
+
+
+@pytest.fixture(scope="module")
+def blunder_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("blunder") / "run"
+    guandan_cli.simulate(
+        4,
+        seed=BLUNDER["seed"],
+        strategies=f"{DATA / 'blunderer.py'}:Blunderer,heuristic",
+        max_deals=3,
+        workers=1,
+        out=out,
+        progress=False,
+    )
+    return out
+
+
+def _json_rows(output: str) -> list[dict]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]
+
+
+def _record(run: Path, match: int, deal: int) -> dict:
+    for f in sorted(run.glob("deals-*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            if rec["match"] == match and rec["deal"] == deal:
+                return rec
+    raise AssertionError(f"no match {match} deal {deal} in {run}")
+
+
+# ------------------------------------------------------------------ the decisions and their values
+
+
+def test_json_rows_are_the_chosen_seats_decisions_with_a_choice(run_dir):
+    res = runner.invoke(
+        app,
+        ["review", str(run_dir), "--deal", "1", "--seat", "1", "--seat", "2", "-f", "json", "--worlds", "3"],
+    )
+    assert res.exit_code == 0, res.output
+    rows = _json_rows(res.stdout)
+    rec = _record(run_dir, 0, 1)
+    logged = load_deal(run_dir, 0, 1)
+    expected = [(d.index, d.seat) for d in decisions(logged, [1, 2])]
+    assert [(r["index"], r["seat"]) for r in rows] == expected and expected
+    for r in rows:
+        assert REQUIRED <= set(r)
+        seat, action = parse_action(rec["actions"][r["index"]], r["index"])
+        assert seat == r["seat"] and r["played"] == rec["actions"][r["index"]].split(" ", 1)[1]
+        alts = {a["action"]: a["mean"] for a in r["alternatives"]}
+        assert r["played"] in alts and alts[r["played"]] == r["played_value"]
+        assert r["best_value"] == max(alts.values()) and r["loss"] == pytest.approx(
+            r["best_value"] - r["played_value"]
+        )
+        assert r["loss"] >= 0 and r["mistake"] == (r["loss_low"] > 0 and r["loss"] >= MISTAKE_THRESHOLD)
+        assert all(a["n"] == 3 for a in r["alternatives"])
+
+
+def test_every_decision_of_a_seat_with_a_choice_and_no_other(run_dir):
+    logged = load_deal(run_dir, 1, 0)
+    deal = Deal(logged.setup)
+    expected = []
+    for i, (seat, action) in enumerate(logged.actions):
+        if deal.phase == PLAY and seat == 3 and len(deal.legal_actions()) > 1:
+            expected.append(i - logged.first_play)
+        deal.apply(action)
+    assert [d.index for d in decisions(logged, [3])] == expected and expected
+
+
+def test_values_depend_on_the_seats_view_only():
+    """Two deals in which seat 0 holds the same cards and the others' hands differ: the review
+    of seat 0's first decision (a lead, nothing played yet) is the same."""
+    hands = list(deal_hands(random.Random(5)))
+    others = [f for s in (1, 2, 3) for f in hands[s]]
+    random.Random(9).shuffle(others)
+    shuffled = [
+        hands[0],
+        tuple(sorted(others[:27])),
+        tuple(sorted(others[27:54])),
+        tuple(sorted(others[54:])),
+    ]
+    maker, _ = evaluator_maker()
+    reviews = []
+    for hs in (hands, shuffled):
+        logged = LoggedDeal.played(
+            DealSetup(hands=tuple(hs), level=0, first_leader=0), ["heuristic"] * 4, seed=1
+        )
+        first = next(decisions(logged, [0]))
+        assert first.index == 0
+        reviews.append(review_decision(first, logged, maker, worlds=3))
+    assert reviews[0] == reviews[1]
+
+
+def test_the_same_output_whatever_the_workers(run_dir):
+    args = [
+        "review",
+        str(run_dir),
+        "--match",
+        "1",
+        "--seat",
+        "0",
+        "--seat",
+        "3",
+        "-f",
+        "json",
+        "--worlds",
+        "2",
+    ]
+    one = runner.invoke(app, [*args, "--workers", "1"])
+    two = runner.invoke(app, [*args, "--workers", "2"])
+    assert one.exit_code == two.exit_code == 0, one.output + two.output
+    assert one.stdout == two.stdout and one.stdout
+    alone = runner.invoke(
+        app, ["review", str(run_dir), "--match", "1", "--seat", "3", "-f", "json", "--worlds", "2"]
+    )
+    assert [r for r in _json_rows(one.stdout) if r["seat"] == 3] == _json_rows(alone.stdout)
+    other = runner.invoke(app, [*args, "--seed", "1"])
+    assert other.stdout != one.stdout  # the seed draws the worlds
+
+
+def test_the_played_action_is_asked_for_even_when_no_candidate():
+    asked = []
+
+    class Narrow:
+        def __init__(self, seat, rng, worlds):
+            pass
+
+        def candidates(self, obs):
+            return [a for a in obs.legal_actions if a[0] == "pass"][:1] or list(obs.legal_actions)[-1:]
+
+        def evaluate(self, obs, actions=None):
+            asked.append(list(actions))
+            return [ActionValue(a, 0.0, 0.0, 0.0, 2, 0.0, 0.0, 0.0) for a in actions]
+
+    logged = LoggedDeal.played(
+        DealSetup(hands=deal_hands(random.Random(2)), level=0, first_leader=0), ["greedy"] * 4
+    )
+    d = next(x for x in decisions(logged, [1]) if x.played[0] != "pass")
+    r = review_decision(d, logged, Narrow, worlds=2)
+    # asked once, the played action first, the evaluator's candidate after it
+    assert asked == [[d.played, *(a for a in Narrow(0, None, 0).candidates(d.obs) if a != d.played)]]
+    assert r.loss == 0 and r.best == d.played and not r.mistake  # a tie keeps the played action
+
+
+def test_python_api_frame_matches_the_json(run_dir):
+    df = review(run_dir, match=0, deal=1, seats=[0], worlds=2)
+    res = runner.invoke(
+        app, ["review", str(run_dir), "--deal", "1", "--seat", "0", "-f", "json", "--worlds", "2"]
+    )
+    rows = _json_rows(res.stdout)
+    assert df.height == len(rows) and df["index"].to_list() == [r["index"] for r in rows]
+    assert df["loss"].to_list() == [r["loss"] for r in rows] and df["mistake"].to_list() == [
+        r["mistake"] for r in rows
+    ]
+
+
+def test_text_lines_and_the_summary_agree_with_the_json(run_dir):
+    args = ["review", str(run_dir), "--deal", "1", "--worlds", "2", "--no-symbols"]
+    text = runner.invoke(app, args)
+    rows = _json_rows(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    assert text.exit_code == 0, text.output
+    lines = text.stdout.splitlines()
+    decision_lines = [x for x in lines if x.startswith("#")]
+    assert len(decision_lines) == len(rows)
+    for line, r in zip(decision_lines, rows):
+        assert line.startswith(f"#{r['index']:>3} seat {r['seat']}") and ("MISTAKE" in line) == r["mistake"]
+    for seat in range(4):
+        mine = [r for r in rows if r["seat"] == seat]
+        summary = next(x for x in lines if x.startswith(f"seat {seat} ("))
+        assert f"{len(mine)} decision" in summary and f"{sum(r['mistake'] for r in mine)} mistake" in summary
+        assert f"loss {sum(r['loss'] for r in mine):.2f} levels" in summary
+
+
+def test_an_obviously_losing_play_is_flagged(blunder_run):
+    """The blunderer breaks up its bomb of aces to beat its partner's single K, the partner
+    holding its last card: a mistake, and the best alternative is not a single ace."""
+    b = BLUNDER
+    logged = load_deal(blunder_run, b["match"], b["deal"])
+    decision = next(d for d in decisions(logged, [b["seat"]]) if d.index == b["index"])
+    assert bomb_breaking_single(decision.obs) == decision.played  # the blunder happened here
+    assert decision.obs.card_counts[decision.obs.partner] == 1
+    res = runner.invoke(
+        app,
+        [
+            "review",
+            str(blunder_run),
+            "-m",
+            str(b["match"]),
+            "-d",
+            str(b["deal"]),
+            "--seat",
+            "0",
+            "-f",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    row = next(r for r in _json_rows(res.stdout) if r["index"] == b["index"])
+    assert row["mistake"] and row["loss"] >= 1 and row["loss_low"] > 0, row
+    assert row["played"] == "single:A SA" and not row["best"].startswith("single:A")
+
+
+# ------------------------------------------------------------------ bad input: one line each
+
+
+def _one_line(res, code: int) -> str:
+    err = res.stderr.strip()
+    assert res.exit_code == code, res.output
+    assert len(err.splitlines()) == 1 and err.startswith("guandan: error: "), err
+    return err
+
+
+def test_bad_input_is_one_line(run_dir, tmp_path):
+    cases = [
+        (["--match", "7"], 2, "no match 7"),
+        (["--deal", "9"], 2, "match 0 has no deal 9 (its deals are 0..1)"),
+        (["--seat", "4"], 2, "--seat must be 0, 1, 2 or 3, got 4"),
+        (["--worlds", "1"], 2, "--worlds must be from 2"),
+        (["--workers", "0"], 2, "--workers must be a positive whole number, got 0"),
+        (["--workers", "5000"], 2, "--workers must be at most"),
+        (["--format", "xml"], 2, "--format must be text or json, got 'xml'"),
+        (["--html", str(tmp_path / "nowhere" / "p.html")], 2, "does not exist"),
+        (["--match", "-1"], 2, "--match must be 0 or more"),
+    ]
+    for extra, code, message in cases:
+        err = _one_line(runner.invoke(app, ["review", str(run_dir), *extra]), code)
+        assert message in err, (extra, err)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "no deals parts here" in _one_line(runner.invoke(app, ["review", str(empty)]), 2)
+    assert "no such file or directory" in _one_line(runner.invoke(app, ["review", str(tmp_path / "gone")]), 2)
+
+
+def _edited_copy(run_dir: Path, tmp_path: Path, edit) -> Path:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    part = copy / "deals-00000.jsonl"
+    lines = part.read_text(encoding="utf-8").splitlines()
+    lines[0] = edit(lines[0])
+    part.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return copy
+
+
+def test_a_corrupt_line_or_an_unknown_ruleset_is_one_line(run_dir, tmp_path):
+    corrupt = _edited_copy(run_dir, tmp_path / "a", lambda line: line[:40])
+    err = _one_line(runner.invoke(app, ["review", str(corrupt)]), 1)
+    assert "deals-00000.jsonl:1:" in err
+    unknown = _edited_copy(
+        run_dir, tmp_path / "b", lambda line: line.replace('"ruleset":"cgr2022"', '"ruleset":"hubei1999"')
+    )
+    err = _one_line(runner.invoke(app, ["review", str(unknown)]), 1)
+    assert "deals-00000.jsonl:1: cannot replay this deal: unknown ruleset 'hubei1999'" in err
+    illegal = _edited_copy(
+        run_dir, tmp_path / "c", lambda line: line.replace('"actions":["', '"actions":["1 pass","', 1)
+    )
+    err = _one_line(runner.invoke(app, ["review", str(illegal)]), 1)
+    assert "deals-00000.jsonl:1:" in err and "action 0" in err
+
+
+# ------------------------------------------------------------------ the page
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[str] = []
+        self.tags: list[str] = []
+        self.data: str | None = None
+        self._in_data = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.append(tag)
+        self.refs += [a[k] for k in ("src", "href") if k in a]
+        self._in_data = a.get("id") == "deal-data"
+
+    def handle_data(self, data):
+        if self._in_data:
+            self.data = (self.data or "") + data
+
+    def handle_endtag(self, tag):
+        self._in_data = False
+
+
+def _page_data(path: Path) -> dict:
+    parsed = _Page()
+    text = path.read_text(encoding="utf-8")
+    parsed.feed(text)
+    assert not parsed.refs and "link" not in parsed.tags and "iframe" not in parsed.tags
+    assert "http://" not in text and "https://" not in text
+    return json.loads(parsed.data)
+
+
+def _trick_after(logged: LoggedDeal, steps: int) -> list[tuple[int, str, str]]:
+    """The trick on the table after ``steps`` play-phase actions, from the engine: (seat, kind, cards)."""
+    deal = Deal(logged.setup)
+    for _seat, action in logged.actions[: logged.first_play + steps]:
+        deal.apply(action)
+    plays = [e for e in deal.events if e.kind in (PLAY, "pass")]
+    leads = [i for i, e in enumerate(plays) if e.kind == PLAY and e.lead]
+    trick = plays[leads[-1] :] if leads else []
+    return [(e.seat, e.kind, format_cards(e.combo.cards) if e.kind == PLAY else "") for e in trick]
+
+
+def test_review_replay_and_watch_pages_hold_every_step(run_dir, tmp_path):
+    logged = load_deal(run_dir, 0, 1)
+    plays = len(logged.actions) - logged.first_play
+    page = tmp_path / "review.html"
+    res = runner.invoke(
+        app, ["review", str(run_dir), "--deal", "1", "--seat", "2", "--worlds", "2", "--html", str(page)]
+    )
+    assert res.exit_code == 0 and f"wrote {page}" in res.stderr, res.output
+    data = _page_data(page)
+    (deal,) = data["deals"]
+    assert len(deal["steps"]) == plays + 1 and [s["index"] for s in deal["steps"]] == list(range(-1, plays))
+    assert sorted(map(int, deal["reviews"])) == [d.index for d in decisions(logged, [2])]
+    for k in (1, plays // 2, plays):
+        trick = [
+            (p["seat"], p["kind"], " ".join(FACE_NAMES[f] for f in p["cards"]))
+            for p in deal["steps"][k]["trick"]
+        ]
+        assert trick == _trick_after(logged, k)
+    replay_page = tmp_path / "replay.html"
+    res = runner.invoke(app, ["replay", str(run_dir), "--deal", "1", "--html", str(replay_page)])
+    assert res.exit_code == 0, res.output
+    plain = _page_data(replay_page)["deals"][0]
+    assert plain["steps"] == deal["steps"] and plain["reviews"] == {}
+    watch_page = tmp_path / "watch.html"
+    res = runner.invoke(app, ["watch", str(run_dir), "--match", "0", "--html", str(watch_page)])
+    assert res.exit_code == 0, res.output
+    watched = _page_data(watch_page)["deals"]
+    assert [d["label"] for d in watched] == ["match 0 · deal 0", "match 0 · deal 1"] and watched[1][
+        "steps"
+    ] == deal["steps"]
+
+
+def test_play_hint_search_says_the_values(tmp_path):
+    args = ["play", "--seed", "5", "--seat", "0", "--max-deals", "1", "--delay", "0", "--plain"]
+    res = runner.invoke(app, [*args, "--hint", "search", "--out", str(tmp_path / "g")], input="?\nq\n")
+    suggestion = next(x for x in res.output.splitlines() if "suggestion: " in x)  # after the question
+    assert " levels, [" in suggestion and " worlds; " in suggestion
+    assert any(x.startswith("  others: ") for x in res.output.splitlines())
+    small = runner.invoke(
+        app, [*args, "--hint", "search:worlds=4", "--out", str(tmp_path / "s")], input="?\nq\n"
+    )
+    suggestion = next(x for x in small.output.splitlines() if "suggestion: " in x)
+    assert " over 4 worlds; search:worlds=4)" in suggestion  # the spec's budget, named
+    plain = runner.invoke(app, [*args, "--hint", "greedy", "--out", str(tmp_path / "p")], input="?\nq\n")
+    suggestion = next(x for x in plain.output.splitlines() if "suggestion: " in x)
+    assert " levels" not in suggestion  # a bot without evaluate: its play only
+    bad = runner.invoke(app, [*args, "--hint", "oracle", "--out", str(tmp_path / "h")])
+    assert "--hint: unknown strategy 'oracle'" in _one_line(bad, 2)
+
+
+# ------------------------------------------------------------------ in a real browser
+
+
+def test_the_page_steps_in_chromium_and_shows_the_logged_trick(blunder_run, tmp_path):
+    from browser import driver, non_blank, png_size, screenshot_dir
+
+    b = BLUNDER
+    page = tmp_path / "review.html"
+    res = runner.invoke(
+        app,
+        [
+            "review",
+            str(blunder_run),
+            "-m",
+            str(b["match"]),
+            "-d",
+            str(b["deal"]),
+            "--seat",
+            "0",
+            "--html",
+            str(page),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    logged = load_deal(blunder_run, b["match"], b["deal"])
+    with driver(tmp_path / "profile", size=(1280, 1200)) as d:
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.common.keys import Keys
+
+        d.get(page.as_uri())
+        body = d.find_element(By.TAG_NAME, "body")
+
+        def shown_trick():
+            return [
+                (
+                    int(e.get_attribute("data-seat")),
+                    e.get_attribute("data-kind"),
+                    e.get_attribute("data-cards"),
+                )
+                for e in d.find_elements(By.CSS_SELECTOR, "#trick .play")
+            ]
+
+        for n in (7, 13):  # forward 7, then 6 more
+            while int(body.get_attribute("data-step")) < n:
+                body.send_keys(Keys.ARROW_RIGHT)
+            assert shown_trick() == _trick_after(logged, n)
+        body.send_keys(Keys.ARROW_LEFT)
+        assert int(body.get_attribute("data-step")) == 12 and shown_trick() == _trick_after(logged, 12)
+        # one seat's view: the other hands are card backs
+        d.find_element(By.CSS_SELECTOR, "#view option[value='1']").click()
+        shown = {
+            e.get_attribute("data-seat"): e.find_element(By.CSS_SELECTOR, ".hand").get_attribute("data-shown")
+            for e in d.find_elements(By.CSS_SELECTOR, ".seat")
+        }
+        assert shown == {"0": "no", "1": "yes", "2": "no", "3": "no"}
+        assert len(d.find_elements(By.CSS_SELECTOR, "#seat-bottom .card.back")) == 0
+        d.find_element(By.CSS_SELECTOR, "#view option[value='open']").click()
+        # the blunder: marked on the timeline; at its step the alternatives with their values
+        ticks = d.find_elements(By.CSS_SELECTOR, "#timeline .tick.mistake")
+        steps = [int(t.get_attribute("data-step")) for t in ticks]
+        assert b["index"] + 1 in steps
+        d.find_element(By.CSS_SELECTOR, f"#timeline .tick[data-step='{b['index'] + 1}']").click()
+        assert shown_trick() == _trick_after(logged, b["index"] + 1)
+        rows = d.find_elements(By.CSS_SELECTOR, "#review tr.played")
+        assert len(rows) == 1 and "single A" in rows[0].text
+        assert "MISTAKE" in d.find_element(By.ID, "review").text
+        shot = screenshot_dir(tmp_path) / "review-page.png"
+        d.save_screenshot(str(shot))
+    width, height = png_size(shot.read_bytes())
+    drawn, colours = non_blank(shot.read_bytes())
+    assert width == 1280 and height > 800 and drawn > 0.2 and colours > 200  # blank: a handful of colours
