@@ -104,8 +104,10 @@ class Connection:
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the connection with ``code`` once what was sent has gone out."""
         if not self.closed:
-            self.closed = True
+            # the close frame is queued before ``closed`` is seen: a reader that sees it then
+            # queues its own end (``None``) after this code, never before (server._handle)
             self._send((code, close_reason(reason)))
+            self.closed = True
             self._taken()  # the WebSocket thread stops waiting for a take
 
 

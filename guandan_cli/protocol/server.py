@@ -139,7 +139,8 @@ class _WebSocketThread:
                 self.hub.say(
                     f"seat {seat}: {conn.name} left before the series started; the seat is free again"
                 )
-            if not writer.done():
+            if not writer.done():  # after a close code another thread queued (Connection.close)
+                await asyncio.sleep(0)
                 outbox.put_nowait(None)
                 try:
                     await asyncio.wait_for(writer, CLOSE_TIMEOUT + 1)
