@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 
 from guandan_cli.engine.deal import PASS, action_text
 from guandan_cli.engine.seeding import derive_seed
+from guandan_cli.view.text import plural
 
 from .evaluators import EvaluatorMaker
 from .walk import Decision, LoggedDeal, decisions
@@ -96,7 +97,7 @@ class DecisionReview:
             top = self.top
             key = "10" if top.key == "T" else top.key
             where = f"on seat {self.top_owner}'s {top.type.replace('_', ' ')} {key} ({who})"
-        return f"{where}, {self.cards} cards"
+        return f"{where}, {plural(self.cards, 'card')}"
 
     def as_dict(self) -> dict:
         """The JSON object of ``review --format json``."""
