@@ -28,6 +28,7 @@ from guandan_cli.runner.replay import (
     logged_setup,
     match_records,
     record_end_lines,
+    record_rules,
     several_runs_problem,
 )
 from guandan_cli.runner.tasks import match_seed
@@ -107,12 +108,7 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
     for source, line, rec in match_records(run, match):
         found = True
         try:
-            rules = get_ruleset(
-                rec["ruleset"],
-                a_fail_limit=options.a_fail_limit,
-                max_deals=options.max_deals,
-                tribute=options.tribute,
-            )
+            rules = record_rules(rec, options)
             shown = ShownDeal(
                 match,
                 rec["match_seed"],

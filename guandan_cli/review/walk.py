@@ -110,17 +110,11 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
 def logged_from_record(where: str, rec: dict, prev: dict | None, options: PartialConfig) -> LoggedDeal:
     """The deal of record ``rec`` (logged at ``where``; ``prev`` the match's previous record,
     ``options`` its run's ``config``), checked to replay (``ReviewRecordError`` if it does not)."""
-    from guandan_cli.engine.rules import get_ruleset
     from guandan_cli.runner.records import record_actions
-    from guandan_cli.runner.replay import BAD_RECORD, logged_setup, record_end_lines
+    from guandan_cli.runner.replay import BAD_RECORD, logged_setup, record_end_lines, record_rules
 
     try:
-        rules = get_ruleset(
-            rec["ruleset"],
-            a_fail_limit=options.a_fail_limit,
-            max_deals=options.max_deals,
-            tribute=options.tribute,
-        )
+        rules = record_rules(rec, options)
         logged = LoggedDeal(
             setup=logged_setup(rec, prev, options, rules),
             actions=tuple(record_actions(rec)),

@@ -176,6 +176,17 @@ def logged_setup(rec: dict, prev: dict | None, options: PartialConfig, rules) ->
     return record_setup(rec, prev, rules)
 
 
+def record_rules(rec: dict, options: PartialConfig):
+    """The rules a logged deal record ``rec`` was played under: its ruleset with its run's
+    options (``options``: the manifest's ``config``, as a ``PartialConfig``)."""
+    return get_ruleset(
+        rec["ruleset"],
+        a_fail_limit=options.a_fail_limit,
+        max_deals=options.max_deals,
+        tribute=options.tribute,
+    )
+
+
 def render_deal(
     rec: dict,
     prev: dict | None,
@@ -189,12 +200,7 @@ def render_deal(
     if isinstance(options, dict):  # a manifest's config block, as earlier versions took it
         options = PartialConfig.recorded({"config": options})
     options = options or PartialConfig()
-    rules = get_ruleset(
-        rec["ruleset"],
-        a_fail_limit=options.a_fail_limit,
-        max_deals=options.max_deals,
-        tribute=options.tribute,
-    )
+    rules = record_rules(rec, options)
     setup = logged_setup(rec, prev, options, rules)
     deal = replay(setup, record_actions(rec))
     style = style or Style(symbols=symbols, colour=False)
