@@ -9,17 +9,13 @@ import typer
 
 from guandan_cli.cli.errors import FAILURE, fail
 from guandan_cli.cli.html_page import HELP as HTML_HELP
+from guandan_cli.cli.options import DealIndex, LoggedRun, MatchIndex
 
 
 def replay(
-    run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
-    match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
-    deal: Annotated[
-        int | None,
-        typer.Option(
-            "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
-        ),
-    ] = None,
+    run: LoggedRun,
+    match: MatchIndex = 0,
+    deal: DealIndex = None,
     symbols: Annotated[
         bool | None,
         typer.Option(

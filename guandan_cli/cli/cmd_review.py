@@ -9,20 +9,16 @@ import typer
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
 from guandan_cli.cli.html_page import HELP as HTML_HELP
+from guandan_cli.cli.options import DealIndex, LoggedRun, MatchIndex
 
 #: the most worlds per action a review takes (more is hours per deal)
 MAX_WORLDS = 100_000
 
 
 def review(
-    run: Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")],
-    match: Annotated[int, typer.Option("--match", "-m", help="Match index.")] = 0,
-    deal: Annotated[
-        int | None,
-        typer.Option(
-            "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
-        ),
-    ] = None,
+    run: LoggedRun,
+    match: MatchIndex = 0,
+    deal: DealIndex = None,
     seat: Annotated[
         list[int] | None,
         typer.Option(

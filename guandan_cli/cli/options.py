@@ -15,6 +15,7 @@ import os
 import shlex
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
@@ -32,6 +33,15 @@ Encoding = Annotated[
 ]
 #: the rulesets' names (simulate says its default in its own words)
 Ruleset = Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")]
+#: the deal a command shows (replay, review): the run, the match and the deal in it
+LoggedRun = Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")]
+MatchIndex = Annotated[int, typer.Option("--match", "-m", help="Match index.")]
+DealIndex = Annotated[
+    int | None,
+    typer.Option(
+        "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
+    ),
+]
 MaxDeals = Annotated[int | None, typer.Option(help="Cap each match at this many deals.")]
 AFailLimit = Annotated[
     int | None, typer.Option(help="Failures at one's own A before the level goes back to 2.")

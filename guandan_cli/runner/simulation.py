@@ -122,7 +122,7 @@ def simulate(
         out=out,
         resume=resume,
         force=force,
-        session=_session(
+        session=Session(
             workers,
             on_error,
             backend,
@@ -131,8 +131,7 @@ def simulate(
             progress,
             command,
             label,
-            decision_timeout,
-            max_memory,
+            *_limits(decision_timeout, max_memory),
         ),
     )
     if replay_damaged and not request.resume:
@@ -157,19 +156,9 @@ def simulate(
         raise interruption(out, exc, created=created) from None
 
 
-def _session(
-    workers,
-    on_error,
-    backend,
-    ray_address,
-    chunk_size,
-    progress,
-    command,
-    label,
-    decision_timeout,
-    max_memory,
-) -> Session:
-    """The session's options, the limits checked (``runner.watch``; defaults: ``watch.limits_given``)."""
+def _limits(decision_timeout, max_memory) -> tuple[float, int | None]:
+    """The session's per-decision time limit and per-worker memory limit, checked
+    (``runner.watch``; defaults: ``watch.limits_given``)."""
     from guandan_cli.runner import watch
 
     given = watch.limits_given()
@@ -183,9 +172,7 @@ def _session(
         )
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
-    return Session(
-        workers, on_error, backend, ray_address, chunk_size, progress, command, label, timeout, memory
-    )
+    return timeout, memory
 
 
 def _play(directory: RunDirectory, settled: SettledRun, request: Request) -> None:
