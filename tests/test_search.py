@@ -345,6 +345,53 @@ def test_a_search_game_is_legal_and_repeats_with_its_seed():
     assert actions(3) == actions(3)
 
 
+class _Worlds:
+    """World draws that are just the draw's index (for stub rollouts)."""
+
+    def __init__(self) -> None:
+        self.drawn = 0
+        self.knowledge = Knowledge(0, 0, (), ((),) * 4, (1, 2), (0, 1, 1, 0), (NO_CAP,) * 4)
+
+    def __call__(self) -> int:
+        self.drawn += 1
+        return self.drawn - 1
+
+
+class _Values:
+    """Stub rollouts: candidate ``i``'s value in world ``w`` is ``table(i, w)``."""
+
+    def __init__(self, table) -> None:
+        self.table = table
+        self.calls: Counter = Counter()
+
+    def value(self, obs, world, action):
+        self.calls[action] += 1
+        return self.table(action, world)
+
+
+def _race(bot: SearchStrategy, table, cands=(0, 1, 2)):
+    worlds, values = _Worlds(), _Values(table)
+    bot.rollouts = values
+    bot._sampler = lambda obs, rng: worlds
+    return bot._race(None, list(cands)), worlds.drawn, values.calls
+
+
+def test_the_duel_spends_worlds_only_on_a_close_call_and_only_on_its_two_moves():
+    # candidate 1 gains +1 in 3 worlds of 8, loses 1 in 2 of them (+0.125 per world): at 32
+    # worlds that is about 0.9 standard errors (0.14), a close call; candidate 2 is always worse
+    def close(i, w):
+        return {0: 0, 1: (1, 1, 1, -1, -1, 0, 0, 0)[w % 8], 2: -2}[i]
+
+    assert _race(SearchStrategy(0, random.Random(0), duel=0), close)[:2] == (0, 32)  # no duel
+    pick, drawn, calls = _race(SearchStrategy(0, random.Random(0), duel=64), close)
+    assert drawn == 64 and calls[0] == calls[1] == 64 and calls[2] == 8  # 2 left the race at 8
+    assert pick == 1  # at 64 worlds +0.125 is above one standard error (0.10)
+    # a clear gain (every world +1) needs no more worlds; a lost one (below 0) stops it too
+    assert _race(SearchStrategy(0, random.Random(0), duel=64), lambda i, w: i == 1)[:2] == (1, 32)
+    lost = lambda i, w: {0: 0, 1: (1, -1)[w % 2], 2: -2}[i]  # noqa: E731 - gain 0: not above it
+    assert _race(SearchStrategy(0, random.Random(0), duel=64), lost)[:2] == (0, 32)
+
+
 # ---------------------------------------------------------------- the spec
 
 
@@ -365,6 +412,8 @@ def test_search_specs_name_budgets_and_refuse_bad_options():
         ("search:rules=house", "is not one of"),
         ("search:worlds=2+worlds=3", "given twice"),
         ("search:speed=9", "no option 'speed'"),
+        ("search:duel=-1", "is not a whole number of 0 or more"),
+        ("search:sure=x", "is not a number of 0 or more"),
     ]:
         with pytest.raises(UnknownStrategyError, match=fragment):
             load_strategy(spec)

@@ -8,14 +8,21 @@ understand, so both print the same bytes. ``from guandan_cli.cli.app import app`
 gives the Typer app (imported on first use).
 
 This module imports nothing heavy, so a Ctrl-C during the start-up imports is caught by
-:func:`main` too: one ``guandan: interrupted`` line and exit 130, never a traceback.
+:func:`main` too: one ``guandan: interrupted`` line and exit 130 (143 for SIGTERM, 129 for SIGHUP), never a
+traceback.
 """
 
 from __future__ import annotations
 
 import sys
 
-from guandan_cli.cli.error_lines import FAILURE, INTERRUPTED, interrupted_line, write_error_line
+from guandan_cli.cli.error_lines import (
+    FAILURE,
+    STOPPED_BY,
+    interrupted_code,
+    interrupted_line,
+    write_error_line,
+)
 
 
 class Terminated(KeyboardInterrupt):
@@ -24,6 +31,7 @@ class Terminated(KeyboardInterrupt):
 
 
 def _stop_as_ctrl_c(signum, frame) -> None:
+    STOPPED_BY.append(signum)
     raise Terminated(signum)
 
 
@@ -64,7 +72,7 @@ def main() -> None:
             sys.stderr.write(interrupted_line() + "\n")
             sys.stderr.flush()
         _ignore_late_ctrl_c()
-        raise SystemExit(INTERRUPTED) from None
+        raise SystemExit(interrupted_code()) from None
 
 
 def _ignore_late_ctrl_c() -> None:

@@ -10,6 +10,18 @@ BAD_INPUT = 2
 FAILURE = 1
 INTERRUPTED = 130
 PREFIX = "guandan: error: "
+#: the signal that stopped the command (SIGTERM or SIGHUP, set by ``app``'s handler), if any
+STOPPED_BY: list[int] = []
+
+
+def interrupted_code() -> int:
+    """The exit code of an interruption: 130 for Ctrl-C, 128 + the signal's number for
+    SIGTERM (143) or SIGHUP (129), the shell's convention, so a scheduler can tell which.
+
+    >>> interrupted_code()
+    130
+    """
+    return 128 + STOPPED_BY[-1] if STOPPED_BY else INTERRUPTED
 
 
 def error_line(message: object) -> str:

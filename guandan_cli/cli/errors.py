@@ -24,9 +24,9 @@ from typer.core import TyperGroup
 from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the commands import them from here
     BAD_INPUT,
     FAILURE,
-    INTERRUPTED,
     PREFIX,
     error_line,
+    interrupted_code,
     interrupted_line,
     write_error_line,
 )
@@ -39,9 +39,10 @@ def fail(message: object, code: int = BAD_INPUT) -> NoReturn:
 
 
 def interrupted(hint: str = "") -> NoReturn:
-    """Report a Ctrl-C in one line (with an optional hint such as how to resume) and exit 130."""
+    """Report a Ctrl-C (or SIGTERM, SIGHUP) in one line (with an optional hint such as how to
+    resume) and exit 130 (143, 129: ``interrupted_code``)."""
     typer.echo(interrupted_line(hint), err=True)
-    raise typer.Exit(INTERRUPTED)
+    raise typer.Exit(interrupted_code())
 
 
 #: the longest ``--delay`` a command accepts, in seconds (an hour: more is a mistake, and
@@ -234,7 +235,7 @@ class OneLineErrors(TyperGroup):
             raise SystemExit(exc.exit_code) from None
         except typer.Abort:
             typer.echo(interrupted_line(), err=True)
-            raise SystemExit(INTERRUPTED) from None
+            raise SystemExit(interrupted_code()) from None
         except OSError as exc:  # the output could not be written: a full disk
             line = write_error_line(exc)
             if line is None:

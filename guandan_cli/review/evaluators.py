@@ -60,12 +60,7 @@ class SearchEvaluator:
         self.bot = load_strategy(spec)(seat, rng, **options)
 
     def candidates(self, obs: Observation) -> list:
-        from guandan_cli.strategies.heuristic import HeuristicStrategy
-        from guandan_cli.strategies.search import candidate_actions
-
-        fresh = HeuristicStrategy(obs.seat)  # as SearchStrategy.evaluate(obs) asks it
-        fresh.start_deal(0, obs)
-        return candidate_actions(obs, fresh.choose_play(obs), self.bot.candidates)
+        return self.bot.candidates_at(obs)
 
     def evaluate(self, obs: Observation, actions: Sequence[object]) -> list:
         return self.bot.evaluate(obs, actions)

@@ -4,8 +4,9 @@ At each play decision with a choice, ``SearchStrategy`` asks the heuristic for i
 lists a few candidate moves around it (``candidate_actions``), draws worlds consistent
 with what its seat has seen (``worlds.Knowledge``), plays each candidate out in each
 world with the heuristic at all four seats (``rollout.Rollouts``) and races the
-candidates on the same worlds. It leaves the heuristic's move only for a candidate whose
-paired gain over it is significant. Every draw comes from the seat's ``rng``; budgets
+candidates on the same worlds; a close call between the best candidate and the
+heuristic's move gets more worlds (the duel). It leaves the heuristic's move only for a
+candidate whose paired gain over it is significant. Every draw comes from the seat's ``rng``; budgets
 are counts (worlds, candidates), never time.
 
 >>> import random
@@ -194,11 +195,13 @@ class SearchStrategy(Strategy):
     ``first`` (worlds of the first round of the race), ``batch`` (worlds per later round),
     ``drop`` (a candidate leaves the race when its paired gain against the leader is below
     ``-drop`` standard errors), ``gate`` (the heuristic's move is left only for a gain above
-    ``gate`` standard errors), ``caps`` (apply the tribute caps to the worlds),
+    ``gate`` standard errors), ``duel`` (most worlds in all when the race's best move and the
+    heuristic's are played on alone while the best one's gain is positive but below ``sure``
+    standard errors; at most ``worlds``: no duel), ``caps`` (apply the tribute caps to the worlds),
     ``explain`` (weigh worlds by the other seats' last ``explain`` moves, 0: off) and
     ``tries`` (draws per seat when weighing), ``objective`` (``levels`` or ``wins``),
-    ``rules`` (the ruleset name of the rollouts). The defaults (32 worlds, 8 candidates,
-    gate 1) and how they were chosen: docs/strategies.md.
+    ``rules`` (the ruleset name of the rollouts). The defaults (32 worlds, a duel up to 64,
+    8 candidates, gate 1) and how they were chosen: docs/strategies.md.
     """
 
     name: ClassVar[str] = "search"
@@ -208,6 +211,8 @@ class SearchStrategy(Strategy):
     batch: ClassVar[int] = 8
     drop: ClassVar[float] = 2.0
     gate: ClassVar[float] = 1.0
+    duel: ClassVar[int] = 64
+    sure: ClassVar[float] = 2.0
     caps: ClassVar[bool] = True
     explain: ClassVar[int] = 0
     tries: ClassVar[int] = 8
@@ -222,6 +227,8 @@ class SearchStrategy(Strategy):
         "batch": int,
         "drop": float,
         "gate": float,
+        "duel": int,
+        "sure": float,
         "caps": bool,
         "explain": int,
         "tries": int,
@@ -294,11 +301,29 @@ class SearchStrategy(Strategy):
         best = max(alive, key=lambda i: (means[i], i == 0, -i))
         if best == 0:
             return 0
-        diffs = [x - y for x, y in zip(values[best], values[0])]
-        gain, se = mean_se(diffs)
+        gain, se = mean_se([x - y for x, y in zip(values[best], values[0])])
+        if limit > 1:
+            gain, se = self._duel(obs, draw, cands, values, best, (gain, se))
         if gain > 0 and (n == 1 or gain > self.gate * se):
             return best
         return 0
+
+    def _duel(
+        self, obs: Observation, draw: WorldDraws, cands: list, values: list[list[int]], best: int, gain_se
+    ) -> tuple[float, float]:
+        """More worlds for the best candidate and the heuristic's move alone while the best
+        one's paired gain is positive but below ``sure`` standard errors, up to ``duel`` worlds
+        in all; the gain and its standard error at the end."""
+        gain, se = gain_se
+        value = self.rollouts.value
+        mine, theirs = values[0], values[best]
+        while len(mine) < self.duel and 0 < gain <= self.sure * se:
+            for _ in range(min(self.batch, self.duel - len(mine))):
+                setup = draw()
+                mine.append(value(obs, setup, cands[0]))
+                theirs.append(value(obs, setup, cands[best]))
+            gain, se = mean_se([x - y for x, y in zip(theirs, mine)])
+        return gain, se
 
     def _survivors(self, values: list[list[int]], alive: list[int]) -> list[int]:
         """The candidates still in the race: the heuristic's always, the others unless their
@@ -317,6 +342,13 @@ class SearchStrategy(Strategy):
         return keep
 
     # ------------------------------------------------------------ evaluation (review)
+
+    def candidates_at(self, obs: Observation) -> list:
+        """The candidates the search would race at ``obs``, the move of a fresh heuristic first
+        (one that has seen only this observation: what ``evaluate`` values by default)."""
+        fresh = HeuristicStrategy(obs.seat)
+        fresh.start_deal(0, obs)
+        return candidate_actions(obs, fresh.choose_play(obs), self.candidates)
 
     def evaluate(
         self,
@@ -340,11 +372,7 @@ class SearchStrategy(Strategy):
         n = self.worlds if worlds is None else worlds
         if n < 1:
             raise ValueError(f"worlds must be 1 or more, got {n}")
-        if actions is None:
-            fresh = HeuristicStrategy(obs.seat)
-            fresh.start_deal(0, obs)
-            actions = candidate_actions(obs, fresh.choose_play(obs), self.candidates)
-        actions = list(actions)
+        actions = list(self.candidates_at(obs) if actions is None else actions)
         if not actions:
             raise ValueError("evaluate needs at least one action")
         draw = self._sampler(obs, rng)
