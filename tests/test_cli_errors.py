@@ -258,3 +258,8 @@ def test_an_output_folder_under_a_file_names_the_file(small_run, tmp_path):  # n
     )
     res = runner.invoke(app, ["tournament", "random", "greedy", "-n", "1", "--plot", str(blocker / "p.png")])
     assert res.exit_code == 2 and f"{blocker} is a file, not a folder" in res.stderr
+    for args in (["simulate", "-n", "1", "-q"], ["compare", "random", "greedy", "-n", "1"]):
+        res = runner.invoke(app, [*args, "-o", str(blocker / "x")])
+        assert res.exit_code == 2, res.output
+        assert res.stderr.startswith(f"guandan: error: cannot write to output {blocker / 'x'}")
+        assert res.stderr.endswith(f": {blocker} is a file, not a folder\n"), res.stderr

@@ -131,9 +131,10 @@ def test_q_saves_and_stops_with_exit_0_and_the_game_resumes(tmp_path, monkeypatc
 
 
 def test_a_tribute_with_one_allowed_card_is_paid_with_one_line(tmp_path, monkeypatch):
-    """Seed 8: the person (seat 0) loses deal 0 and pays deal 1's tribute, whose only allowed
-    card is ♦4 (a level card; the ♥4 is excluded but not held). No question is asked."""
-    args = ["--seed", "8", "--seat", "0", "--max-deals", "2"]
+    """Seed 3: the person (seat 0) finishes last in deal 0 (its partner first) and pays deal 1's
+    tribute to its partner (rules.md §10: the last pays the first); the only allowed card is
+    its red joker. No question is asked."""
+    args = ["--seed", "3", "--seat", "0", "--max-deals", "2"]
     screen, res = transcript(tmp_path, monkeypatch, args, ["1", "p"] * 300)
     assert res.exit_code == 0, res.output
     deal1 = screen[screen.index("══ deal 1 ══") :]

@@ -94,8 +94,8 @@ def test_play_from_stdin_interrupt_resume_gives_the_same_log(tmp_path):
     assert deal0["strategies"][0] == "human"
 
     # the input ends in deal 1's tribute question: answers kept, the game continues there
-    # (13 pairs of answers: the menu is in the hand's order, by power, since issue 30)
-    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(cut)], input=_script(range(13)))
+    # (10 pairs of answers: the menu is in the hand's order since issue 30, a forced pass asks nothing)
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(cut)], input=_script(range(10)))
     assert res.exit_code == 130 and "--resume --out" in res.output
     saved = (cut / "human.jsonl").read_text().splitlines()
     assert json.loads((cut / "manifest.json").read_text())["state"] == "interrupted"
@@ -103,7 +103,7 @@ def test_play_from_stdin_interrupt_resume_gives_the_same_log(tmp_path):
     again = one_line_error(runner.invoke(app, [*PLAY_ARGS, "--out", str(cut)], input=""))
     assert "unfinished game; add --resume" in again
     res = runner.invoke(
-        app, ["play", "--resume", "--out", str(cut), "--delay", "0"], input=_script(range(13, 300))
+        app, ["play", "--resume", "--out", str(cut), "--delay", "0"], input=_script(range(10, 300))
     )
     assert res.exit_code == 0, res.output
     assert f"{len(saved)} saved answers replayed" in res.output
@@ -405,7 +405,7 @@ def test_resume_with_an_edited_answer_file_is_one_line_naming_the_line(tmp_path)
     (exit 2) naming human.jsonl and its line, not a failing 'human' strategy with a hint of
     simulate's --on-error."""
     game = tmp_path / "g"
-    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(15)))
+    res = runner.invoke(app, [*PLAY_ARGS, "--out", str(game)], input=_script(range(10)))
     assert res.exit_code == 130, res.output
     journal = game / "human.jsonl"
     saved = journal.read_text().splitlines()

@@ -30,6 +30,7 @@ from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the comma
     interrupted_line,
     write_error_line,
 )
+from guandan_cli.logs.layout import file_in_the_way
 
 
 def fail(message: object, code: int = BAD_INPUT) -> NoReturn:
@@ -63,20 +64,6 @@ def _probe_write(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=directory, prefix=".guandan-probe-"):
         pass
-
-
-def file_in_the_way(path: Path) -> Path | None:
-    """The first of ``path`` and its parents that exists as a file (not a folder), if any.
-
-    >>> file_in_the_way(Path(__file__) / "plots") == Path(__file__)
-    True
-    >>> file_in_the_way(Path(__file__).parent / "no-such-folder" / "plots") is None
-    True
-    """
-    for folder in (path, *path.parents):
-        if folder.exists():
-            return None if folder.is_dir() else folder
-    return None
 
 
 def check_output_dir(path: Path, option: str) -> None:

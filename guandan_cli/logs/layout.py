@@ -373,3 +373,18 @@ __all__ = [
     "read_manifest",
     "run_completeness",
 ]
+
+
+def file_in_the_way(path: Path) -> Path | None:
+    """The first of ``path`` and its parents that exists as a file (not a folder), if any:
+    what stops a folder from being made there.
+
+    >>> file_in_the_way(Path(__file__) / "plots") == Path(__file__)
+    True
+    >>> file_in_the_way(Path(__file__).parent / "no-such-folder" / "plots") is None
+    True
+    """
+    for folder in (path, *path.parents):
+        if folder.exists():
+            return None if folder.is_dir() else folder
+    return None

@@ -51,6 +51,7 @@ from guandan_cli.logs.layout import (
     JOURNAL_SUFFIX,
     MANIFEST,
     Completeness,
+    file_in_the_way,
     journal_path,
     part_paths,
     plan_parts,
@@ -576,6 +577,14 @@ def _new_manifest(
 # ------------------------------------------------------------------ the directory being written
 
 
+def _unwritable(out: Path, exc: OSError) -> SimulationInputError:
+    """The one-line refusal of an output folder that cannot be made or written, naming the
+    file in its way if one is (``afile.txt/x``: ``afile.txt is a file, not a folder``)."""
+    blocker = file_in_the_way(out)
+    why = f"{blocker} is a file, not a folder" if blocker is not None else exc.strerror or exc
+    return SimulationInputError(f"cannot write to output {out}: {why}")
+
+
 class RunDirectory:
     """A run directory opened for writing (locked): what survived, and every write of a session.
 
@@ -609,7 +618,7 @@ class RunDirectory:
             out.mkdir(parents=True, exist_ok=True)
             lock = _lock(out)
         except OSError as exc:
-            raise SimulationInputError(f"cannot write to output {out}: {exc.strerror or exc}") from None
+            raise _unwritable(out, exc) from None
         try:
             existing = _clear_or_reload(out, stored.manifest, stored.wipe)
         except BaseException:
@@ -674,7 +683,7 @@ class RunDirectory:
             self.save()
         except OSError as exc:
             self.close_journals()
-            raise SimulationInputError(f"cannot write to output {self.out}: {exc.strerror or exc}") from None
+            raise _unwritable(self.out, exc) from None
 
     def save(self, state: str | None = None) -> None:
         """Write the manifest with the parts complete so far (and ``state`` if given)."""
