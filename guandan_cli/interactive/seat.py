@@ -339,7 +339,9 @@ class TerminalSeat:
             self.screen.print(self._forced_line(obs, options[0]))
             return self._accept(obs, options[0])
         if obs.phase == PLAY and not options:  # following, and nothing in the hand beats the top
-            self.screen.print(f"you pass: nothing in your hand beats {self._lead_line(obs)[len('top play: ') :]}")
+            self.screen.print(
+                f"you pass: nothing in your hand beats {self._lead_line(obs)[len('top play: ') :]}"
+            )
             return self._accept(obs, PASS)
         self._ask_screen(obs, options)
         question = self._question(obs)
