@@ -101,6 +101,33 @@ def test_tournament_takes_the_switch_too(raiser):
     assert f"mybot.py:{line} in choose_play" in _lines(res)[-1]
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["experiment", "ruleset", "-n", "2", "-w", "1", "-o", "e", "-q"],
+        ["play", "--seat", "1", "--seed", "3", "--delay", "0", "--plain", "-o", "p"],
+    ],
+    ids=["experiment", "play"],
+)
+def test_experiment_and_play_take_the_switch_too(raiser, args):
+    spec, line, _helper = raiser
+    res = runner.invoke(app, [*args, "-s", spec], input="1\np\n" * 200)
+    assert res.exit_code == 1, res.output
+    assert f"mybot.py:{line} in choose_play: RuntimeError: boom" in _lines(res)[-1]
+    assert _lines(res)[-1].endswith("--traceback prints the bot's whole traceback")
+    res = runner.invoke(
+        app,
+        [*args, "-s", spec, "--traceback", "--force"]
+        if args[0] == "experiment"
+        else [*args[:-1], "p2", "-s", spec, "--traceback"],
+        input="1\np\n" * 200,
+    )
+    assert res.exit_code == 1, res.output
+    lines = _lines(res)
+    assert lines[0] == "Traceback (most recent call last):" and lines[-2] == "RuntimeError: boom", lines
+    assert f"mybot.py:{line} in choose_play" in lines[-1]
+
+
 def test_the_api_keeps_the_exception_or_the_workers_traceback_as_cause(raiser, tmp_path):
     spec, line, helper = raiser
     with pytest.raises(SimulationError) as one:

@@ -12,6 +12,7 @@ from guandan_cli.cli.options import (
     DecisionTimeoutOption,
     MaxMemoryOption,
     Quiet,
+    TracebackOption,
     Workers,
     reported,
     run_limits,
@@ -49,6 +50,7 @@ def experiment(
     decision_timeout: DecisionTimeoutOption = None,
     max_memory: MaxMemoryOption = None,
     quiet: Quiet = False,
+    traceback: TracebackOption = False,
 ) -> None:
     """Play each sampled deal setup twice, by the same bots with the same hands, under two rule
     variants, and print the paired effect on the receiving side (95% intervals).
@@ -67,7 +69,11 @@ def experiment(
         fail(f"--workers must be a positive whole number, got {workers}")
     with (
         run_limits(decision_timeout, max_memory),
-        reported(bad_input=(ExperimentInputError,), interrupt="rerun the same command to continue"),
+        reported(
+            bad_input=(ExperimentInputError,),
+            interrupt="rerun the same command to continue",
+            traceback=traceback,
+        ),
     ):
         result = run_experiment(
             name,

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
+from guandan_cli.cli.errors import check_delay, fail, given_options, interrupted
+from guandan_cli.cli.options import TracebackOption, run_failed
 
 
 def play(
@@ -41,6 +42,7 @@ def play(
             help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
         ),
     ] = "heuristic",
+    traceback: TracebackOption = False,
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
@@ -111,7 +113,7 @@ def play(
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:
-        fail(exc, FAILURE)
+        run_failed(exc, traceback)
     except KeyboardInterrupt as exc:
         why = stop_reason(exc)
         if why == "q":  # an ordinary stop: exit 0
