@@ -185,6 +185,8 @@ def test_a_sleeping_and_a_stuck_bot_give_the_same_bytes(tmp_path, bot, monkeypat
 def test_an_over_allocation_is_an_errored_match(tmp_path, bot, monkeypatch, reference):
     run, _ = _run(tmp_path, bot, monkeypatch, "memory", max_memory="1G", workers=1)
     _check_errored(run, reference, "MemoryError")
+    options = run.manifest["options"]  # the manifest says which limits the run had
+    assert (options["max_memory"], options["decision_timeout"]) == (2**30, 60.0)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])

@@ -311,6 +311,8 @@ def new_manifest(
     backend: str,
     chunk_size: int,
     ray_address: str | None,
+    decision_timeout: float | None = None,
+    max_memory: int | None = None,
 ) -> dict:
     """A manifest as a session starts writing it (``state`` running, no part yet): the run's
     config (``config.to_dict()``), identity (run id, the run directory's random ``instance``,
@@ -335,6 +337,8 @@ def new_manifest(
             "backend": backend,
             "chunk_size": chunk_size,
             "ray_address": ray_address,
+            "decision_timeout": decision_timeout,
+            "max_memory": max_memory,
         },
         "state": "running",
         "error": None,

@@ -571,6 +571,8 @@ def _new_manifest(
         backend=session.backend,
         chunk_size=chunk_size,
         ray_address=session.ray_address,
+        decision_timeout=session.decision_timeout,
+        max_memory=session.max_memory,
     )
 
 
