@@ -263,3 +263,20 @@ def test_an_output_folder_under_a_file_names_the_file(small_run, tmp_path):  # n
         assert res.exit_code == 2, res.output
         assert res.stderr.startswith(f"guandan: error: cannot write to output {blocker / 'x'}")
         assert res.stderr.endswith(f": {blocker} is a file, not a folder\n"), res.stderr
+
+
+def test_replay_and_review_refuse_a_part_changed_since_it_was_written(tmp_path):
+    from guandan_cli import simulate
+
+    run = simulate(3, strategies="random", max_deals=2, workers=1, out=tmp_path / "run").path
+    part = run / "deals-00000.jsonl"
+    lines = part.read_bytes().splitlines(keepends=True)
+    # a legal-looking edit of the last line (a deal the viewers are not asked about): only the
+    # manifest's sha256 can tell
+    lines[-1] = lines[-1].replace(b'"deal":', b'"deal": ', 1)
+    part.write_bytes(b"".join(lines))
+    for args in (["replay", str(run), "--match", "0"], ["review", str(run), "--match", "0", "--worlds", "2"]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, res.output
+        assert res.stderr.startswith(f"guandan: error: {part}: changed since it was written: it holds ")
+        assert len(res.stderr.splitlines()) == 1

@@ -297,11 +297,15 @@ def test_a_corrupt_line_or_an_unknown_ruleset_is_one_line(run_dir, tmp_path):
     unknown = _edited_copy(
         run_dir, tmp_path / "b", lambda line: line.replace('"ruleset":"cgr2022"', '"ruleset":"hubei1999"')
     )
+    err = _one_line(runner.invoke(app, ["review", str(unknown)]), 2)  # a line that reads well:
+    assert "deals-00000.jsonl: changed since it was written: it holds " in err  # (the manifest)
+    (unknown / "manifest.json").unlink()  # parts alone: nothing to say what they held
     err = _one_line(runner.invoke(app, ["review", str(unknown)]), 1)
     assert "deals-00000.jsonl:1: cannot replay this deal: unknown ruleset 'hubei1999'" in err
     illegal = _edited_copy(
         run_dir, tmp_path / "c", lambda line: line.replace('"actions":["', '"actions":["1 pass","', 1)
     )
+    (illegal / "manifest.json").unlink()
     err = _one_line(runner.invoke(app, ["review", str(illegal)]), 1)
     assert "deals-00000.jsonl:1:" in err and "action 0" in err
 

@@ -313,6 +313,24 @@ def written_digests(run: str | os.PathLike) -> dict[str, tuple[int, str]]:
     return out
 
 
+def check_unchanged(path: Path, written: tuple[int, str]) -> None:
+    """Raise ``LogReadError`` if the part at ``path`` is not the bytes its manifest records
+    (``written``: size and sha256, from ``written_digests``): one line naming the file and both
+    digests, as ``analyze`` refuses it."""
+    import hashlib
+
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        got = hashlib.file_digest(fh, "sha256").hexdigest() if size == written[0] else None
+    if got == written[1]:
+        return
+    why = f"its sha256 is {got[:16]}…" if got is not None else f"it holds {size:,} bytes, not {written[0]:,}"
+    raise LogReadError(
+        f"{path}: changed since it was written: {why}, the manifest records {written[1][:16]}…"
+        f" (guandan verify {path.parent} says more)"
+    )
+
+
 def _open_verified(path: Path, written: tuple[int, str] | None) -> tuple[io.BufferedIOBase, bool]:
     """``(the open file, whether its bytes are those written)``: size and sha256 as the manifest records them.
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
-from guandan_cli.logs.reader import LogLineError, iter_records, sources
+from guandan_cli.logs.reader import LogLineError, check_unchanged, iter_records, sources, written_digests
 from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
@@ -122,7 +122,9 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     """``(source, line, record)`` of each deal of match ``match`` of a run, in order (none if absent).
 
     Journaled matches of an unfinished run are found too; in a run directory only the part
-    that holds the match is read.
+    that holds the match is read; a corrupt line on the way is ``LogLineError``, and once the
+    match is reached the part's sha256 is checked against the manifest's (``LogReadError``
+    naming it when the part changed since it was written).
     """
     run = Path(run)
     files = sources(run, "deals")
@@ -130,10 +132,13 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     if manifest is not None:
         part = match // PartialConfig.recorded(manifest).part_size
         files = [f for f in files if f.name.split("-", 1)[1].startswith(f"{part:05d}.")] or files
+    written = written_digests(run) if manifest is not None else {}
     seen = False
     for f in files:
         for line, rec in iter_records(f, "deals"):
             if rec["match"] == match:
+                if not seen and isinstance(f, Path) and f.name in written:  # a complete part:
+                    check_unchanged(f, written[f.name])  # its bytes as written (bad lines first)
                 seen = True
                 names = rec["strategies"]
                 if len(names) != 4 or not all(isinstance(n, str) for n in names):
