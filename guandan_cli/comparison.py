@@ -380,7 +380,9 @@ def compare(
 
     Writes two runs like ``simulate`` under ``out`` (``A-vs-B-sSEED-nMATCHES/ab`` with A at
     seats 0/2 and ``…/ba`` with A at seats 1/3), so ``guandan analyze`` works on them
-    (``out=None``: a temporary folder, removed before returning; ``runs`` is then empty).
+    (``out=None``: a temporary folder, removed before returning; ``runs`` is then empty, and
+    what the bots printed is kept in a ``guandan-compare-*-bots.log`` file of the temporary
+    directory, named in a note).
     With ``paired=False`` the second run uses other seeds (an unpaired design, for contrast).
 
     Stored runs under ``out`` are reused only when they are what this call would play:
@@ -396,16 +398,21 @@ def compare(
     if problem is not None:
         raise ValueError(problem)
     if out is None:
-        with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
-            res = compare(
-                a, b, matches, seed, workers=workers, out=tmp, ruleset=ruleset, max_deals=max_deals,
-                a_fail_limit=a_fail_limit, paired=paired, duplicate=duplicate, setups=setups,
-                progress=progress, resume=resume, force=force, on_error=on_error, bootstrap=bootstrap,
-                notify=None,
-            )  # fmt: skip
-            res.pairs = res.pairs.clone()
-            res.runs = ()
-            return res
+        # the runs go, the bots' output stays: a file of its own beside the temporary folder
+        fd, bots_log = tempfile.mkstemp(prefix="guandan-compare-", suffix="-bots.log")
+        os.close(fd)
+        try:
+            with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
+                res = _compare(
+                    a, b, matches, seed, workers, Path(tmp), ruleset, max_deals, a_fail_limit, paired,
+                    duplicate, str(setups), progress, resume, force, on_error, bootstrap, None, bots_log,
+                )  # fmt: skip
+                res.pairs = res.pairs.clone()
+                res.runs = ()
+                return res
+        finally:
+            if os.path.exists(bots_log) and os.path.getsize(bots_log) == 0:
+                os.unlink(bots_log)
     return _compare(
         a, b, matches, seed, workers, Path(out), ruleset, max_deals, a_fail_limit, paired, duplicate,
         str(setups), progress, resume, force, on_error, bootstrap, notify,
@@ -414,7 +421,7 @@ def compare(
 
 def _compare(
     a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
-    progress, resume, force, on_error, bootstrap, notify,
+    progress, resume, force, on_error, bootstrap, notify, bots_log=None,
 ) -> CompareResult:  # fmt: skip
     from guandan_cli.runner.identity import strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
@@ -455,6 +462,7 @@ def _compare(
         on_error=on_error,
         setups=source,
         progress=progress,
+        bots_log=bots_log,
     )
     runs = _play_seatings(seatings, status, pairing, play, resume, force)
     return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap, same, note)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from guandan_cli import simulate
+from guandan_cli import compare, simulate
 from guandan_cli.runner.errors import SimulationError
 from guandan_cli.runner.verify import verify
 
@@ -208,6 +208,22 @@ def test_a_chatty_bot_writes_to_bots_log_not_to_the_output(tmp_path, bot, worker
     if workers == "2":  # a worker's own file descriptors go there too
         assert "straight to fd 1" in log
     assert f"see {tmp_path / 'run' / 'bots.log'}" in proc.stderr
+
+
+def test_a_compare_without_a_folder_keeps_the_bots_output_in_the_file_its_note_names(
+    tmp_path, bot, monkeypatch, capfd
+):
+    monkeypatch.setenv("FAULT", "chat")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where tempfile puts the runs and the log
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    compare(bot, "random", 2, seed=1, workers=1, max_deals=2)
+    err = capfd.readouterr().err
+    named = {line.split("see ", 1)[1].split(" ", 1)[0] for line in err.splitlines() if "see " in line}
+    [path] = named  # both runs' notes name the one file, and it is still there
+    assert Path(path).parent == tmp_path and "chatter chatter" in Path(path).read_text()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("guandan-compare-")] == [Path(path).name]
 
 
 def test_a_quiet_bot_leaves_no_bots_log(tmp_path, bot, monkeypatch):

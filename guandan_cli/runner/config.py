@@ -124,6 +124,8 @@ class Session:
     decision_timeout: float = 60.0
     #: bytes of address space per worker process (``None``: no limit)
     max_memory: int | None = None
+    #: the file the bots' output goes to (``None``: the run directory's ``bots.log``)
+    bots_log: str | None = None
 
     @property
     def in_process(self) -> bool:

@@ -21,6 +21,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from guandan_cli.logs.journal import Journal
 from guandan_cli.runner import tasks, watch
@@ -239,9 +240,12 @@ class Execution:
         (for a game with a person, ``guandan play``, neither: it is their screen and their time)."""
         if self._person:
             return watch.Limits(0.0, self.session.max_memory, None)
-        return watch.Limits(
-            self.session.decision_timeout, self.session.max_memory, str(self.directory.out / watch.BOTS_LOG)
-        )
+        return watch.Limits(self.session.decision_timeout, self.session.max_memory, str(self._bots_log()))
+
+    def _bots_log(self) -> Path:
+        """Where the bots' output goes: the session's file, else the run directory's ``bots.log``."""
+        given = self.session.bots_log
+        return Path(given) if given is not None else self.directory.out / watch.BOTS_LOG
 
     def _tell_notes(self) -> None:
         """Print the pool's notes (a worker lost and its match replayed) on stderr, once each."""
@@ -251,7 +255,7 @@ class Execution:
 
     def _bots_output(self) -> None:
         """Say where the bots' output went (an empty ``bots.log`` is removed)."""
-        path = self.directory.out / watch.BOTS_LOG
+        path = self._bots_log()
         try:
             size = path.stat().st_size
         except OSError:

@@ -66,6 +66,7 @@ def simulate(
     replay_damaged: bool = False,
     decision_timeout: float | None = None,
     max_memory: str | int | None = None,
+    bots_log: str | os.PathLike | None = None,
 ) -> Run:
     """Play ``matches`` seeded matches into the run directory ``out`` and return the ``Run``.
 
@@ -101,7 +102,7 @@ def simulate(
       a bot past it fails as if it had raised); ``max_memory``: each worker process's address
       space (``"2G"``; a bot over it fails with ``MemoryError``). A worker that dies or overruns
       is replaced and its match recorded as errored (``runner.watch``); what bots print goes to
-      the run directory's ``bots.log``.
+      the run directory's ``bots.log`` (or to the file ``bots_log``, appended to).
 
     Each finished task is journaled (fsynced) at once, so a stopped run loses only the
     matches in flight (docs/log-format.md, Durability). Ctrl-C raises
@@ -132,6 +133,7 @@ def simulate(
             command,
             label,
             *_limits(decision_timeout, max_memory),
+            None if bots_log is None else str(bots_log),
         ),
     )
     if replay_damaged and not request.resume:
