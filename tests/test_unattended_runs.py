@@ -310,3 +310,36 @@ def test_bad_limits_get_one_line_naming_the_option(tmp_path, command, option, va
     assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr, proc.stderr
     assert proc.stderr.startswith("guandan: error: ") and option in proc.stderr
     assert not (tmp_path / "x" / "manifest.json").exists()
+
+
+SLOW_START = """import os, time
+from guandan_cli.strategies.random_bot import RandomStrategy
+
+
+class SlowStart(RandomStrategy):
+    name = "slow-start"
+
+    def __init__(self, seat, rng=None):
+        super().__init__(seat, rng)
+        if os.environ.get("SLOW_START") == "raise":
+            raise RuntimeError("no start")
+        time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("mode, workers", [("sleep", 2), ("sleep", 1), ("raise", 2)])
+def test_a_constructor_that_hangs_or_raises_is_its_seats_failure(tmp_path, monkeypatch, mode, workers):
+    (tmp_path / "slow_start.py").write_text(SLOW_START)
+    monkeypatch.setenv("SLOW_START", mode)
+    t0 = time.monotonic()
+    run = simulate(
+        out=tmp_path / "run", strategies=f"random,{tmp_path / 'slow_start.py'}:SlowStart", workers=workers,
+        on_error="record", decision_timeout=1, matches=2, seed=1, max_deals=2, progress=False,
+    )  # fmt: skip
+    assert time.monotonic() - t0 < 60
+    errors = [json.loads(x)["error"] for x in _lines(run.path, "matches")]
+    cause = "DecisionTimeout: no answer within 1 s" if mode == "sleep" else "in __init__: RuntimeError: no start"
+    for error in errors:
+        assert error.startswith("strategy 'slow-start' at seat 1 failed in match seed ") and ", deal 0: " in error
+        assert cause in error, error
+    assert verify(run.path).ok

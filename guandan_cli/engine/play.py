@@ -86,9 +86,11 @@ class StrategyError(RuntimeError):
 
 
 def strategy_error(seat: int, player: object, match_seed, deal_index, exc: BaseException) -> StrategyError:
-    """The ``StrategyError`` for ``exc`` raised by ``player``, naming where in its file."""
-    failure = bot_failure(exc, type(player))
-    error = StrategyError(seat, _name(player), match_seed, deal_index, failure.line)
+    """The ``StrategyError`` for ``exc`` raised by ``player`` (or by its class, whose constructor
+    raised), naming where in its file."""
+    cls = player if isinstance(player, type) else type(player)
+    failure = bot_failure(exc, cls)
+    error = StrategyError(seat, getattr(player, "name", cls.__name__), match_seed, deal_index, failure.line)
     error.failure = failure
     return error
 

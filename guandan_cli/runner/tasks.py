@@ -222,24 +222,44 @@ def _cut_short(played, cut: Cut | None, players, match_seed: int, next_deal):
     raise cut.error(players, match_seed, next_deal())
 
 
+def new_players(classes: list, match_seed: int, deal_index: int = 0) -> list:
+    """One player per seat, each with its rng derived from (match seed, seat), as
+    ``make_players`` makes them; a constructor that raises (or overruns the decision limit:
+    ``runner.watch`` watches this loop too) is its seat's failure, a ``StrategyError`` at the
+    match's first deal (``deal_index``).
+    """
+    if len(classes) != 4:  # make_players' error
+        from guandan_cli.strategies.registry import make_players
+
+        return make_players(classes, match_seed)
+    from guandan_cli.engine import play
+
+    players = []
+    for seat, cls in enumerate(classes):
+        try:
+            players.append(cls(seat, derived_rng(match_seed, "seat", seat)))
+        except play.BOT_FAILURES as exc:
+            raise play.strategy_error(seat, cls, match_seed, deal_index, exc) from exc
+    return players
+
+
 def play_setup_match(
     spec: RunSpec, index: int, rules, cut: Cut | None = None
 ) -> tuple[list[bytes], bytes, dict]:
     """ "Match" ``index`` of a setups run: one deal from setup ``index``, logged as a one-deal match."""
     from guandan_cli.runner.setups import play_setup
-    from guandan_cli.strategies.registry import make_players
 
     item = _setup(spec, index, rules)
     strategies = list(spec.strategies)
-    players = make_players(_classes(spec.strategies, spec.classes), item.match_seed)
-    if TRACK_SEATS:
-        _track_seats(players)
     lines: list[bytes] = []
     error = None
     levels = item.setup.levels
     winner, capped = None, False
     failure = None
     try:
+        players = new_players(_classes(spec.strategies, spec.classes), item.match_seed, item.deal_index)
+        if TRACK_SEATS:
+            _track_seats(players)
         if cut is not None:
             raise cut.error(players, item.match_seed, item.deal_index)
         played = play_setup(item, players, run_id=spec.run_id, match_index=index, strategies=strategies)
@@ -294,24 +314,19 @@ def play_match(
     strategies = list(spec.strategies)
     match = Match(seed, rules)
     classes = _classes(spec.strategies, spec.classes)
-    if len(classes) == 4:  # make_players' players, the classes not checked again (``_classes`` did)
-        players = [cls(seat, derived_rng(seed, "seat", seat)) for seat, cls in enumerate(classes)]
-    else:
-        from guandan_cli.strategies.registry import make_players
-
-        players = make_players(classes, seed)  # its error
-    if TRACK_SEATS:
-        _track_seats(players)
     lines: list[bytes] = []
     error = None
     # the bytes of dumps_line(deal_record(...)), built directly (logs/deal_lines.py)
     deal_lines = DealLines(run_id=spec.run_id, match_index=index, match_seed=seed, strategies=strategies)
     failure = None
     position = POSITION
-    played = iter_match(match, players)
-    if cut is not None:
-        played = _cut_short(played, cut, players, seed, lambda: match.deal_index)
     try:
+        players = new_players(classes, seed)
+        if TRACK_SEATS:
+            _track_seats(players)
+        played = iter_match(match, players)
+        if cut is not None:
+            played = _cut_short(played, cut, players, seed, lambda: match.deal_index)
         for pd in played:
             if position is not None:
                 position[DEALS] = pd.index + 1

@@ -172,11 +172,13 @@ def check_decision_timeout(seconds: float | None, option: str = "--decision-time
 
 
 def _loop_codes() -> dict:
-    """The code of each engine loop that asks a seat, and its local naming the seat asked."""
+    """The code of each engine loop that asks a seat (and of the loop that makes the players:
+    a constructor is watched as a decision), and its local naming the seat asked."""
     from guandan_cli.engine import play
-    from guandan_cli.runner import setups
+    from guandan_cli.runner import setups, tasks
 
     seat = {
+        tasks.new_players: "seat",
         play.play_deal: "seat",
         play._play_by_observations: "seat",
         play._play_by_shortcuts: "seat",
@@ -197,7 +199,8 @@ def decision(frame, codes: dict) -> tuple[tuple, int] | None:
         if name is not None:
             local = frame.f_locals
             seat, deal = local.get(name), local.get("deal")
-            if isinstance(seat, int) and deal is not None:
+            if isinstance(seat, int) and (deal is not None or "cls" in local):  # a deal, or a
+                # constructor (``tasks.new_players``)
                 if getattr(_player(local, name, seat), "own_decision_timeout", False):
                     return None  # a seat that keeps its own time (a remote client's: protocol/remote.py)
                 return (id(frame), id(deal), len(getattr(deal, "actions", ())), seat), seat
