@@ -9,6 +9,7 @@ side by side on a noisy machine, use ``scripts/bench_vs.py BASE_COMMIT``.
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 import time
@@ -204,6 +205,15 @@ def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
 def search_positions(count: int, seed: int) -> list:
     """``count`` play decisions worth searching (a choice among candidates), taken from
     heuristic self-play on random setups (every third such decision of a deal)."""
+    import itertools
+
+    return [obs for obs, _action, _hands in itertools.islice(searchable_decisions(seed), count)]
+
+
+def searchable_decisions(seed: int, every: int = 3) -> Iterator[tuple]:
+    """``(observation, the heuristic's move, the four hands)`` at every ``every``-th decision
+    of a deal that the search would search (a choice among candidates: not a play that goes
+    out, not a forced pass), in heuristic self-play of random setups ``seed``, 0, 1, ..."""
     from guandan_cli.engine.deal import PLAY, Deal
     from guandan_cli.engine.observation import observe
     from guandan_cli.engine.rules import get_ruleset
@@ -212,14 +222,11 @@ def search_positions(count: int, seed: int) -> list:
     from guandan_cli.strategies.search import candidate_actions
 
     rules = get_ruleset("cgr2022")
-    out: list = []
-    index = 0
-    while len(out) < count:
+    for index in itertools.count():
         deal = Deal(random_setup(seed, index, rules).setup)
-        index += 1
         players = [HeuristicStrategy(s) for s in range(4)]
         k = 0
-        while deal.phase != "over" and len(out) < count:
+        while deal.phase != "over":
             s = deal.to_move
             obs = observe(deal, s)
             p = players[s]
@@ -227,12 +234,12 @@ def search_positions(count: int, seed: int) -> list:
                 deal.apply(p.choose_tribute(obs) if deal.phase == "tribute" else p.choose_return(obs))
                 continue
             action = p.choose_play(obs)
-            if len(action[2]) < len(obs.hand) and len(candidate_actions(obs, action, 8)) > 1:
+            forced = obs.top is not None and obs.only_legal_action() is not None
+            if len(action[2]) < len(obs.hand) and not forced and len(candidate_actions(obs, action, 8)) > 1:
                 k += 1
-                if k % 3 == 0:
-                    out.append(obs)
+                if k % every == 0:
+                    yield obs, action, tuple(tuple(h) for h in deal.hands)
             deal.apply(action)
-    return out
 
 
 def bench_search_lines(spec: str = "search", positions: int = 20, seed: int = 1) -> Iterator[str]:

@@ -3,7 +3,8 @@
 
 A full strength figure (``guandan compare search heuristic --duplicate deal``) costs about
 an hour of both cores per 300 pairs, too much to tune the race's options by. This proxy
-takes decisions of heuristic self-play on random setups and records, per decision:
+takes decisions of heuristic self-play on random setups (``bench.searchable_decisions``, as
+the bench's search line does) and records, per decision:
 
 - the *true* value of each candidate (``candidate_actions``, the heuristic's move first):
   the deal played out from that position in the real world (the hands as they are), the
@@ -36,44 +37,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from guandan_cli.strategies.heuristic import HeuristicStrategy  # noqa: E402
 from guandan_cli.strategies.registry import load_strategy  # noqa: E402
 from guandan_cli.strategies.search import SearchStrategy, candidate_actions  # noqa: E402
 from guandan_cli.strategies.search.rollout import Rollouts  # noqa: E402
 from guandan_cli.strategies.search.worlds import Knowledge  # noqa: E402
 
-from guandan_cli.engine.deal import PLAY, Deal  # noqa: E402
-from guandan_cli.engine.observation import observe  # noqa: E402
-from guandan_cli.engine.rules import get_ruleset  # noqa: E402
-from guandan_cli.runner.setups import random_setup  # noqa: E402
-
-
-def decisions(seed: int, every: int):
-    """(observation, true hands) of every ``every``-th decision worth searching in heuristic
-    self-play of random setups ``seed``, 0, 1, ..."""
-    rules = get_ruleset("cgr2022")
-    for index in range(10**9):
-        deal = Deal(random_setup(seed, index, rules).setup)
-        players = [HeuristicStrategy(s) for s in range(4)]
-        for s, p in enumerate(players):
-            p.start_deal(0, observe(deal, s))
-        k = 0
-        while deal.phase != "over":
-            s = deal.to_move
-            obs = observe(deal, s)
-            p = players[s]
-            if deal.phase != PLAY:
-                deal.apply(p.choose_tribute(obs) if deal.phase == "tribute" else p.choose_return(obs))
-                continue
-            action = p.choose_play(obs)
-            searched = len(action[2]) < len(obs.hand) and not (
-                obs.top is not None and obs.only_legal_action() is not None
-            )
-            if searched and len(candidate_actions(obs, action, 8)) > 1:
-                k += 1
-                if k % every == 0:
-                    yield obs, action, tuple(tuple(h) for h in deal.hands)
-            deal.apply(action)
+from guandan_cli.bench import searchable_decisions  # noqa: E402
 
 
 def record(path: Path, count: int, seed: int, worlds: int, every: int) -> None:
@@ -81,7 +50,7 @@ def record(path: Path, count: int, seed: int, worlds: int, every: int) -> None:
     rng = random.Random(seed)
     started = time.process_time()
     with path.open("w", encoding="utf-8") as out:
-        for done, (obs, choice, hands) in enumerate(decisions(seed, every)):
+        for done, (obs, choice, hands) in enumerate(searchable_decisions(seed, every)):
             if done >= count:
                 break
             cands = candidate_actions(obs, choice, 8)

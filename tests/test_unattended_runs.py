@@ -338,8 +338,13 @@ def test_a_constructor_that_hangs_or_raises_is_its_seats_failure(tmp_path, monke
     )  # fmt: skip
     assert time.monotonic() - t0 < 60
     errors = [json.loads(x)["error"] for x in _lines(run.path, "matches")]
-    cause = "DecisionTimeout: no answer within 1 s" if mode == "sleep" else "in __init__: RuntimeError: no start"
+    cause = (
+        "DecisionTimeout: no answer within 1 s" if mode == "sleep" else "in __init__: RuntimeError: no start"
+    )
     for error in errors:
-        assert error.startswith("strategy 'slow-start' at seat 1 failed in match seed ") and ", deal 0: " in error
+        assert (
+            error.startswith("strategy 'slow-start' at seat 1 failed in match seed ")
+            and ", deal 0: " in error
+        )
         assert cause in error, error
     assert verify(run.path).ok
