@@ -10,8 +10,8 @@ case); ``--during-play`` first seats a client that never answers (seat 1), and t
 flooder (seat 3) floods once seat 0 has played, while the server waits on seat 1
 (``--timeout`` 60) and nothing reads the flood.
 
-    .venv/bin/python -m tests.serve_flood --count 100 --size 4000000
-    .venv/bin/python -m tests.serve_flood --count 10000 --size 65000 --during-play
+    .venv/bin/python scripts/serve_flood.py --count 100 --size 4000000
+    .venv/bin/python scripts/serve_flood.py --count 10000 --size 65000 --during-play
 """
 
 from __future__ import annotations
