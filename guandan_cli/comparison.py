@@ -48,10 +48,22 @@ def _label(strategy: str | type) -> str:
     if isinstance(strategy, str):
         if ":" not in strategy:
             return strategy
-        from guandan_cli.strategies.registry import load_strategy
-
-        strategy = load_strategy(strategy)
+        strategy = _loaded(strategy)
     return getattr(strategy, "name", None) or strategy.__name__
+
+
+def _loaded(spec: str) -> type:
+    """The class of ``spec``, loaded within the runs' decision limit (a module whose import never
+    ends is refused in one line, ``ValueError``, as ``simulate`` refuses it)."""
+    from guandan_cli.engine.failures import DecisionTimeout
+    from guandan_cli.runner.watch import check_decision_timeout, limits_given, time_limit
+    from guandan_cli.strategies.registry import load_strategy
+
+    try:
+        with time_limit(check_decision_timeout(limits_given().decision_timeout), "loading it"):
+            return load_strategy(spec)
+    except DecisionTimeout as exc:
+        raise ValueError(f"strategy {spec!r} cannot be loaded: {exc}") from None
 
 
 DUPLICATE_MODES = ("match", "deal")

@@ -348,3 +348,26 @@ def test_a_constructor_that_hangs_or_raises_is_its_seats_failure(tmp_path, monke
         )
         assert cause in error, error
     assert verify(run.path).ok
+
+
+@pytest.mark.parametrize("command", ["simulate", "compare"])
+def test_a_strategy_whose_import_never_ends_is_refused_in_one_line(tmp_path, monkeypatch, command):
+    from typer.testing import CliRunner
+
+    from guandan_cli.cli.app import app
+
+    name = f"slow_import_{command}"
+    (tmp_path / f"{name}.py").write_text("import time\ntime.sleep(600)\n")
+    monkeypatch.chdir(tmp_path)
+    spec = f"{name}.py:Never"
+    args = {
+        "simulate": ["simulate", "-n", "1", "-s", spec, "-q"],
+        "compare": ["compare", spec, "random", "-n", "1"],
+    }
+    t0 = time.monotonic()
+    res = CliRunner().invoke(app, [*args[command], "--decision-timeout", "1", "-o", "r"])
+    assert time.monotonic() - t0 < 30
+    assert res.exit_code == 2, res.output
+    assert res.stderr == (
+        f"guandan: error: strategy '{spec}' cannot be loaded: loading it: not done within 1 s (--decision-timeout)\n"
+    )

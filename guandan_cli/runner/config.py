@@ -81,15 +81,24 @@ def _spec_of(item) -> str:
     return str(item).strip()
 
 
-def check_strategies(strategies: Sequence[str], classes: dict[str, type] | None = None) -> None:
-    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line)."""
+def check_strategies(
+    strategies: Sequence[str], classes: dict[str, type] | None = None, timeout: float = 0.0
+) -> None:
+    """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line);
+    ``timeout``: the most seconds a strategy's loading (its module's import) may take."""
+    from guandan_cli.engine.failures import DecisionTimeout
+    from guandan_cli.runner.watch import time_limit
     from guandan_cli.strategies.human import input_source_installed
     from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
 
     classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            cls = load_strategy(classes.get(s, s))
+            try:
+                with time_limit(timeout, "loading it"):
+                    cls = load_strategy(classes.get(s, s))
+            except DecisionTimeout as exc:
+                raise SimulationInputError(f"strategy {s!r} cannot be loaded: {exc}") from None
             if getattr(cls, "needs_input_source", False) and not input_source_installed():
                 raise SimulationInputError(
                     f"strategy {s!r} is a seat for a person, who answers at a terminal: "
@@ -339,7 +348,7 @@ def check_stored(out: Path, existing: dict, request: Request) -> None:
     stored = PartialConfig.recorded(existing)
     strategies = request.given.strategies or stored.strategies or ()
     try:
-        check_strategies(strategies, request.by_value)
+        check_strategies(strategies, request.by_value, request.session.decision_timeout)
     except SimulationInputError as exc:
         if request.given.strategies is None and "human" in strategies:  # `guandan play`'s game
             raise SimulationInputError(
@@ -386,7 +395,7 @@ def settle(request: Request, out: Path, stored: PartialConfig, done: int) -> Set
         raise SimulationInputError(problem)
     source_run = setups_run_id(config.setups)
     classes = request.by_value
-    check_strategies(config.strategies, classes)
+    check_strategies(config.strategies, classes, request.session.decision_timeout)
     fingerprints = strategy_fingerprints(config.strategies, classes)
     session = request.session
     try:

@@ -310,6 +310,41 @@ class DecisionWatch:
                     signal.pthread_kill(self._main, signal.SIGUSR1)
 
 
+@contextlib.contextmanager
+def time_limit(seconds: float, what: str) -> Iterator[None]:
+    """Raise ``DecisionTimeout`` in the main thread if the block lasts more than ``seconds``
+    (0: no limit): for a bot's code that runs in this process outside any decision, such as
+    its module's import. Python code only (a block stuck in C code is not interrupted).
+
+    >>> with time_limit(5, "loading"):
+    ...     pass
+    """
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    done = threading.Event()
+    main = threading.main_thread().ident
+
+    def _raise(signum, frame) -> None:
+        if not done.is_set():
+            raise DecisionTimeout(f"{what}: not done within {seconds:g} s (--decision-timeout)")
+
+    previous = signal.signal(signal.SIGUSR1, _raise)
+
+    def _watch() -> None:
+        if not done.wait(seconds):
+            signal.pthread_kill(main, signal.SIGUSR1)
+
+    thread = threading.Thread(target=_watch, name="guandan-time-limit", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        signal.signal(signal.SIGUSR1, previous)
+
+
 #: what a bot may raise that is its failure while a run plays in the calling process (a
 #: ``KeyboardInterrupt`` there is Ctrl-C) and in a worker (where it can only be the bot's)
 IN_PROCESS_FAILURES = (Exception, SystemExit, DecisionTimeout)
