@@ -627,6 +627,9 @@ def test_replay_names_an_action_that_is_no_string_in_an_edited_log(tmp_path, bad
     rec = json.loads(part.read_text().splitlines()[0])
     rec["actions"][2] = bad
     part.write_text(json.dumps(rec, separators=(",", ":")) + "\n")
+    res = runner.invoke(app, ["replay", str(tmp_path / "r")])  # the manifest says it was edited
+    assert res.exit_code == 2 and "deals-00000.jsonl: changed since it was written" in res.stderr
+    (tmp_path / "r" / "manifest.json").unlink()  # the part alone: replayed, the action named
     res = runner.invoke(app, ["replay", str(tmp_path / "r")])
     assert res.exit_code == 1, res.output
     assert f"cannot replay this deal: action 2 {bad!r}: expected a string 'SEAT pass'" in res.stderr

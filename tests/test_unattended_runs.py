@@ -260,7 +260,12 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum):
         "2",
     ]
     proc = subprocess.Popen(
-        [GUANDAN, *args, "-o", str(out), "-q"], stderr=subprocess.PIPE, text=True, start_new_session=True
+        [GUANDAN, *args, "-o", str(out), "-q"],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        # as from a terminal: a suite run under nohup would hand its ignored SIGHUP down
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (out / "part-00000.journal").exists() and time.monotonic() < deadline:
