@@ -86,8 +86,7 @@ def check_strategies(
 ) -> None:
     """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line);
     ``timeout``: the most seconds a strategy's loading (its module's import) may take."""
-    from guandan_cli.engine.failures import DecisionTimeout
-    from guandan_cli.runner.watch import time_limit
+    from guandan_cli.runner.watch import DecisionTimeout, time_limit
     from guandan_cli.strategies.human import input_source_installed
     from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
 
