@@ -205,8 +205,6 @@ def bench_startup_lines(repetitions: int = 5) -> Iterator[str]:
 def search_positions(count: int, seed: int) -> list:
     """``count`` play decisions worth searching (a choice among candidates), taken from
     heuristic self-play on random setups (every third such decision of a deal)."""
-    import itertools
-
     return [obs for obs, _action, _hands in itertools.islice(searchable_decisions(seed), count)]
 
 

@@ -54,16 +54,11 @@ def _label(strategy: str | type) -> str:
 
 def _loaded(spec: str) -> type:
     """The class of ``spec``, loaded within the runs' decision limit (a module whose import never
-    ends is refused in one line, ``ValueError``, as ``simulate`` refuses it)."""
-    from guandan_cli.engine.failures import DecisionTimeout
-    from guandan_cli.runner.watch import check_decision_timeout, limits_given, time_limit
-    from guandan_cli.strategies.registry import load_strategy
+    ends is refused in one line, as ``simulate`` refuses it)."""
+    from guandan_cli.runner.config import load_in_time
+    from guandan_cli.runner.watch import check_decision_timeout, limits_given
 
-    try:
-        with time_limit(check_decision_timeout(limits_given().decision_timeout), "loading it"):
-            return load_strategy(spec)
-    except DecisionTimeout as exc:
-        raise ValueError(f"strategy {spec!r} cannot be loaded: {exc}") from None
+    return load_in_time(spec, check_decision_timeout(limits_given().decision_timeout))
 
 
 DUPLICATE_MODES = ("match", "deal")

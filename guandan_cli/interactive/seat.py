@@ -339,9 +339,7 @@ class TerminalSeat:
             self.screen.print(self._forced_line(obs, options[0]))
             return self._accept(obs, options[0])
         if obs.phase == PLAY and not options:  # following, and nothing in the hand beats the top
-            self.screen.print(
-                f"you pass: nothing in your hand beats {self._lead_line(obs)[len('top play: ') :]}"
-            )
+            self.screen.print(f"you pass: nothing in your hand beats {self._top_text(obs)}")
             return self._accept(obs, PASS)
         self._ask_screen(obs, options)
         question = self._question(obs)
@@ -405,7 +403,11 @@ class TerminalSeat:
     def _lead_line(self, obs: Observation) -> str:
         if obs.top is None:
             return "you lead a new trick"
-        return f"top play: seat {obs.top_owner} {play_text(obs.top, obs.level, self.style)}"
+        return f"top play: {self._top_text(obs)}"
+
+    def _top_text(self, obs: Observation) -> str:
+        """``seat 1 pair 5♠ 5♥``: the play to beat and whose it is."""
+        return f"seat {obs.top_owner} {play_text(obs.top, obs.level, self.style)}"
 
     def _forced_line(self, obs: Observation, card: int) -> str:
         """One line for a tribute or return that had one allowed card: given, and why."""

@@ -81,23 +81,31 @@ def _spec_of(item) -> str:
     return str(item).strip()
 
 
+def load_in_time(spec: str | type, timeout: float, name: str | None = None) -> type:
+    """The strategy class of ``spec``, its loading (its module's import) held to ``timeout``
+    seconds (0: none): past it, ``SimulationInputError`` in one line naming ``name``."""
+    from guandan_cli.runner.watch import DecisionTimeout, time_limit
+    from guandan_cli.strategies.registry import load_strategy
+
+    try:
+        with time_limit(timeout, "loading it"):
+            return load_strategy(spec)
+    except DecisionTimeout as exc:
+        raise SimulationInputError(f"strategy {name or spec!r} cannot be loaded: {exc}") from None
+
+
 def check_strategies(
     strategies: Sequence[str], classes: dict[str, type] | None = None, timeout: float = 0.0
 ) -> None:
     """Every strategy loads and is a strategy class (else ``SimulationInputError`` in one line);
     ``timeout``: the most seconds a strategy's loading (its module's import) may take."""
-    from guandan_cli.runner.watch import DecisionTimeout, time_limit
     from guandan_cli.strategies.human import input_source_installed
-    from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
+    from guandan_cli.strategies.registry import UnknownStrategyError
 
     classes = classes or {}
     for s in dict.fromkeys(strategies):
         try:
-            try:
-                with time_limit(timeout, "loading it"):
-                    cls = load_strategy(classes.get(s, s))
-            except DecisionTimeout as exc:
-                raise SimulationInputError(f"strategy {s!r} cannot be loaded: {exc}") from None
+            cls = load_in_time(classes.get(s, s), timeout, s)
             if getattr(cls, "needs_input_source", False) and not input_source_installed():
                 raise SimulationInputError(
                     f"strategy {s!r} is a seat for a person, who answers at a terminal: "
