@@ -178,6 +178,7 @@ COMMAND_ORDER = (
     "play",
     "verify",
     "plays",
+    "rules",
     "serve",
     "connect",
     "bench",

@@ -6,7 +6,7 @@ fails until then).
 """
 
 #: the Typer that rendered the help texts (help is served only with this one installed)
-TYPER_VERSION = "0.29.2"
+TYPER_VERSION = "0.29.3"
 
 #: the text width of the help texts: Click's default (terminal of 80 columns or more, or none)
 HELP_WIDTH = 78
@@ -33,6 +33,7 @@ ROOT_HELP = (
     "  play        Play one match at --seat against bots: answer with cards...\n"
     "  verify      Replay every deal through the engine; print FILE:LINE:...\n"
     "  plays       List what HAND can play at LEVEL (leading, or beating --top).\n"
+    "  rules       Print the rules the engine implements (docs/rules.md), or...\n"
     "  serve       Run a competition server: remote clients (NJUPT platform...\n"
     "  connect     Play one seat on a competition server (NJUPT platform...\n"
     "  bench       Print median µs per legal_plays call, start-up times, and...\n"
