@@ -25,6 +25,8 @@ def test_bench_prints_legal_startup_and_deal_figures():
             "2",
             "--strategies",
             "random,greedy",
+            "--search-positions",  # the search line: tests/test_search.py::test_bench_prints_the_search_line
+            "0",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -59,6 +61,6 @@ def test_bench_refuses_to_time_nothing_and_strategies_without_deals():
 
 def test_bench_times_a_bot_named_twice_once():
     args = ["bench", "--no-legal", "--no-startup", "-n", "1", "--parallel-matches", "0", "-w", "1"]
-    res = runner.invoke(app, [*args, "--strategies", "random,random"])
+    res = runner.invoke(app, [*args, "--strategies", "random,random", "--search-positions", "0"])
     assert res.exit_code == 0, res.output
     assert res.stdout.count("deals/s random") == 1, res.stdout

@@ -189,6 +189,7 @@ def test_the_readme_play_screen_is_what_play_prints(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     answers = ["S3 S3", "1", "q"]
     argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    argv += ["--delay", "0"]  # the README's command; the pause after each bot action prints nothing
     res = runner.invoke(app, argv, input="".join(f"{a}\n" for a in answers))
     assert res.exit_code == 0, res.output  # q: saved, an ordinary stop
     screen = res.stdout

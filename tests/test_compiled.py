@@ -162,6 +162,8 @@ def test_the_compiled_modules_doctests_pass_on_their_sources():
             "-q",
             "-p",
             "no:cacheprovider",
+            "-n",  # a few doctests: in this process, not in pytest-xdist workers (addopts: -n auto)
+            "0",
             "--doctest-modules",
             *engine,
             "tests/test_doctests.py",

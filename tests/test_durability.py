@@ -114,7 +114,21 @@ def _session(args: list[str], trace: Path, *, prelude: str = "", kill_after: int
     return proc.returncode, err.decode()
 
 
-def _readers_see_exactly(out: Path, ref, durable: set[int]) -> None:
+def _reference_frames(ref) -> dict:
+    """What each reader gives of the whole reference run (read once: every kill compares with it)."""
+    import polars as pl
+
+    from guandan_cli import open_run
+    from guandan_cli.reports import load
+
+    whole = load(ref.path)
+    as_text = pl.col("run_id").cast(pl.String)
+    frames = {kind: getattr(whole, kind).with_columns(as_text).collect() for kind in ("deals", "matches")}
+    reference = open_run(ref.path)
+    return {**frames, "run matches": reference.matches(), "run deals": reference.deals()}
+
+
+def _readers_see_exactly(out: Path, reference: dict, durable: set[int]) -> None:
     """``load``, ``analyze``'s count and the run's scans hold exactly the durable matches, as the reference has them."""
     import warnings
 
@@ -126,16 +140,16 @@ def _readers_see_exactly(out: Path, ref, durable: set[int]) -> None:
     wanted = sorted(durable)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", IncompleteRunWarning)
-        data, whole = load(out), load(ref.path)
+        data = load(out)
     assert data.incomplete == [f"{out}: incomplete run: {len(durable)} of {MATCHES} matches"]
     as_text = pl.col("run_id").cast(pl.String)
     for kind in ("deals", "matches"):
         got = getattr(data, kind).with_columns(as_text).collect()
-        expected = getattr(whole, kind).with_columns(as_text).filter(pl.col("match").is_in(wanted)).collect()
+        expected = reference[kind].filter(pl.col("match").is_in(wanted))
         assert got.equals(expected), kind
-    run, reference = open_run(out), open_run(ref.path)
-    assert run.matches().equals(reference.matches().filter(pl.col("match").is_in(wanted)))
-    assert run.deals().equals(reference.deals().filter(pl.col("match").is_in(wanted)))
+    run = open_run(out)
+    assert run.matches().equals(reference["run matches"].filter(pl.col("match").is_in(wanted)))
+    assert run.deals().equals(reference["run deals"].filter(pl.col("match").is_in(wanted)))
 
 
 def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
@@ -155,6 +169,7 @@ def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
         out=tmp_path / "ref",
         progress=False,
     )
+    reference = _reference_frames(ref)
     out = tmp_path / "run"
     args = ["simulate", "-n", str(MATCHES), "--seed", str(SEED), "-s", strategies, "--max-deals", "4"]
     args += ["--part-size", str(PART), "--out", str(out), "-q"]
@@ -194,7 +209,7 @@ def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
         for index in c.missing_parts:
             durable |= {m for e in read_entries(journal_path(out, index)) for m in range(e.start, e.stop)}
         # … and readers see exactly those (one source per part: files, else the journal's good entries)
-        _readers_see_exactly(out, ref, durable)
+        _readers_see_exactly(out, reference, durable)
         recomputed.append(len(now - durable))
         started.append(now)
         kinds.append((kind, extra))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -199,7 +200,9 @@ def test_play_in_a_pty_refusals_declaration_ctrl_c_and_resume(tmp_path):
     assert len(saved) >= 8
 
     child = spawn(["--resume", "--out", str(game)], tmp_path)
-    child.expect(f"resuming {game}: {len(saved)} saved answers to replay")
+    # a long path (pytest-xdist's basetemp) wraps the line at 100 columns: any space may be a line break
+    said = f"resuming {game}: {len(saved)} saved answers to replay"
+    child.expect(r"\s+".join(map(re.escape, said.split(" "))))
     while True:
         i = child.expect(PROMPTS)
         kinds.append(i)

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("ray.util.multiprocessing", reason="ray is not installed (pip install 'guandan[ray]')")
-
-from guandan_cli import simulate  # noqa: E402
+from guandan_cli import simulate
 
 SMALL = {"seed": 21, "strategies": "random,greedy", "max_deals": 2, "progress": False, "part_size": 2}
 
 
 def test_ray_backend_same_bytes_as_local(tmp_path, monkeypatch):
+    # imported here, not at collection: a second of import in every pytest-xdist worker otherwise
+    reason = "ray is not installed (pip install 'guandan[ray]')"
+    pytest.importorskip("ray.util.multiprocessing", reason=reason)
     import ray
 
     monkeypatch.delenv("RAY_ADDRESS", raising=False)

@@ -239,26 +239,24 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+SIGNALLED_RUN = ["simulate", "-n", "300", "--seed", "2", "-s", "random", "--max-deals", "2"]
+
+
+@pytest.fixture(scope="module")
+def signalled_reference(tmp_path_factory) -> Path:
+    """The uninterrupted run, one worker (the same for every signal: made once)."""
+    ref = tmp_path_factory.mktemp("signalled") / "ref"
+    done = subprocess.run([GUANDAN, *SIGNALLED_RUN, "-w", "1", "-o", str(ref), "-q"], timeout=120)
+    assert done.returncode == 0
+    return ref
+
+
 @pytest.mark.parametrize(
     "to, signum", [("group", signal.SIGTERM), ("parent", signal.SIGTERM), ("parent", signal.SIGHUP)]
 )
-def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum):
+def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum, signalled_reference):
     out = tmp_path / "run"
-    args = [
-        "simulate",
-        "-n",
-        "300",
-        "--seed",
-        "2",
-        "-s",
-        "random",
-        "--max-deals",
-        "2",
-        "-w",
-        "2",
-        "--chunk-size",
-        "2",
-    ]
+    args = [*SIGNALLED_RUN, "-w", "2", "--chunk-size", "2"]
     proc = subprocess.Popen(
         [GUANDAN, *args, "-o", str(out), "-q"],
         stderr=subprocess.PIPE,
@@ -289,9 +287,8 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum):
         [GUANDAN, "simulate", "-o", str(out), "--resume", "-q"], capture_output=True, text=True, timeout=120
     )
     assert resumed.returncode == 0, resumed.stderr
-    ref = subprocess.run([GUANDAN, *args[:-4], "-w", "1", "-o", str(tmp_path / "ref"), "-q"], timeout=120)
-    assert ref.returncode == 0
-    assert (out / "deals-00000.jsonl").read_bytes() == (tmp_path / "ref" / "deals-00000.jsonl").read_bytes()
+    ref = signalled_reference
+    assert (out / "deals-00000.jsonl").read_bytes() == (ref / "deals-00000.jsonl").read_bytes()
 
 
 @pytest.mark.parametrize(

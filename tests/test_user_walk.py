@@ -83,7 +83,7 @@ def test_the_play_menu_and_help_fit_a_terminal(tmp_path, monkeypatch):
     """``h`` at a lead with 39 plays listed them on lines up to 297 columns wide."""
     answers = "1\nh\nq\n"  # seed 7, seat 0: the second question is a lead with 43 plays
     monkeypatch.chdir(tmp_path)
-    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--delay", "0", "--out", "p"]
     res = runner.invoke(app, argv, input=answers)
     assert res.exit_code == 0 and "43 plays" in res.stdout  # q saves and stops: exit 0
     # piped answers are not echoed, so a prompt and the next line share a line: split them
@@ -109,7 +109,7 @@ def test_a_count_never_seen_has_an_upper_bound_above_zero(small_run):  # noqa: F
 
 def _saved_game(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--out", "p"]
+    argv = ["play", "--seat", "0", "-s", "heuristic", "--seed", "7", "--plain", "--delay", "0", "--out", "p"]
     assert runner.invoke(app, argv, input="1\n1\nq\n").exit_code == 0  # q: saved, exit 0
     return tmp_path / "p" / "human.jsonl"
 
@@ -125,11 +125,11 @@ def test_play_resume_names_a_bad_saved_answer_line(tmp_path, monkeypatch):
         ("garbage\n", "not a JSON line"),
     ]:
         journal.write_text(good + extra)
-        res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+        res = runner.invoke(app, ["play", "--resume", "--out", "p", "--delay", "0"], input="q\n")
         assert res.exit_code == 2, res.output
         assert f"human.jsonl:3: {problem}" in _one_error_line(res)
     journal.write_text(good + '{"deal": 0, "pha')  # cut by a crash: dropped, the game goes on
-    res = runner.invoke(app, ["play", "--resume", "--out", "p"], input="q\n")
+    res = runner.invoke(app, ["play", "--resume", "--out", "p", "--delay", "0"], input="q\n")
     assert res.exit_code == 0 and journal.read_text() == good
 
 
