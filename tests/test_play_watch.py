@@ -6,7 +6,7 @@ import json
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.engine.cards import parse_cards

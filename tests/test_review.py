@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.search import ActionValue
-from typer.testing import CliRunner
 
 import guandan_cli
 from guandan_cli.cli.app import app

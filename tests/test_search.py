@@ -443,7 +443,7 @@ def test_search_runs_give_the_same_bytes_with_one_worker_or_two(tmp_path):
 
 
 def test_bench_prints_the_search_line():
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
 
@@ -506,7 +506,7 @@ def test_play_suggests_the_search_strategys_move(tmp_path):
     child.close()
     assert child.exitstatus == 130 and len(typed) == 4
 
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
 

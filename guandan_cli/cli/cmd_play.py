@@ -5,39 +5,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import check_delay, fail, given_options, interrupted
 from guandan_cli.cli.options import TracebackOption, run_failed
+from guandan_cli.cli.parameters import Option
 
 
 def play(
-    ctx: typer.Context,
-    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
+    ctx: click.Context,
+    seat: Annotated[int, Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
     strategies: Annotated[
-        str, typer.Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
+        str, Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
     ] = "heuristic",
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Match seed (default: a fresh one, printed).")
-    ] = None,
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
+    seed: Annotated[int | None, Option("--seed", help="Match seed (default: a fresh one, printed).")] = None,
+    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
     max_deals: Annotated[
-        int | None, typer.Option("--max-deals", help="End the match after this many deals.")
+        int | None, Option("--max-deals", help="End the match after this many deals.")
     ] = None,
     a_fail_limit: Annotated[
-        int | None, typer.Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
+        int | None, Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
+        Path | None, Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in --out.")] = False,
-    delay: Annotated[float, typer.Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
+    resume: Annotated[bool, Option("--resume", help="Continue the unfinished game in --out.")] = False,
+    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
     plain: Annotated[
-        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+        bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
     hint: Annotated[
         str,
-        typer.Option(
+        Option(
             "--hint",
             help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
         ),
