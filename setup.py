@@ -9,6 +9,10 @@ so that mypyc names them ``guandan_cli.strategies.…``); the build records each
 instead of the stale build (``guandan_cli/compiled.py``). Pure Python is the fallback: with
 ``GUANDAN_PURE_PYTHON=1``, without mypyc, or when the C compiler fails, the install still
 works and runs the sources (slower; same results).
+
+The rules document ``docs/rules.md`` (``guandan rules``) is copied into the built package as
+``guandan_cli/rules.md`` (:class:`BuildPyWithRules`); an editable install reads it from
+``docs/`` (``guandan_cli/rules_text.py``). MANIFEST.in puts it in the sdist.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 
 from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
@@ -127,9 +132,37 @@ class BuildCompiled(build_ext):
         record.write_text(json.dumps(sums, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+#: the rules document (``guandan rules``): kept in the repository's docs/, installed in the package
+RULES_SOURCE = ROOT / "docs" / "rules.md"
+RULES_INSTALLED = ("guandan_cli", "rules.md")
+
+
+class BuildPyWithRules(build_py):
+    """``build_py`` that also copies ``docs/rules.md`` into the built package as
+    ``guandan_cli/rules.md``, so that an installed wheel carries the rules its errors cite.
+    An editable install builds nothing here: it reads ``docs/rules.md`` in place."""
+
+    def _rules_target(self) -> Path:
+        return Path(self.build_lib, *RULES_INSTALLED)
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:
+            return
+        if not RULES_SOURCE.is_file():
+            raise FileNotFoundError(f"{RULES_SOURCE} is missing: the package would ship without its rules")
+        target = self._rules_target()
+        self.mkpath(str(target.parent))
+        self.copy_file(str(RULES_SOURCE), str(target))
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs = super().get_outputs(include_bytecode)
+        return outputs if self.editable_mode else [*outputs, str(self._rules_target())]
+
+
 setup(
     packages=PACKAGES,
     package_dir=PACKAGE_DIR,
     ext_modules=_mypyc_extensions(),
-    cmdclass={"build_ext": BuildCompiled},
+    cmdclass={"build_ext": BuildCompiled, "build_py": BuildPyWithRules},
 )

@@ -2,7 +2,7 @@
 # smoke_installed.sh DIST_DIR: install the wheel of DIST_DIR into a fresh virtual environment
 # (no editable install, no source tree on sys.path) and use it from an empty folder holding a
 # user's own strategies.py and strategies/ folder: --version, simulate, verify, analyze --html,
-# compare, plays, the compiled hot modules, and no top-level `strategies` package installed.
+# compare, plays, rules, the compiled hot modules, and no top-level `strategies` package installed.
 # Run by .ci/run after `python -m build` (sdist, then the wheel built from that sdist).
 set -euo pipefail
 dist=$(cd "$1" && pwd)
@@ -25,6 +25,7 @@ for module in ("guandan_cli/engine/legal", "guandan_cli/strategies/heuristic/pla
     assert any(n.startswith(module + ".") and n.endswith(".so") for n in names), f"{module} is not compiled in the wheel"
 assert "guandan_cli/_compiled_sources.json" in names, "the record of the compiled sources is missing"
 assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "LICENSE is missing"
+assert "guandan_cli/rules.md" in names, "the rules document (docs/rules.md, guandan rules) is missing"
 print(f"smoke: wheel ok ({len(names)} files, top-level {sorted(tops)})")
 PY
 
@@ -47,6 +48,11 @@ guandan analyze runs/first --html report.html > /dev/null
 test -s report.html
 guandan compare heuristic greedy -n 4 --max-deals 2 --out runs/cmp -q
 guandan plays "S3 H4 D4 C5 S5 H2" --level 2 > /dev/null
+# the rules its errors cite ship in the wheel: section 10 alone, tribute and return
+guandan rules 10 > rules-10.txt
+grep -q "^## 10\. Tribute and return" rules-10.txt
+grep -q "^### 10\.4 Return" rules-10.txt
+if grep -q "^## 11\." rules-10.txt; then echo "smoke: guandan rules 10 printed more than section 10" >&2; exit 1; fi
 python - <<'PY'
 import sys
 import guandan_cli, guandan_cli.compiled as compiled

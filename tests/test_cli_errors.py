@@ -59,6 +59,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["S3 X9"], 2),
         (["S3", "--level", "Z"], 2),
     ],
+    "rules": [(["99"], 2), (["4.9"], 2), (["x"], 2), ([""], 2), (["10", "11"], 2)],
     "replay": [
         ([""], 2),
         (["{tmp}/no-such-run"], 2),

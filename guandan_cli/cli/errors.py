@@ -171,6 +171,7 @@ COMMAND_ORDER = (
     "play",
     "verify",
     "plays",
+    "rules",
     "serve",
     "connect",
     "bench",
