@@ -194,8 +194,10 @@ def _parameter(name: str, annotation: Any, spec: Option | Argument, default: Any
     if not attrs["required"] and not (many and default is None):
         attrs["default"] = default.value if isinstance(default, Enum) else default
     if isinstance(spec, Argument):
+        metavar = (spec.metavar or name.upper()) + ("..." if many else "")
+        metavar = metavar if attrs["required"] else f"[{metavar}]"
         return HelpedArgument(
-            [name], argument_help=spec.help, metavar=spec.metavar, nargs=-1 if many else 1, **attrs
+            [name], argument_help=spec.help, metavar=metavar, nargs=-1 if many else 1, **attrs
         )
     dashed = name.replace("_", "-")
     names = list(spec.names) or [f"--{dashed}/--no-{dashed}" if kind is bool else f"--{dashed}"]
