@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import pytest
@@ -199,7 +200,8 @@ def test_play_in_a_pty_refusals_declaration_ctrl_c_and_resume(tmp_path):
     assert len(saved) >= 8
 
     child = spawn(["--resume", "--out", str(game)], tmp_path)
-    child.expect(f"resuming {game}: {len(saved)} saved answers to replay")
+    # the line may wrap between words (a long temporary path, under pytest-xdist)
+    child.expect(rf"resuming\s+{re.escape(str(game))}:\s+{len(saved)}\s+saved\s+answers\s+to\s+replay")
     while True:
         i = child.expect(PROMPTS)
         kinds.append(i)
@@ -209,8 +211,10 @@ def test_play_in_a_pty_refusals_declaration_ctrl_c_and_resume(tmp_path):
             child.sendline("2")
             continue
         answer_with_hint(child)
+    ending = " ".join(child.before.split())  # lines wrapped between words
     child.close()
     assert child.exitstatus == 0, child.before
+    assert f"guandan review {game} --deal N --seat 0 (your decisions valued)" in ending, ending
     assert RETURN in kinds and WHICH in kinds  # the person returned a card and picked a declaration
     assert TRIBUTE not in kinds or RETURN in kinds
     assert (game / "human.jsonl").read_text().splitlines()[: len(saved)] == saved

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -38,7 +40,9 @@ def play(
         str,
         Option(
             "--hint",
-            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
+            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value); "
+            "a resumed game keeps its own unless given (default: heuristic).",
+            show_default=False,
         ),
     ] = "heuristic",
     traceback: TracebackOption = False,
@@ -67,17 +71,16 @@ def play(
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
             fail(f"{option} must be a positive whole number, got {value}")
+    hint_given = bool(given_options(ctx, ("hint",)))
     try:
-        if hint == "human":
-            raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
-        try:
-            check_strategies([hint])
-        except SimulationInputError as exc:
-            raise PlayInputError(f"--hint: {exc}") from None
+        if hint_given or not resume:
+            _check_hint(hint)
         if resume:
             if out is None:
                 fail("--resume needs --out, the directory of the game to continue")
             game = stored_game(out)
+            game = replace(game, hint=hint) if hint_given else game
+            _check_hint(game.hint)
             check_resume_options(
                 game,
                 given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit")),
@@ -89,7 +92,7 @@ def play(
                 seed = secrets.randbelow(1_000_000)
             out = out or Path("runs") / f"play-s{seed}-seat{seat}"
             check_new_game(out)
-            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit)
+            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
             from guandan_cli.engine.rules import get_ruleset
 
             get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
@@ -108,7 +111,7 @@ def play(
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, hint=hint)
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:
@@ -119,11 +122,24 @@ def play(
             screen.print(saved_line(game))
             return
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
-    _summary(run.path if hasattr(run, "path") else game.out, screen, style)
+    _summary(run.path if hasattr(run, "path") else game.out, game.seat, screen, style)
 
 
-def _summary(out: Path, screen, style) -> None:
-    """The last deal's end and where the log is."""
+def _check_hint(hint: str) -> None:
+    """Refuse a ``--hint`` (given, or kept by a resumed game) that names no bot."""
+    from guandan_cli.interactive.play import PlayInputError
+    from guandan_cli.runner.simulation import SimulationInputError, check_strategies
+
+    if hint == "human":
+        raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
+    try:
+        check_strategies([hint])
+    except SimulationInputError as exc:
+        raise PlayInputError(f"--hint: {exc}") from None
+
+
+def _summary(out: Path, seat: int, screen, style) -> None:
+    """The last deal's end, where the log is and how to look back at it."""
     from guandan_cli.logs.reader import iter_records, part_files
     from guandan_cli.view.table import deal_end_lines
 
@@ -143,4 +159,8 @@ def _summary(out: Path, screen, style) -> None:
             last["match_winner"],
         ):
             screen.print(line)
-    screen.print(f"the match is written to {out}: guandan verify {out}; guandan replay {out} --deal N")
+    where = shlex.quote(str(out))
+    screen.print(
+        f"the match is written to {out}: guandan review {where} --deal N --seat {seat} (your decisions valued);"
+        f" guandan replay {where} --deal N; guandan verify {where}"
+    )
