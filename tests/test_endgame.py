@@ -9,7 +9,7 @@ import random
 from guandan_cli.strategies.search import SearchStrategy
 from guandan_cli.strategies.search.endgame import Position, Solver, solve
 
-from guandan_cli.engine import deal_hands, legal_plays
+from guandan_cli.engine import all_plays, deal_hands, legal_plays
 from guandan_cli.engine.cards import full_deck, parse_cards, wild_face
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup, Event, action_text
@@ -46,11 +46,17 @@ def plain_winner(
         return plain_winner(hands, other, None, -1, 0, finished, rules, level)
     if passes == 0:
         return plain_winner(hands, other, top, owner, 1, finished, rules, level)
+    return plain_winner(
+        hands, plain_leader(owner, hands, finished, rules), None, -1, 0, finished, rules, level
+    )
+
+
+def plain_leader(owner: int, hands: dict, finished, rules: str) -> int:
+    """Who leads once both seats passed on the last play of ``owner``, a seat that went out
+    (rules.md §7.2, §12.1)."""
     if rules == "cgr2022" or owner == finished[0]:
-        leader = owner ^ 2
-    else:
-        leader = next((owner + k) % 4 for k in (1, 2, 3) if (owner + k) % 4 in hands)
-    return plain_winner(hands, leader, None, -1, 0, finished, rules, level)
+        return owner ^ 2
+    return next((owner + k) % 4 for k in (1, 2, 3) if (owner + k) % 4 in hands)
 
 
 def random_position(rng: random.Random) -> Position:
@@ -129,6 +135,46 @@ def test_the_solver_agrees_with_a_plain_minimax_on_small_positions():
         seen["jiangsu2017"] += p.rules == "jiangsu2017"
         seen["win"] += bool(result.win)
     assert min(seen.values()) >= 40, seen
+
+
+def every_choice_winner(
+    hands: dict, to_move: int, top, owner: int, passes: int, p: Position, memo: dict
+) -> int:
+    """``plain_winner`` with every card choice of every declaration (``all_plays``: suits, wild
+    cards), memoised on the hands, the play to beat and the trick."""
+    key = (tuple(sorted(hands.items())), to_move, top and (top[0], top[1], len(top[2])), owner, passes)
+    if key not in memo:
+        other = next(s for s in hands if s != to_move)
+        memo[key] = other
+        for play in all_plays(hands[to_move], p.level, top):
+            rest = list(hands[to_move])
+            for f in play.cards:
+                rest.remove(f)
+            after = {to_move: tuple(rest), other: hands[other]}
+            if not rest or every_choice_winner(after, other, play, to_move, 0, p, memo) == to_move:
+                memo[key] = to_move
+                return to_move
+        if top is not None:
+            if owner == other:
+                memo[key] = every_choice_winner(hands, other, None, -1, 0, p, memo)
+            elif passes == 0:
+                memo[key] = every_choice_winner(hands, other, top, owner, 1, p, memo)
+            else:
+                leader = plain_leader(owner, hands, p.finished, p.rules)
+                memo[key] = every_choice_winner(hands, leader, None, -1, 0, p, memo)
+    return memo[key]
+
+
+def test_the_engine_s_one_card_choice_per_declaration_loses_no_race():
+    """``legal_plays`` lists one card choice per declaration; on small positions rich in wild
+    cards and straight flushes, the races it decides are those that every choice decides."""
+    rng = random.Random(99)
+    for _ in range(60):
+        p = random_position(rng)
+        winner = every_choice_winner(
+            dict(zip(p.seats, p.hands)), p.seats[0], p.top, p.top_owner, p.passes, p, {}
+        )
+        assert solve(p, 10**6).win == (winner == p.seats[0]), p
 
 
 def _after(p: Position, move) -> Position | None:
