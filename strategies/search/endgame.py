@@ -17,6 +17,7 @@ asks ``Deal`` itself). A node budget (a count of positions expanded) bounds the 
 
 >>> from guandan_cli.engine.cards import parse_cards
 >>> from guandan_cli.engine.combos import Combo
+>>> from guandan_cli.engine.deal import action_text
 >>> p = Position.race(parse_cards("S3 S4 SA"), parse_cards("D5 D6"), level=8,
 ...                   top=Combo.from_text("single:2 D2"))
 >>> r = solve(p)
@@ -124,7 +125,7 @@ class Position:
         if deal.phase != PLAY or len(deal.finished) != 2:
             return None
         a = deal.to_move
-        b = deal._nxt[a]
+        b = next(s for s in range(4) if s != a and s not in deal.finished)
         passes = deal.passes if deal.top_owner in deal.finished else 0
         hands = (tuple(deal.hands[a]), tuple(deal.hands[b]))
         out = (deal.finished[0], deal.finished[1])
@@ -156,7 +157,7 @@ class Position:
         passes = 0
         if obs.top_owner in obs.finished:
             for ev in reversed(obs.events):
-                if ev[0] != "pass":
+                if ev[0] != PASS[0]:
                     break
                 passes += 1
         hands = (tuple(obs.hand), other)
@@ -167,15 +168,16 @@ class Position:
         """The seat that leads once both seats have passed on a top play whose owner is out
         (接风, §7.2, §12.1), as ``Deal`` decides it.
 
+        >>> from dataclasses import replace
         >>> from guandan_cli.engine.combos import Combo
         >>> p = Position(((4,), (8,)), (2, 3), (0, 1), 0, Combo.from_text("single:A SA"), 1)
-        >>> p.lead_after(), replace_rules(p, "jiangsu2017").lead_after()
+        >>> p.lead_after(), replace(p, rules="jiangsu2017").lead_after()
         (3, 2)
         """
         hands: list[tuple[int, ...]] = [(), (), (), ()]
         for s, h in zip(self.seats, self.hands):
             hands[s] = h
-        events = [Event(PLAY, self.top_owner, self.top)] + [Event("pass", self.seats[1])] * self.passes
+        events = [Event(PLAY, self.top_owner, self.top)] + [Event(PASS[0], self.seats[1])] * self.passes
         setup = DealSetup(hands=tuple(hands), level=self.level, rules=get_ruleset(self.rules))
         deal = Deal.from_position(
             setup,
@@ -216,20 +218,6 @@ class Position:
         if self.seats[0] & 1 == first:
             return 2 if wins else 1
         return -1 if wins else -2
-
-
-def replace_rules(position: Position, rules: str) -> Position:
-    """``position`` under another ruleset."""
-    return Position(
-        position.hands,
-        position.seats,
-        position.finished,
-        position.level,
-        position.top,
-        position.top_owner,
-        position.passes,
-        rules,
-    )
 
 
 @dataclass(frozen=True)
@@ -287,7 +275,8 @@ class Solver:
         self.listed: dict[tuple, tuple] = {}
         #: each list of moves met -> its number
         self.numbers: dict[tuple, int] = {}
-        #: (hand, its moves' number) -> the index of the move that last won there (``len``: the pass)
+        #: (hand, its moves' number, moves with the pass) -> the index of the move that last won
+        #: there (the number of plays: the pass)
         self.killer: dict[tuple, int] = {}
         #: hand -> the heuristic's plan cost of it
         self.costs: dict[tuple, float] = {}
@@ -330,7 +319,10 @@ class Solver:
     ) -> bool:
         """Whether the seat holding ``a``, to move, wins the race against ``b`` (``state``: ``LEAD``,
         ``FOLLOW`` or ``OUT_*``, the trick's state; ``top_key``: ``top``'s, if known)."""
-        number, moves = self.moves(a, top, top_key)
+        if top_key is None and top is not None:
+            top_key = _top_key(top)
+        entry = self.listed.get((a, top_key))
+        number, moves = self.moves(a, top, top_key) if entry is None else entry
         memo_key = (a, b, number, state)
         known = self.memo.get(memo_key)
         if known is not None:
@@ -342,10 +334,11 @@ class Solver:
         if not win:
             n = len(moves)
             tried = n + (state != LEAD)  # the pass, when allowed, is move n
-            killer_key = (a, number)
-            first = self.killer.get(killer_key, 0)
+            killer_key = (a, number, tried)
+            first = self.killer.get(killer_key)
+            order = range(tried) if not first else (first, *range(first), *range(first + 1, tried))
             wins = self.wins
-            for i in (first, *range(first), *range(first + 1, tried)):
+            for i in order:
                 if i == n:
                     win = self.wins_after_pass(a, b, top, state)
                 else:
@@ -405,6 +398,7 @@ def solve(position: Position, node_budget: int = DEFAULT_NODES, solver: Solver |
     ``solver``: one at the position's level whose memo to use and keep (default a new one).
 
     >>> from guandan_cli.engine.cards import parse_cards
+    >>> from guandan_cli.engine.deal import action_text
     >>> r = solve(Position.race(parse_cards("S3 S4 D4"), parse_cards("SA"), level=0))
     >>> r.win, [action_text(a) for a in r.winning], r.nodes
     (True, ['pair:4 S4 D4'], 4)
