@@ -49,7 +49,8 @@ LEAD, FOLLOW, OUT_FIRST_A, OUT_FIRST_B, OUT_LAST_A, OUT_LAST_B = range(6)
 #: scripts/endgame_bench.py, docs/strategies.md)
 DEFAULT_NODES = 50_000
 #: a solver forgets what it knows when a new budget starts with more positions than this decided
-MEMO_LIMIT = 500_000
+#: (about 600 bytes a position in pure Python: 60 MB)
+MEMO_LIMIT = 100_000
 
 
 class BudgetExceeded(Exception):
