@@ -366,3 +366,33 @@ def test_search_never_loses_a_race_the_solver_proves_it_can_win():
                 decided += 1
             deal.apply(move)
     assert decided >= 60
+
+
+def test_search_past_its_node_budget_or_with_the_solver_off_goes_to_the_rollouts(monkeypatch):
+    from guandan_cli.strategies import load_strategy
+    from guandan_cli.strategies.search import endgame
+
+    hand, other, top, level = (
+        parse_cards(STORY[0]),
+        parse_cards(STORY[1]),
+        Combo.from_text(STORY[2]),
+        STORY[3],
+    )
+    obs = observe(race_deal(hand, other, top, level), 0)
+    for make in (
+        lambda: SearchStrategy(0, random.Random(1), worlds=2, endgame_nodes=5),
+        lambda: load_strategy("search:worlds=2+endgame_nodes=0")(0, random.Random(1)),
+    ):
+        bot = make()
+        assert bot.choose_play(obs) in obs.legal_actions
+        bot = make()
+        values = bot.evaluate(obs, list(obs.legal_actions))
+        assert not any(v.exact for v in values) and values[0].n == 2
+        assert bot.solved == 0 and bot.unsolved == (1 if bot.endgame_nodes else 0)
+    # a solver forgets what it knows past its memo limit, when a new budget starts
+    monkeypatch.setattr(endgame, "MEMO_LIMIT", 10)
+    solver = Solver(level)
+    solve(Position.race(hand, other, level, top), 10**6, solver)
+    assert len(solver.memo) > 10
+    solver.start()
+    assert not solver.memo and not solver.killer and solver.nodes == 0
