@@ -208,9 +208,10 @@ class SearchStrategy(Strategy):
     standard errors; at most ``worlds``: no duel), ``caps`` (apply the tribute caps to the worlds),
     ``explain`` (weigh worlds by the other seats' last ``explain`` moves, 0: off) and
     ``tries`` (draws per seat when weighing), ``objective`` (``levels`` or ``wins``),
-    ``rules`` (the ruleset name of the rollouts and of the race below), ``endgame_nodes`` (with
-    two seats left, the node budget of the exact race, ``endgame.py``; 0: off). The defaults (32 worlds, a duel up to 64,
-    8 candidates, gate 1) and how they were chosen: docs/strategies.md.
+    ``rules`` (the ruleset name of the rollouts and of the two-seat race), ``endgame_nodes``
+    (with two seats left, the node budget of the exact race, ``endgame.py``; 0: off). The
+    defaults (32 worlds, a duel up to 64, 8 candidates, gate 1) and how they were chosen:
+    docs/strategies.md.
     """
 
     name: ClassVar[str] = "search"
