@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from guandan_cli.strategies.search import SearchStrategy
-from guandan_cli.strategies.search.endgame import Position, Solver, solve
+from guandan_cli.strategies.search.endgame import OUT_FIRST_A, Position, Solver, solve
 
 from guandan_cli.engine import all_plays, deal_hands, legal_plays
 from guandan_cli.engine.cards import full_deck, parse_cards, wild_face
@@ -396,3 +396,14 @@ def test_search_past_its_node_budget_or_with_the_solver_off_goes_to_the_rollouts
     assert len(solver.memo) > 10
     solver.start()
     assert not solver.memo and not solver.killer and solver.nodes == 0
+
+
+def test_one_solver_tells_apart_a_finisher_s_plays_that_the_seat_to_move_cannot_beat():
+    """Two finishers' last plays that seat 0 cannot beat: after its pass, seat 1 answers the
+    single 5 and goes out, not the single A; one solver, both positions."""
+    hand, other = parse_cards("S3 D3"), parse_cards("D6")
+    low, high = Combo.from_text("single:5 C5"), Combo.from_text("single:A CA")
+    solver = Solver(8)
+    for top, seat0_wins in ((low, False), (high, True), (low, False)):
+        p = Position((hand, other), (0, 1), (3, 2), 8, top, 2)  # seat 2's last play; 接风: seat 0 leads
+        assert p.state()[3] == OUT_FIRST_A and solver.wins(*p.state()) == seat0_wins

@@ -270,7 +270,8 @@ class Solver:
         self.level = level
         self.budget = budget
         self.nodes = 0
-        #: (hand to move, other hand, its moves' number, trick state) -> whether the seat to move wins
+        #: (hand to move, other hand, its moves' number, trick state[, top key when its owner is
+        #: out]) -> whether the seat to move wins
         self.memo: dict[tuple, bool] = {}
         #: (hand, top key) -> (the moves' number, ((play, top key, cards left), ...)): ``moves``
         self.listed: dict[tuple, tuple] = {}
@@ -324,7 +325,8 @@ class Solver:
             top_key = _top_key(top)
         entry = self.listed.get((a, top_key))
         number, moves = self.moves(a, top, top_key) if entry is None else entry
-        memo_key = (a, b, number, state)
+        # a pass on a finisher's play leaves it to the other seat: then the play itself matters
+        memo_key = (a, b, number, state) if state <= FOLLOW else (a, b, number, state, top_key)
         known = self.memo.get(memo_key)
         if known is not None:
             return known
