@@ -22,11 +22,14 @@ def simulate(*args, **kwargs):
     return _simulate(*args, **kwargs)
 
 
-def open_run(path):
-    """The ``Run`` stored at ``path`` (a run directory written by ``simulate``)."""
-    from guandan_cli.runner.run import Run
+def __getattr__(name: str):
+    """``open_run`` (:func:`guandan_cli.runner.run.open_run`: the ``Run`` stored at a path),
+    imported on first use, so ``import guandan_cli.engine`` stays free of the runner."""
+    if name == "open_run":
+        from guandan_cli.runner.run import open_run
 
-    return Run(path)
+        return open_run
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def compare(a, b, matches=100, seed=0, **kwargs):

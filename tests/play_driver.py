@@ -53,11 +53,20 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def suggestion_tokens(text: str) -> str:
-    """``pair 7   S7 H2=7`` -> ``S7 H2``; ``pass`` -> ``p``; a card stays a card (colour left out)."""
-    text = ANSI.sub("", text).strip()
+    """``pair 7   S7 H2=7`` -> ``S7 H2``; ``pass`` -> ``p``; a card stays a card (colour left out);
+    a search's ``bomb 4 S4 S4 H4 D4  (+0.5 levels, …)`` -> ``S4 S4 H4 D4`` (its type words, then
+    its key, then the cards)."""
+    text = ANSI.sub("", text).strip().split("  (")[0]  # a search's values follow in brackets
     if text == "pass":
         return "p"
-    cards = text.split("  ")[-1].split()  # "type key  cards": the cards follow two spaces
+    if " " not in text:  # a card (tribute, return)
+        return text.split("=")[0]
+    if "  " in text:
+        cards = text.split("  ")[-1].split()  # "type key  cards": the cards follow two spaces
+    else:
+        words = text.split()
+        kind = next(i for i, word in enumerate(words) if not (word.isalpha() and word.islower()))
+        cards = words[kind + 1 :]
     return " ".join(c.split("=")[0] for c in cards)
 
 

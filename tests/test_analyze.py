@@ -10,9 +10,9 @@ import shutil
 
 import polars as pl
 import pytest
+from click.testing import CliRunner
 from polars.testing import assert_frame_equal
 from report_fixtures import small_run  # noqa: F401  (fixture)
-from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.reports import REPORTS, LogLineError, fresh_parquet, load, run_report

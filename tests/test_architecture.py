@@ -18,6 +18,7 @@ FORBIDDEN = {
         "onnxruntime",
         "guandan_cli.env",
         "typer",
+        "click",
         "polars",
         "matplotlib",
         "rich",
@@ -30,6 +31,7 @@ FORBIDDEN = {
     ),
     "strategies": (
         "typer",
+        "click",
         "guandan_cli.interactive",
         "guandan_cli.view",
         "polars",
@@ -43,6 +45,7 @@ FORBIDDEN = {
     # the environments sit on the engine (and the strategies, for opponents): no CLI, logs or reports
     "guandan_cli/env": (
         "typer",
+        "click",
         "polars",
         "matplotlib",
         "rich",
@@ -54,14 +57,22 @@ FORBIDDEN = {
     ),
     "guandan_cli/logs": (
         "typer",
+        "click",
         "matplotlib",
         "guandan_cli.runner",
         "guandan_cli.reports",
         "guandan_cli.cli",
     ),
-    "guandan_cli/reports": ("typer", "guandan_cli.runner", "guandan_cli.cli", "guandan_cli.comparison"),
+    "guandan_cli/reports": (
+        "typer",
+        "click",
+        "guandan_cli.runner",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
     "guandan_cli/view": (
         "typer",
+        "click",
         "polars",
         "matplotlib",
         "guandan_cli.logs",
@@ -72,7 +83,14 @@ FORBIDDEN = {
         "guandan_cli.interactive",
         "guandan_cli.strategies",
     ),
-    "guandan_cli/interactive": ("typer", "polars", "matplotlib", "guandan_cli.reports", "guandan_cli.cli"),
+    "guandan_cli/interactive": (
+        "typer",
+        "click",
+        "polars",
+        "matplotlib",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+    ),
     # the competition protocol sits above the engine and the runner, below the CLI
     "guandan_cli/protocol": (
         "matplotlib",
@@ -85,6 +103,7 @@ FORBIDDEN = {
     # and backends; Polars only for its Python API's frame; below the CLI
     "guandan_cli/review": (
         "typer",
+        "click",
         "matplotlib",
         "rich",
         "guandan_cli.interactive",
@@ -94,6 +113,7 @@ FORBIDDEN = {
     ),
     "guandan_cli/runner": (
         "typer",
+        "click",
         "matplotlib",
         "guandan_cli.interactive",
         "guandan_cli.reports",
@@ -129,7 +149,9 @@ def test_comparison_layer_imports_no_cli():
     for name in ("comparison.py", "experiments.py"):
         path = ROOT / "guandan_cli" / name
         bad += [
-            f"{name} imports {m}" for m in _imports(path) if m == "typer" or m.startswith("guandan_cli.cli")
+            f"{name} imports {m}"
+            for m in _imports(path)
+            if m in ("typer", "click") or m.startswith("guandan_cli.cli")
         ]
     assert not bad, "\n".join(bad)
 
@@ -139,33 +161,60 @@ def test_engine_and_strategies_load_no_heavy_packages():
         "import sys, pkgutil, importlib, guandan_cli.engine, guandan_cli.strategies\n"
         "for m in pkgutil.walk_packages(guandan_cli.engine.__path__, 'guandan_cli.engine.'): importlib.import_module(m.name)\n"
         "for m in pkgutil.walk_packages(guandan_cli.strategies.__path__, 'guandan_cli.strategies.'): importlib.import_module(m.name)\n"
-        "heavy = ('typer', 'polars', 'matplotlib', 'rich', 'numpy', 'gymnasium', 'pettingzoo', 'onnxruntime')\n"
+        "heavy = ('typer', 'click', 'polars', 'matplotlib', 'rich', 'numpy', 'gymnasium', 'pettingzoo', 'onnxruntime')\n"
         "print(sorted(x for x in heavy if x in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
 
 
-#: the console script's start-up path for ``guandan --help`` and ``guandan plays`` (see cli/fast_path.py)
-START_UP_PATH = (
-    "guandan_cli/cli/app.py",
-    "guandan_cli/cli/fast_path.py",
-    "guandan_cli/cli/fast_path_spec.py",
-    "guandan_cli/cli/plays_listing.py",
-    "guandan_cli/cli/error_lines.py",
+#: what the quick commands must not import: each costs more than the whole command (replay
+#: reads a deal with the runner's reading modules, ``runner/replay.py``, but not the rest)
+HEAVY_AT_START_UP = (
+    "polars",
+    "matplotlib",
+    "numpy",
+    "pydantic",
+    "multiprocess",
+    "guandan_cli.reports",
+    "guandan_cli.runner.simulation",
+    "guandan_cli.runner.backends",
+    "guandan_cli.runner.tasks",
 )
 
 
-def test_the_start_up_path_imports_no_typer():
-    """Importing Typer costs more than all the rest of ``guandan --help``; the path goes without."""
-    heavy = ("typer", "click", "rich", "pydantic", "polars", "matplotlib", "numpy")
-    bad = [
-        f"{name} imports {module}"
-        for name in START_UP_PATH
-        for module in _imports(ROOT / name)
-        if module.split(".")[0] in heavy
-    ]
-    assert not bad, "\n".join(bad)
+def _loaded_after(argv: list[str], cwd: Path, heavy: tuple[str, ...]) -> tuple[int, list[str]]:
+    """Run ``guandan ARGV`` as the console script does; its exit code and the modules of ``heavy`` it loaded."""
+    code = (
+        "import atexit, sys\n"
+        f"heavy = {heavy!r}\n"
+        "atexit.register(lambda: print(sorted(h for h in heavy if h in sys.modules), file=sys.stderr))\n"
+        "sys.argv = ['guandan', *sys.argv[1:]]\n"
+        "from guandan_cli.cli.app import main\n"
+        "main()"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=cwd)
+    return proc.returncode, eval(proc.stderr.strip().splitlines()[-1])  # noqa: S307 - our own print
+
+
+def test_quick_commands_import_no_heavy_package(tmp_path):
+    """``guandan --help`` and ``plays`` start without Polars, Matplotlib, NumPy or the runner;
+    ``replay`` of a logged deal without Polars and the runner's execution (``guandan bench``
+    times them)."""
+    from guandan_cli import simulate
+
+    simulate(1, seed=3, strategies="random", out=tmp_path / "run", max_deals=1, progress=False)
+    without_runner = (*HEAVY_AT_START_UP, "guandan_cli.runner")
+    commands = (
+        (["--help"], without_runner, 0),
+        (["plays", "S3 H4 D4 C5 S5 H2 SB", "--level", "3"], without_runner, 0),
+        (["plays", "--help"], without_runner, 0),
+        (["replay", str(tmp_path / "run"), "--match", "0"], HEAVY_AT_START_UP, 0),
+        (["replay", str(tmp_path / "nowhere"), "--match", "0"], HEAVY_AT_START_UP, 2),
+    )
+    for argv, heavy, exit_code in commands:
+        code, loaded = _loaded_after(argv, tmp_path, heavy)
+        assert (code, loaded) == (exit_code, []), f"guandan {' '.join(argv)}: exit {code}, imported {loaded}"
 
 
 # ------------------------------------------------------------------ import circles and the may-import table
@@ -326,13 +375,13 @@ def test_every_runner_and_cli_module_has_a_row_in_the_may_import_table():
 
 
 def test_no_command_imports_another_command_or_the_app():
-    """Commands are plain functions; only cli/typer_app.py imports them to build the app."""
+    """Commands are plain functions; only cli/commands.py imports them to build the app."""
     graph = import_graph()
     bad = [
         f"{a} imports {b}"
         for a in graph
         if a.startswith(f"{PACKAGE}.cli.cmd_")
         for b in graph[a]
-        if b.startswith(f"{PACKAGE}.cli.cmd_") or b == f"{PACKAGE}.cli.typer_app"
+        if b.startswith(f"{PACKAGE}.cli.cmd_") or b == f"{PACKAGE}.cli.commands"
     ]
     assert not bad, "\n".join(bad)

@@ -7,7 +7,7 @@ import pickle
 import re
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli import compare, simulate
 from guandan_cli.cli.app import app

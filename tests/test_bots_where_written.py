@@ -11,9 +11,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.greedy import GreedyStrategy
 from nbclient import NotebookClient
-from typer.testing import CliRunner
 
 from guandan_cli import compare
 from guandan_cli.cli.app import app

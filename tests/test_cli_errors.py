@@ -10,9 +10,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-import typer
+from click.testing import CliRunner
 from report_fixtures import small_run  # noqa: F401  (fixture)
-from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 
@@ -129,8 +128,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
 
 
 def commands() -> list[str]:
-    group = typer.main.get_command(app)
-    return sorted(group.list_commands(None))  # type: ignore[arg-type]
+    return sorted(app.list_commands(None))  # type: ignore[arg-type]
 
 
 def test_every_command_is_walked():
@@ -205,8 +203,9 @@ def test_good_input_still_works(small_run):  # noqa: F811
 
 def test_an_unknown_option_suggests_only_close_names():
     res = runner.invoke(app, ["simulate", "--bogus"])
-    assert res.exit_code == 2
-    assert res.stderr == "guandan: error: No such option: --bogus (see 'guandan simulate --help')\n"
+    assert res.exit_code == 2 and len(res.stderr.splitlines()) == 1, res.stderr
+    assert res.stderr.startswith("guandan: error: ") and "--bogus" in res.stderr
+    assert res.stderr.endswith(" (see 'guandan simulate --help')\n") and "--out" not in res.stderr
     res = runner.invoke(app, ["analyze", "x", "--reprot", "bombs"])
     assert res.exit_code == 2 and "--report" in res.stderr and "--plots" not in res.stderr
 
@@ -224,10 +223,8 @@ def test_a_whole_number_with_an_underscore_is_bad_input(tmp_path, argv, option):
     # Python's int() reads "1_0" as 10: a typo for 10 or 1,0 ran 10 matches without a word
     res = runner.invoke(app, [a.format(tmp=tmp_path) for a in argv])
     assert res.exit_code == 2, res.output
-    assert (
-        res.stderr.startswith(f"guandan: error: Invalid value for {option}: ")
-        and "without underscores" in res.stderr
-    )
+    assert res.stderr.startswith("guandan: error: ") and option in res.stderr, res.stderr
+    assert "is not a valid integer: no underscores (Python would read it as " in res.stderr
     assert (
         len(res.stderr.splitlines()) == 1 and not (tmp_path / "r").exists() and not (tmp_path / "t").exists()
     )
@@ -244,7 +241,7 @@ def test_a_decimal_with_an_underscore_is_bad_input(tmp_path):
     # Python's float() reads "0_5" as 5.0 (and serve's "--timeout 1_0.5" as 10.5: same check)
     res = runner.invoke(app, ["play", "--delay", "0_5", "-o", str(tmp_path / "p")], input="")
     assert res.exit_code == 2, res.output
-    assert "Input should be a valid number, without underscores, got " in res.stderr
+    assert "'0_5' is not a valid number: no underscores (Python would read it as 5.0)" in res.stderr
     assert len(res.stderr.splitlines()) == 1 and not any(tmp_path.iterdir())
 
 

@@ -4,9 +4,9 @@ import math
 
 import polars as pl
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.greedy import GreedyStrategy
 from guandan_cli.strategies.registry import load_strategy
-from typer.testing import CliRunner
 
 from guandan_cli import compare, tournament
 from guandan_cli.cli.app import app

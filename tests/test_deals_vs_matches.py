@@ -11,8 +11,8 @@ import json
 import shutil
 
 import pytest
+from click.testing import CliRunner
 from report_fixtures import small_run  # noqa: F401  (fixture)
-from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.reports import LogMismatchError, load

@@ -10,7 +10,7 @@ from collections import Counter
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.engine.cards import HR

@@ -7,9 +7,9 @@ import json
 import sys
 
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.fingerprint import fingerprint, source_files
 from guandan_cli.strategies.registry import load_strategy
-from typer.testing import CliRunner
 
 from guandan_cli import compare, simulate
 from guandan_cli.cli.app import app

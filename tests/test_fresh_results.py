@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.fingerprint import fingerprint, source_files
 from guandan_cli.strategies.registry import load_strategy
-from typer.testing import CliRunner
 
 from guandan_cli import compare, simulate
 from guandan_cli.cli.app import app
@@ -130,7 +130,7 @@ def test_the_quick_distribution_lookup_agrees_with_the_full_scan():
 
     from guandan_cli.strategies.fingerprint import _distribution
 
-    for module in ("guandan_cli.strategies.random_bot", "guandan_cli.engine", "polars.dataframe", "typer"):
+    for module in ("guandan_cli.strategies.random_bot", "guandan_cli.engine", "polars.dataframe", "click"):
         top = module.partition(".")[0]
         scanned = metadata.packages_distributions().get(top, [])
         expected = f"{scanned[0]} {metadata.version(scanned[0])}" if scanned else None

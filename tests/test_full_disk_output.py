@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev
 @pytest.mark.parametrize(
     "args",
     [
-        ["plays", "S3 H4 D4 C5 S5 H2"],  # the Typer-free fast path
+        ["plays", "S3 H4 D4 C5 S5 H2"],
         ["plays", "S3 H4 D4 C5 S5 H2", "--top", "single:3 S3"],
         ["analyze", "{run}", "--report", "bombs"],
         ["replay", "{run}", "--match", "0", "--deal", "0"],

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, driver, needs_chromium, non_blank, png_size, screenshot_dir
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli import simulate
 from guandan_cli.cli.app import app

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli import open_run, simulate
 from guandan_cli.cli.app import app

@@ -49,11 +49,10 @@ def test_four_copies_name_the_card():
 @pytest.mark.parametrize("size", [28, 29, 40, 54])
 def test_plays_refuses_a_hand_of_more_than_27_cards_in_one_line(size, capsys):
     """Two decks give a seat 27 cards; ``plays`` listed leads for 29 or 40 (issue 30). Both the
-    Typer-free fast path and the Typer app refuse it: one line, exit 2."""
-    from typer.testing import CliRunner
+    console script and the app refuse it: one line, exit 2."""
+    from click.testing import CliRunner
 
-    from guandan_cli.cli import fast_path
-    from guandan_cli.cli.app import app
+    from guandan_cli.cli.app import app, main
 
     hand = " ".join(sorted(FACE_NAMES * 2)[:size])  # at most two copies of each card
     wanted = (
@@ -62,7 +61,10 @@ def test_plays_refuses_a_hand_of_more_than_27_cards_in_one_line(size, capsys):
     )
     res = CliRunner().invoke(app, ["plays", hand])
     assert (res.exit_code, res.stdout, res.stderr) == (2, "", wanted)
-    assert fast_path.run(["plays", hand, "--level", "5"], "guandan") == 2
+    with pytest.raises(SystemExit) as stop, pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sys.argv", ["guandan", "plays", hand, "--level", "5"])
+        main()
+    assert stop.value.code == 2
     assert capsys.readouterr() == ("", wanted)
     res = CliRunner().invoke(app, ["plays", " ".join(sorted(FACE_NAMES * 2)[:27])])
     assert res.exit_code == 0 and res.stdout.startswith("hand: ")

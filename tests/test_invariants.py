@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from report_fixtures import generate_lines
-from typer.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.logs import reader

@@ -181,7 +181,7 @@ def test_bad_lines_are_named_by_what_is_wrong(raw, reason):
 
 
 def test_blank_and_binary_lines_in_a_run_name_file_and_line(tmp_path):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
     from guandan_cli.runner.simulation import simulate

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.logs.layout import MAX_MATCHES, plan_parts, plan_problem, space_problem

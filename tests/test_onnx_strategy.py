@@ -10,10 +10,10 @@ np = pytest.importorskip("numpy", reason="needs the 'learn' extra: pip install -
 onnx = pytest.importorskip("onnx", reason="needs the 'learn' extra: pip install -e '.[learn]'")
 pytest.importorskip("onnxruntime", reason="needs the 'learn' extra: pip install -e '.[learn]'")
 
+from click.testing import CliRunner  # noqa: E402
 from guandan_cli.strategies import onnx_model  # noqa: E402
 from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 from guandan_cli.engine import parse_card  # noqa: E402
 from guandan_cli.engine.cards import RANK_OF, deal_hands  # noqa: E402

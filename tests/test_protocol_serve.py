@@ -14,8 +14,8 @@ pytest.importorskip(
     "websockets", reason="the protocol extra is not installed: pip install 'guandan[protocol]'"
 )
 
+from click.testing import CliRunner  # noqa: E402
 from guandan_cli.strategies.registry import load_strategy  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 from guandan_cli.cli.app import app  # noqa: E402
 from guandan_cli.protocol.client import run_client  # noqa: E402

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from guandan_cli.strategies.search import ActionValue
-from typer.testing import CliRunner
 
 import guandan_cli
 from guandan_cli.cli.app import app
@@ -100,7 +100,11 @@ def test_json_rows_are_the_chosen_seats_decisions_with_a_choice(run_dir):
             r["best_value"] - r["played_value"]
         )
         assert r["loss"] >= 0 and r["mistake"] == (r["loss_low"] > 0 and r["loss"] >= MISTAKE_THRESHOLD)
-        assert all(a["n"] == 3 for a in r["alternatives"])
+        # two seats left: the race solved, exact values (one world); else 3 worlds
+        assert all(
+            (a["n"], a["exact"]) == ((1, True) if r["exact"] else (3, False)) for a in r["alternatives"]
+        )
+    assert any(r["exact"] for r in rows) and not all(r["exact"] for r in rows)
 
 
 def test_every_decision_of_a_seat_with_a_choice_and_no_other(run_dir):

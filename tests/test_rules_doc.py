@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.engine import Combo, beats, parse_cards, readings

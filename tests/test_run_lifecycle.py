@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli import simulate
 from guandan_cli.cli.app import app

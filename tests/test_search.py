@@ -443,7 +443,7 @@ def test_search_runs_give_the_same_bytes_with_one_worker_or_two(tmp_path):
 
 
 def test_bench_prints_the_search_line():
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
 
@@ -489,7 +489,7 @@ def test_play_suggests_the_search_strategys_move(tmp_path):
     if sys.platform == "win32":
         pytest.skip("pseudo-terminals are POSIX")
     pexpect = pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal (dev extra)")
-    from play_driver import END, PROMPTS, WHICH, answer_with_hint, spawn
+    from play_driver import END, PROMPTS, SUGGESTION, WHICH, answer_with_hint, spawn
 
     args = ["--seed", "3", "--seat", "1", "--max-deals", "1", "--out", str(tmp_path / "g")]
     child = spawn([*args, "--hint", SMALL], tmp_path)
@@ -505,8 +505,21 @@ def test_play_suggests_the_search_strategys_move(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130 and len(typed) == 4
+    saved = (tmp_path / "g" / "human.jsonl").read_text().splitlines()
+    # the moves typed back were accepted (the fourth may meet the Ctrl-C sent right after it)
+    assert len(saved) >= 3 and all("(" not in line for line in saved), saved
 
-    from typer.testing import CliRunner
+    # a resume without --hint keeps the game's own: ? still answers with the search's values
+    child = spawn(["--resume", "--out", str(tmp_path / "g")], tmp_path)
+    assert child.expect(PROMPTS) not in (END, WHICH), child.before
+    child.sendline("?")
+    child.expect(SUGGESTION)
+    assert " worlds" in child.match.group(1), child.match.group(1)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
 

@@ -3,8 +3,8 @@ stays valid (the null check), and a tournament names the way to it (issue 29).""
 
 from __future__ import annotations
 
+from click.testing import CliRunner
 from guandan_cli.strategies.base import Strategy
-from typer.testing import CliRunner
 
 from guandan_cli import compare
 from guandan_cli.cli.app import app

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
 from guandan_cli.comparison import CompareResult, summarise_tournament

@@ -354,7 +354,7 @@ def test_a_constructor_that_hangs_or_raises_is_its_seats_failure(tmp_path, monke
 
 @pytest.mark.parametrize("command", ["simulate", "compare"])
 def test_a_strategy_whose_import_never_ends_is_refused_in_one_line(tmp_path, monkeypatch, command):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from guandan_cli.cli.app import app
 

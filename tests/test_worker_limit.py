@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from guandan_cli import simulate
 from guandan_cli.cli.app import app

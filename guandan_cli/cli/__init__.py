@@ -1,1 +1,1 @@
-"""The `guandan` command line: thin Typer commands over the Python API."""
+"""The `guandan` command line: thin Click commands over the Python API."""

@@ -1,11 +1,6 @@
-"""The ``guandan`` console script: :func:`main`.
-
-``guandan --help``, ``guandan plays --help`` and ``guandan plays …`` are answered by
-:mod:`guandan_cli.cli.fast_path` without importing Typer (the import alone costs more than
-the rest of these commands); every other command line runs the Typer app of
-:mod:`guandan_cli.cli.typer_app`, and so does any line the fast path does not fully
-understand, so both print the same bytes. ``from guandan_cli.cli.app import app`` still
-gives the Typer app (imported on first use).
+"""The ``guandan`` console script: :func:`main`, which runs the Click group of
+:mod:`guandan_cli.cli.commands` (``from guandan_cli.cli.app import app`` gives that group,
+imported on first use).
 
 This module imports nothing heavy, so a Ctrl-C during the start-up imports is caught by
 :func:`main` too: one ``guandan: interrupted`` line and exit 130 (143 for SIGTERM, 129 for SIGHUP), never a
@@ -38,7 +33,7 @@ def _stop_as_ctrl_c(signum, frame) -> None:
 def _handle_stop_signals() -> None:
     """SIGTERM and SIGHUP raise ``Terminated`` in the main thread (unless ignored already, as
     ``nohup`` does for SIGHUP)."""
-    import _signal  # not ``signal``: its enums cost the fast start-up path about a millisecond
+    import _signal  # not ``signal``: its enums cost about a millisecond of start-up
 
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(_signal, name, None)
@@ -50,14 +45,9 @@ def main() -> None:
     """Run ``guandan`` on ``sys.argv``; always ends by raising ``SystemExit``."""
     _handle_stop_signals()
     try:
-        from guandan_cli.cli import fast_path
+        from guandan_cli.cli.commands import app
 
-        code = fast_path.run(sys.argv[1:], fast_path.program_name())
-        if code is None:
-            from guandan_cli.cli.typer_app import app as typer_app
-
-            typer_app()  # raises SystemExit
-        raise SystemExit(code)
+        app()  # raises SystemExit
     except SystemExit:
         _ignore_late_ctrl_c()
         raise
@@ -97,9 +87,9 @@ def _stderr_line(line: str) -> None:
 
 
 def __getattr__(name: str):
-    """``app``: the Typer app, imported on first use (the console script never needs it for ``--help``)."""
+    """``app``: the Click group of every command, imported on first use."""
     if name == "app":
-        from guandan_cli.cli.typer_app import app
+        from guandan_cli.cli.commands import app
 
         return app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

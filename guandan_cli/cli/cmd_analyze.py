@@ -12,10 +12,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, check_output_dir, fail
 from guandan_cli.cli.options import reported
+from guandan_cli.cli.parameters import Argument, Option
 
 
 class OutputFormat(StrEnum):
@@ -32,31 +33,29 @@ class PlotFormat(StrEnum):
 
 Runs = Annotated[
     list[Path],
-    typer.Argument(help="Run directories (or log part files).", show_default=False, metavar="RUNS"),
+    Argument(help="Run directories (or log part files).", show_default=False, metavar="RUNS"),
 ]
 Report = Annotated[
     str | None,
-    typer.Option("--report", "-r", help="Report name, comma-separated names, or all (the default)."),
+    Option("--report", "-r", help="Report name, comma-separated names, or all (the default)."),
 ]
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-Plots = Annotated[
-    Path | None, typer.Option("--plots", help="Write one figure per report into this directory.")
-]
+Format = Annotated[OutputFormat, Option("--format", "-f", help="Output format.")]
+Plots = Annotated[Path | None, Option("--plots", help="Write one figure per report into this directory.")]
 PlotFormatOption = Annotated[
-    PlotFormat | None, typer.Option("--plot-format", help="Figure file format (with --plots): png or svg.")
+    PlotFormat | None, Option("--plot-format", help="Figure file format (with --plots): png or svg.")
 ]
 By = Annotated[
-    str | None, typer.Option(help="Grouping for reports that take one: strategy, seat or strategy,seat.")
+    str | None, Option(help="Grouping for reports that take one: strategy, seat or strategy,seat.")
 ]
 SkipBad = Annotated[
-    bool, typer.Option("--skip-bad", help="Leave out corrupt lines (and say how many) instead of stopping.")
+    bool, Option("--skip-bad", help="Leave out corrupt lines (and say how many) instead of stopping.")
 ]
 Check = Annotated[
-    bool, typer.Option("--check/--no-check", help="Check every log line before reading (names bad lines).")
+    bool, Option("--check/--no-check", help="Check every log line before reading (names bad lines).")
 ]
 Html = Annotated[
     Path | None,
-    typer.Option(
+    Option(
         "--html",
         help="Also write one self-contained HTML page (run metadata, each report's definition, "
         "table and plot) to this file.",
@@ -65,13 +64,11 @@ Html = Annotated[
 ]
 Wide = Annotated[
     bool,
-    typer.Option(
-        "--wide", help="Table format: every column with its full name (tables may exceed 100 columns)."
-    ),
+    Option("--wide", help="Table format: every column with its full name (tables may exceed 100 columns)."),
 ]
 ToParquet = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--to-parquet",
         help="Convert each run's logs to deals.parquet/matches.parquet in the run directory "
         "(later analyses read them); reports run only if --report or --html is given.",
@@ -105,7 +102,7 @@ def analyze(
             _check_run_directories(runs)
         names, note = an.without_match_reports(runs, names, report)
         if note is not None:
-            typer.echo(note, err=True)
+            click.echo(note, err=True)
         an.check_groupable(groups, names, by)
         _check_formats(fmt, plots, plot_format, html, wide)
         an.check_lone_matches_parts(runs)
@@ -119,8 +116,8 @@ def analyze(
             results = an.run_reports(names, data, groups)
     titles = {n: REPORTS[n].title for n in names}
     for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
-        typer.echo(line, err=True)
-    typer.echo(an.render(results, fmt.value, titles, wide=wide, metadata=an.metadata(data)))
+        click.echo(line, err=True)
+    click.echo(an.render(results, fmt.value, titles, wide=wide, metadata=an.metadata(data)))
     if html is not None:
         _write_html(html, runs, results, titles, groups, data.skipped)
     if plots is not None:
@@ -172,9 +169,9 @@ def _convert(runs: list[Path], skip_bad: bool, check: bool) -> None:
     with reading(runs, check):
         for run in runs:
             for path in convert_to_parquet(run, skip_bad=skip_bad, stats=stats):
-                typer.echo(f"wrote {path}", err=True)
+                click.echo(f"wrote {path}", err=True)
     if skip_bad:
-        typer.echo(f"skipped {stats.skipped} bad line(s)", err=True)
+        click.echo(f"skipped {stats.skipped} bad line(s)", err=True)
 
 
 def _load(runs: list[Path], skip_bad: bool, check: bool, to_parquet: bool):
@@ -188,11 +185,11 @@ def _load(runs: list[Path], skip_bad: bool, check: bool, to_parquet: bool):
         warnings.simplefilter("ignore", IncompleteRunWarning)  # said by analyze, once, in our style
         data = load(*runs, skip_bad=skip_bad, check=check)
     for line in data.notices:  # a Parquet copy passed over: its JSONL parts were read
-        typer.echo(line, err=True)
+        click.echo(line, err=True)
     if skip_bad and not to_parquet:
-        typer.echo(f"skipped {data.skipped} bad line(s)", err=True)
+        click.echo(f"skipped {data.skipped} bad line(s)", err=True)
         for bad in data.stats.bad[:10]:
-            typer.echo(f"  {bad}", err=True)
+            click.echo(f"  {bad}", err=True)
     return data
 
 
@@ -213,7 +210,7 @@ def _write_html(html: Path, runs: list[Path], results: dict, titles: dict, group
         write_html(html, page)
     except OSError as exc:
         fail(f"cannot write --html {html}: {exc.strerror or exc}", FAILURE)
-    typer.echo(f"wrote {html}", err=True)
+    click.echo(f"wrote {html}", err=True)
 
 
 def _write_plots(plots: Path, results: dict, plot_format: str) -> None:
@@ -224,4 +221,4 @@ def _write_plots(plots: Path, results: dict, plot_format: str) -> None:
             path = save_plot(name, df, plots, plot_format)
         except OSError as exc:
             fail(f"--plots {plots}: cannot write the {name} figure ({exc})", FAILURE)
-        typer.echo(f"wrote {path}", err=True)
+        click.echo(f"wrote {path}", err=True)

@@ -4,43 +4,42 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import fail
+from guandan_cli.cli.parameters import Option
 
 
 def bench(
-    positions: Annotated[int, typer.Option(help="Seeded positions per legal-plays figure.")] = 2000,
-    seed: Annotated[int, typer.Option(help="Seed of the position set and of the bench runs.")] = 1,
-    legal: Annotated[bool, typer.Option(help="Time legal_plays.")] = True,
+    positions: Annotated[int, Option(help="Seeded positions per legal-plays figure.")] = 2000,
+    seed: Annotated[int, Option(help="Seed of the position set and of the bench runs.")] = 1,
+    legal: Annotated[bool, Option(help="Time legal_plays.")] = True,
     deals: Annotated[
         bool,
-        typer.Option(
-            help="Time deals/s of self-play (random, and heuristic or greedy), and the search line."
-        ),
+        Option(help="Time deals/s of self-play (random, and heuristic or greedy), and the search line."),
     ] = True,
-    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches per deals/s figure.")] = 40,
+    matches: Annotated[int, Option("--matches", "-n", help="Matches per deals/s figure.")] = 40,
     workers: Annotated[
         int | None,
-        typer.Option(
+        Option(
             "--workers", "-w", help="Workers of the parallel figure (default: all cores).", show_default=False
         ),
     ] = None,
-    startup: Annotated[bool, typer.Option(help="Time the start-up of guandan --help and plays.")] = True,
+    startup: Annotated[bool, Option(help="Time the start-up of guandan --help and plays.")] = True,
     parallel_matches: Annotated[
-        int, typer.Option(help="Heuristic matches of the 1-worker vs all-workers figure (0: skip).")
+        int, Option(help="Heuristic matches of the 1-worker vs all-workers figure (0: skip).")
     ] = 400,
     strategies: Annotated[
         str | None,
-        typer.Option(
+        Option(
             help="Comma-separated bots to time (default: random and heuristic (else greedy)).",
             show_default=False,
         ),
     ] = None,
     search_positions: Annotated[
-        int, typer.Option(help="Seeded decisions of the search line, after the deals/s ones (0: skip it).")
+        int, Option(help="Seeded decisions of the search line, after the deals/s ones (0: skip it).")
     ] = 12,
-    search: Annotated[str, typer.Option(help="The search spec the search line times.")] = "search",
+    search: Annotated[str, Option(help="The search spec the search line times.")] = "search",
 ) -> None:
     """Print median µs per legal_plays call, start-up times, and deals/s with one worker and with all."""
     from guandan_cli.bench import bench_deal_lines, bench_legal_plays, bench_search_lines, bench_startup_lines
@@ -80,19 +79,19 @@ def bench(
             fail(f"--search: {search!r} is not a search strategy (give search or search:OPTION=VALUE+...)")
     from guandan_cli.compiled import describe
 
-    typer.echo(f"hot modules: {describe()}")  # what the figures below ran
+    click.echo(f"hot modules: {describe()}")  # what the figures below ran
     if legal:
         for line in bench_legal_plays(positions=positions, seed=seed):
-            typer.echo(line)
+            click.echo(line)
     if startup:
         for line in bench_startup_lines():
-            typer.echo(line)
+            click.echo(line)
     if deals:
         lines = bench_deal_lines(
             names, workers=workers, matches=matches, seed=seed, parallel_matches=parallel_matches
         )
         for line in lines:
-            typer.echo(line)
+            click.echo(line)
     if deals and search_positions:
         for line in bench_search_lines(search, positions=search_positions, seed=seed):
-            typer.echo(line)
+            click.echo(line)

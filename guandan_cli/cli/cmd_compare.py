@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, check_output_file, fail
 from guandan_cli.cli.options import (
@@ -25,6 +25,7 @@ from guandan_cli.cli.options import (
     reported,
     run_limits,
 )
+from guandan_cli.cli.parameters import Argument, Option
 
 RESUME_HINT = "rerun the same command to continue where it stopped"
 
@@ -52,25 +53,21 @@ def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> N
 
 
 def compare(
-    a: Annotated[str, typer.Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")],
-    b: Annotated[str, typer.Argument(help="Strategy B.", metavar="B")],
+    a: Annotated[str, Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")],
+    b: Annotated[str, Argument(help="Strategy B.", metavar="B")],
     matches: Annotated[
-        int, typer.Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
+        int, Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
     ] = 100,
     seed: RootSeed = 0,
     workers: PoolWorkers = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the two runs' logs.")] = Path(
-        "runs/compare"
-    ),
+    out: Annotated[Path, Option("--out", "-o", help="Folder for the two runs' logs.")] = Path("runs/compare"),
     ruleset: Ruleset = "cgr2022",
     max_deals: MaxDeals = None,
     duplicate: Duplicate = "match",
     setups: Setups = "fresh",
-    unpaired: Annotated[
-        bool, typer.Option(help="Use other seeds for the swapped seating (for contrast).")
-    ] = False,
+    unpaired: Annotated[bool, Option(help="Use other seeds for the swapped seating (for contrast).")] = False,
     force: Annotated[
-        bool, typer.Option(help="Recompute even when stored logs under --out match this comparison.")
+        bool, Option(help="Recompute even when stored logs under --out match this comparison.")
     ] = False,
     on_error: CountOnError = "stop",
     decision_timeout: DecisionTimeoutOption = None,
@@ -111,37 +108,33 @@ def compare(
             on_error=on_error,
             notify=notice,
         )
-    typer.echo(res.describe())
+    click.echo(res.describe())
     if res.duplicate == "match":
-        typer.echo(
+        click.echo(
             f"  matches won by {res.a}: {res.match_wins}, by {res.b}: {res.match_losses}, "
             f"unfinished: {res.match_unfinished}"
         )
-    typer.echo(res.verdict())
-    typer.echo(f"logs: {res.runs[0].path} and {res.runs[1].path}")
+    click.echo(res.verdict())
+    click.echo(f"logs: {res.runs[0].path} and {res.runs[1].path}")
 
 
 def tournament(
-    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies.", metavar="STRATEGIES")],
-    matches: Annotated[int, typer.Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
+    strategies: Annotated[list[str], Argument(help="Two or more strategies.", metavar="STRATEGIES")],
+    matches: Annotated[int, Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
     seed: RootSeed = 0,
     workers: PoolWorkers = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the runs' logs.")] = Path(
-        "runs/tournament"
-    ),
+    out: Annotated[Path, Option("--out", "-o", help="Folder for the runs' logs.")] = Path("runs/tournament"),
     ruleset: Ruleset = "cgr2022",
     max_deals: MaxDeals = None,
     duplicate: Duplicate = "match",
     setups: Setups = "fresh",
     force: Annotated[
-        bool, typer.Option(help="Recompute even when stored logs under --out match this tournament.")
+        bool, Option(help="Recompute even when stored logs under --out match this tournament.")
     ] = False,
     on_error: CountOnError = "stop",
     decision_timeout: DecisionTimeoutOption = None,
     max_memory: MaxMemoryOption = None,
-    plot: Annotated[
-        Path | None, typer.Option(help="Write the win-rate matrix plot here (.png or .svg).")
-    ] = None,
+    plot: Annotated[Path | None, Option(help="Write the win-rate matrix plot here (.png or .svg).")] = None,
     quiet: Quiet = False,
     encoding: Encoding = None,
     traceback: TracebackOption = False,
@@ -173,11 +166,11 @@ def tournament(
             on_error=on_error,
             notify=notice,
         )
-    typer.echo(res.report())
+    click.echo(res.report())
     if plot is not None:
         try:
             plot.parent.mkdir(parents=True, exist_ok=True)
             res.plot(plot)
         except OSError as exc:
             fail(f"--plot {plot}: cannot write the plot ({exc})", FAILURE)
-        typer.echo(f"plot: {plot}")
+        click.echo(f"plot: {plot}")

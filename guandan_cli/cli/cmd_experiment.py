@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import fail
 from guandan_cli.cli.options import (
@@ -17,28 +17,27 @@ from guandan_cli.cli.options import (
     reported,
     run_limits,
 )
+from guandan_cli.cli.parameters import Argument, Option
 
 
 def experiment(
     name: Annotated[
-        str, typer.Argument(help="tribute, resistance or ruleset.", show_default=False, metavar="EXPERIMENT")
+        str, Argument(help="tribute, resistance or ruleset.", show_default=False, metavar="EXPERIMENT")
     ],
-    deals: Annotated[int, typer.Option("--deals", "-n", help="Setups to play (each twice).")] = 1000,
+    deals: Annotated[int, Option("--deals", "-n", help="Setups to play (each twice).")] = 1000,
     strategies: Annotated[
         str,
-        typer.Option(
+        Option(
             "--strategies",
             "-s",
             help="One name (every seat), two (seats 0/2 and 1/3) or four, comma-separated.",
         ),
     ] = "heuristic",
-    seed: Annotated[int, typer.Option(help="Root seed of the setups.")] = 0,
-    ruleset: Annotated[
-        str, typer.Option(help="Ruleset of the tribute and resistance experiments.")
-    ] = "cgr2022",
+    seed: Annotated[int, Option(help="Root seed of the setups.")] = 0,
+    ruleset: Annotated[str, Option(help="Ruleset of the tribute and resistance experiments.")] = "cgr2022",
     out: Annotated[
         Path | None,
-        typer.Option(
+        Option(
             "--out",
             "-o",
             help="Output directory (default: runs/experiment-NAME-sSEED-nDEALS).",
@@ -46,7 +45,7 @@ def experiment(
         ),
     ] = None,
     workers: Workers = None,
-    force: Annotated[bool, typer.Option("--force", help="Start over, replacing the arms' runs.")] = False,
+    force: Annotated[bool, Option("--force", help="Start over, replacing the arms' runs.")] = False,
     decision_timeout: DecisionTimeoutOption = None,
     max_memory: MaxMemoryOption = None,
     quiet: Quiet = False,
@@ -86,5 +85,5 @@ def experiment(
             force=force,
             progress=not quiet,
         )
-    typer.echo(result.summary())
-    typer.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)
+    click.echo(result.summary())
+    click.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)

@@ -2,44 +2,47 @@
 
 from __future__ import annotations
 
+import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import check_delay, fail, given_options, interrupted
 from guandan_cli.cli.options import TracebackOption, run_failed
+from guandan_cli.cli.parameters import Option
 
 
 def play(
-    ctx: typer.Context,
-    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
+    ctx: click.Context,
+    seat: Annotated[int, Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
     strategies: Annotated[
-        str, typer.Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
+        str, Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
     ] = "heuristic",
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Match seed (default: a fresh one, printed).")
-    ] = None,
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
+    seed: Annotated[int | None, Option("--seed", help="Match seed (default: a fresh one, printed).")] = None,
+    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
     max_deals: Annotated[
-        int | None, typer.Option("--max-deals", help="End the match after this many deals.")
+        int | None, Option("--max-deals", help="End the match after this many deals.")
     ] = None,
     a_fail_limit: Annotated[
-        int | None, typer.Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
+        int | None, Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
+        Path | None, Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
     ] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue the unfinished game in --out.")] = False,
-    delay: Annotated[float, typer.Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
+    resume: Annotated[bool, Option("--resume", help="Continue the unfinished game in --out.")] = False,
+    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
     plain: Annotated[
-        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+        bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
     hint: Annotated[
         str,
-        typer.Option(
+        Option(
             "--hint",
-            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value).",
+            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value); "
+            "a resumed game keeps its own unless given (default: heuristic).",
+            show_default=False,
         ),
     ] = "heuristic",
     traceback: TracebackOption = False,
@@ -68,17 +71,16 @@ def play(
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
             fail(f"{option} must be a positive whole number, got {value}")
+    hint_given = bool(given_options(ctx, ("hint",)))
     try:
-        if hint == "human":
-            raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
-        try:
-            check_strategies([hint])
-        except SimulationInputError as exc:
-            raise PlayInputError(f"--hint: {exc}") from None
+        if hint_given or not resume:
+            _check_hint(hint)
         if resume:
             if out is None:
                 fail("--resume needs --out, the directory of the game to continue")
             game = stored_game(out)
+            game = replace(game, hint=hint) if hint_given else game
+            _check_hint(game.hint)
             check_resume_options(
                 game,
                 given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit")),
@@ -90,7 +92,7 @@ def play(
                 seed = secrets.randbelow(1_000_000)
             out = out or Path("runs") / f"play-s{seed}-seat{seat}"
             check_new_game(out)
-            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit)
+            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
             from guandan_cli.engine.rules import get_ruleset
 
             get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
@@ -109,7 +111,7 @@ def play(
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, hint=hint)
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:
@@ -120,11 +122,24 @@ def play(
             screen.print(saved_line(game))
             return
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
-    _summary(run.path if hasattr(run, "path") else game.out, screen, style)
+    _summary(run.path if hasattr(run, "path") else game.out, game.seat, screen, style)
 
 
-def _summary(out: Path, screen, style) -> None:
-    """The last deal's end and where the log is."""
+def _check_hint(hint: str) -> None:
+    """Refuse a ``--hint`` (given, or kept by a resumed game) that names no bot."""
+    from guandan_cli.interactive.play import PlayInputError
+    from guandan_cli.runner.simulation import SimulationInputError, check_strategies
+
+    if hint == "human":
+        raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
+    try:
+        check_strategies([hint])
+    except SimulationInputError as exc:
+        raise PlayInputError(f"--hint: {exc}") from None
+
+
+def _summary(out: Path, seat: int, screen, style) -> None:
+    """The last deal's end, where the log is and how to look back at it."""
     from guandan_cli.logs.reader import iter_records, part_files
     from guandan_cli.view.table import deal_end_lines
 
@@ -144,4 +159,8 @@ def _summary(out: Path, screen, style) -> None:
             last["match_winner"],
         ):
             screen.print(line)
-    screen.print(f"the match is written to {out}: guandan verify {out}; guandan replay {out} --deal N")
+    where = shlex.quote(str(out))
+    screen.print(
+        f"the match is written to {out}: guandan review {where} --deal N --seat {seat} (your decisions valued);"
+        f" guandan replay {where} --deal N; guandan verify {where}"
+    )

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail
 from guandan_cli.cli.html_page import HELP as HTML_HELP
 from guandan_cli.cli.options import DealIndex, LoggedRun, MatchIndex
+from guandan_cli.cli.parameters import Option
 
 
 def replay(
@@ -18,14 +19,12 @@ def replay(
     deal: DealIndex = None,
     symbols: Annotated[
         bool | None,
-        typer.Option(
-            help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False
-        ),
+        Option(help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False),
     ] = None,
     plain: Annotated[
-        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+        bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
-    html: Annotated[Path | None, typer.Option("--html", help=HTML_HELP, show_default=False)] = None,
+    html: Annotated[Path | None, Option("--html", help=HTML_HELP, show_default=False)] = None,
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
@@ -57,7 +56,7 @@ def replay(
         fail(f"{path}:{line}: {exc}", FAILURE)
     except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
         fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
-    typer.echo(f"{path}:{line}")
+    click.echo(f"{path}:{line}")
     Screen(colour, width=1000).print(text)  # the view wraps the hands itself
     if html is not None:
         from guandan_cli.cli.html_page import write_page

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
 from guandan_cli.cli.html_page import HELP as HTML_HELP
 from guandan_cli.cli.options import DealIndex, LoggedRun, MatchIndex
+from guandan_cli.cli.parameters import Option
 
 #: the most worlds per action a review takes (more is hours per deal)
 MAX_WORLDS = 100_000
@@ -21,30 +22,26 @@ def review(
     deal: DealIndex = None,
     seat: Annotated[
         list[int] | None,
-        typer.Option(
+        Option(
             "--seat", help="A seat to review, 0-3 (repeat for more; default: every seat).", show_default=False
         ),
     ] = None,
     worlds: Annotated[
         int | None,
-        typer.Option("--worlds", help="Sampled worlds per decision (default: 32).", show_default=False),
+        Option("--worlds", help="Sampled worlds per decision (default: 32).", show_default=False),
     ] = None,
     workers: Annotated[
-        int, typer.Option("--workers", "-w", help="Processes to spread the decisions over (same output).")
+        int, Option("--workers", "-w", help="Processes to spread the decisions over (same output).")
     ] = 1,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled worlds.")] = 0,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="text, or json (one object per decision).")
-    ] = "text",
-    html: Annotated[Path | None, typer.Option("--html", help=HTML_HELP, show_default=False)] = None,
+    seed: Annotated[int, Option("--seed", help="Seed of the sampled worlds.")] = 0,
+    fmt: Annotated[str, Option("--format", "-f", help="text, or json (one object per decision).")] = "text",
+    html: Annotated[Path | None, Option("--html", help=HTML_HELP, show_default=False)] = None,
     symbols: Annotated[
         bool | None,
-        typer.Option(
-            help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False
-        ),
+        Option(help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False),
     ] = None,
     plain: Annotated[
-        bool, typer.Option("--plain", help="Letters S H C D (automatic when not a terminal).")
+        bool, Option("--plain", help="Letters S H C D (automatic when not a terminal).")
     ] = False,
 ) -> None:
     """Review deal DEAL of match MATCH: at each decision of the chosen seats, the value of the play
@@ -106,7 +103,7 @@ def review(
     style = Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
     if fmt == "text":
         for line in header_lines(logged, described, worlds, seats):
-            typer.echo(line)
+            click.echo(line)
     reviews = []
     try:
         for r in review_deal(logged, maker, seats, worlds=worlds, seed=seed, workers=workers):
@@ -115,9 +112,9 @@ def review(
                 row = {
                     k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.as_dict().items()
                 }
-                typer.echo(json.dumps(row, ensure_ascii=False))
+                click.echo(json.dumps(row, ensure_ascii=False))
             else:
-                typer.echo(decision_line(r, logged.setup.level, style))
+                click.echo(decision_line(r, logged.setup.level, style))
     except KeyboardInterrupt:
         n = len(reviews)
         interrupted(
@@ -125,9 +122,9 @@ def review(
             + (f"; {html} was not written" if html else "")
         )
     if fmt == "text":
-        typer.echo("")
+        click.echo("")
         for line in summary_lines(reviews, seats, logged.names):
-            typer.echo(line)
+            click.echo(line)
     if html is not None:
         from guandan_cli.review.page import deal_data, render_page
 

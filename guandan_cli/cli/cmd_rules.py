@@ -10,9 +10,10 @@ from __future__ import annotations
 import sys
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail
+from guandan_cli.cli.parameters import Argument
 
 #: the widest a rendered page gets on a terminal (the views of replay/watch/play keep to it too)
 MAX_WIDTH = 100
@@ -21,7 +22,7 @@ MAX_WIDTH = 100
 def rules(
     section: Annotated[
         str | None,
-        typer.Argument(
+        Argument(
             help="A section number, e.g. 10 (tribute and return) or 4.2; all of them when not given.",
             metavar="SECTION",
             show_default=False,
@@ -55,7 +56,7 @@ def _is_terminal() -> bool:
 def _show(markdown: str) -> None:
     """``markdown`` rendered by rich on a terminal, as it is otherwise."""
     if not _is_terminal():
-        typer.echo(markdown.rstrip("\n"))
+        click.echo(markdown.rstrip("\n"))
         return
     from rich.console import Console
     from rich.markdown import Markdown

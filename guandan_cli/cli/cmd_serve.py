@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
 from guandan_cli.cli.options import AFailLimit, MaxDeals, Ruleset, command_line, reported
+from guandan_cli.cli.parameters import Argument, Option
 
 EXTRA_HINT = "the competition protocol needs websockets: pip install 'guandan[protocol]'"
 
@@ -21,40 +22,38 @@ def _need_websockets() -> None:
 
 
 def _say(text: str) -> None:
-    typer.echo(f"guandan serve: {text}", err=True)
+    click.echo(f"guandan serve: {text}", err=True)
 
 
 def serve(
-    ctx: typer.Context,
+    ctx: click.Context,
     strategies: Annotated[
         str,
-        typer.Option(
+        Option(
             "--strategies",
             "-s",
             help="Seats 0-3 like simulate's --strategies; 'remote' marks the seats clients play "
             "(taken in connection order).",
         ),
     ] = "remote",
-    matches: Annotated[int, typer.Option("--matches", "-n", help="Matches to play.")] = 1,
-    seed: Annotated[int, typer.Option(help="Root seed (the same deals as simulate with it).")] = 0,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Run directory to write.")] = Path("runs/serve"),
-    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[
-        int, typer.Option(help="Port (23456 is what competition clients use; 0: any free).")
-    ] = 23456,
+    matches: Annotated[int, Option("--matches", "-n", help="Matches to play.")] = 1,
+    seed: Annotated[int, Option(help="Root seed (the same deals as simulate with it).")] = 0,
+    out: Annotated[Path, Option("--out", "-o", help="Run directory to write.")] = Path("runs/serve"),
+    host: Annotated[str, Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, Option(help="Port (23456 is what competition clients use; 0: any free).")] = 23456,
     ruleset: Ruleset = "cgr2022",
     max_deals: MaxDeals = None,
     a_fail_limit: AFailLimit = None,
-    timeout: Annotated[float, typer.Option(help="Seconds a client may take per decision.")] = 30.0,
+    timeout: Annotated[float, Option(help="Seconds a client may take per decision.")] = 30.0,
     reconnect_wait: Annotated[
-        float, typer.Option(help="Seconds an empty remote seat is kept before the run stops (resumable).")
+        float, Option(help="Seconds an empty remote seat is kept before the run stops (resumable).")
     ] = 60.0,
     connect_wait: Annotated[
-        float | None, typer.Option(help="Seconds to wait for the first clients (default: forever).")
+        float | None, Option(help="Seconds to wait for the first clients (default: forever).")
     ] = None,
     listing: Annotated[
         str,
-        typer.Option(
+        Option(
             help="ruleset: list every play the ruleset allows; platform: like the NJUPT platform, "
             "no straight flush completed by a wild card."
         ),
@@ -101,19 +100,19 @@ def serve(
         )
     if res.stopped is not None:
         fail(f"{res.stopped}; the run in {out} stopped and is resumable: rerun the same command", FAILURE)
-    typer.echo(res.run.summary())
+    click.echo(res.run.summary())
 
 
 def connect(
-    url: Annotated[str, typer.Argument(help="Server address, ws://HOST:PORT/game/NAME.", metavar="URL")],
+    url: Annotated[str, Argument(help="Server address, ws://HOST:PORT/game/NAME.", metavar="URL")],
     strategy: Annotated[
-        str, typer.Option("--strategy", "-s", help="Built-in name, plugin, module:Class or file.py:Class.")
+        str, Option("--strategy", "-s", help="Built-in name, plugin, module:Class or file.py:Class.")
     ] = "heuristic",
-    seed: Annotated[int, typer.Option(help="Seed of the strategy's random generator.")] = 0,
+    seed: Annotated[int, Option(help="Seed of the strategy's random generator.")] = 0,
     retry_for: Annotated[
-        float, typer.Option(help="Seconds to keep reconnecting when the server goes away.")
+        float, Option(help="Seconds to keep reconnecting when the server goes away.")
     ] = 10.0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors.")] = False,
+    quiet: Annotated[bool, Option("--quiet", "-q", help="Only errors.")] = False,
 ) -> None:
     """Play one seat on a competition server (NJUPT platform protocol) with one of our strategies."""
     if not url.startswith(("ws://", "wss://")):
@@ -148,7 +147,7 @@ def connect(
 
     def say(text: str) -> None:
         if not quiet or text.startswith("warning"):
-            typer.echo(f"guandan connect: {text}", err=True)
+            click.echo(f"guandan connect: {text}", err=True)
 
     try:
         import asyncio  # here, not at import: every command's start-up would pay for it
@@ -159,4 +158,4 @@ def connect(
     except KeyboardInterrupt:
         interrupted()
     if not quiet:
-        typer.echo(f"series over: my team won {result.get('victoryNum')}, draws {result.get('draws')}")
+        click.echo(f"series over: my team won {result.get('victoryNum')}, draws {result.get('draws')}")

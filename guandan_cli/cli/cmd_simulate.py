@@ -5,29 +5,33 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import interrupted
 from guandan_cli.cli.options import (
     AFailLimit,
     DecisionTimeoutOption,
     Encoding,
+    MaxDeals,
     MaxMemoryOption,
+    Quiet,
+    Ruleset,
     TracebackOption,
     Workers,
     command_line,
     reported,
     run_interrupt_hint,
 )
+from guandan_cli.cli.parameters import Option
 
 Matches = Annotated[
     int | None,
-    typer.Option("--matches", "-n", help="Matches to play (default: 100).", show_default=False),
+    Option("--matches", "-n", help="Matches to play (default: 100).", show_default=False),
 ]
-Seed = Annotated[int | None, typer.Option(help="Root seed (default: 0).", show_default=False)]
+Seed = Annotated[int | None, Option(help="Root seed (default: 0).", show_default=False)]
 Strategies = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--strategies",
         "-s",
         help="One name (every seat), two (seats 0/2 and 1/3) or four (seats 0-3), comma-separated; "
@@ -35,50 +39,37 @@ Strategies = Annotated[
         show_default=False,
     ),
 ]
-Ruleset = Annotated[
-    str | None, typer.Option(help="cgr2022 or jiangsu2017 (default: cgr2022).", show_default=False)
-]
 Out = Annotated[
     Path | None,
-    typer.Option(
+    Option(
         "--out",
         "-o",
         help="Run directory (default: runs/STRATEGIES-RULESET-sSEED-nMATCHES, then -dMAX_DEALS, -aA_FAIL_LIMIT, -setups_…, -tribute_… when set).",
         show_default=False,
     ),
 ]
-MaxDeals = Annotated[
-    int | None, typer.Option(help="Cap each match at this many deals (capped = unfinished).")
-]
-Compression = Annotated[
-    str | None, typer.Option(help="none, gzip or zstd (default: none).", show_default=False)
-]
+Compression = Annotated[str | None, Option(help="none, gzip or zstd (default: none).", show_default=False)]
 OnError = Annotated[
     str,
-    typer.Option(help="stop: a failing strategy stops the run; record: record the match as errored, go on."),
+    Option(help="stop: a failing strategy stops the run; record: record the match as errored, go on."),
 ]
-Resume = Annotated[bool, typer.Option(help="Continue the unfinished run in --out.")]
-Force = Annotated[bool, typer.Option(help="Overwrite the run in --out, complete or not.")]
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")]
-Backend = Annotated[
-    str, typer.Option(help="local, or ray (needs the ray extra: pip install 'guandan[ray]').")
-]
+Resume = Annotated[bool, Option(help="Continue the unfinished run in --out.")]
+Force = Annotated[bool, Option(help="Overwrite the run in --out, complete or not.")]
+Backend = Annotated[str, Option(help="local, or ray (needs the ray extra: pip install 'guandan[ray]').")]
 RayAddress = Annotated[
-    str | None, typer.Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")
+    str | None, Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")
 ]
 ChunkSize = Annotated[
     int | None,
-    typer.Option(
+    Option(
         help="Matches per task (never changes the log; a kill loses about workers × this many) (default: up to 8)."
     ),
 ]
-PartSize = Annotated[
-    int | None, typer.Option(help="Matches per log part (default: 1000).", show_default=False)
-]
+PartSize = Annotated[int | None, Option(help="Matches per log part (default: 1000).", show_default=False)]
 
 ReplayDamaged = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--replay-damaged",
         help="With --resume: play again from their seeds the complete parts that no longer match the "
         "manifest (truncated, edited); the damaged files are kept as NAME.damaged.",
@@ -87,7 +78,7 @@ ReplayDamaged = Annotated[
 
 
 def simulate(
-    ctx: typer.Context,
+    ctx: click.Context,
     matches: Matches = None,
     seed: Seed = None,
     strategies: Strategies = None,
@@ -147,6 +138,6 @@ def simulate(
     try:
         text = run.closing_text(quiet)
         if text is not None:
-            typer.echo(text)
+            click.echo(text)
     except KeyboardInterrupt:  # while printing the summary: the run is written
         interrupted(interruption(run.path).resume_hint())

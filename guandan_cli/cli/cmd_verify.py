@@ -6,9 +6,10 @@ import time
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail
+from guandan_cli.cli.parameters import Argument, Option
 
 
 class _Bar:
@@ -50,15 +51,13 @@ class _Bar:
 
 
 def verify(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories or part files.", metavar="RUNS")],
-    max_problems: Annotated[
-        int, typer.Option(help="Print at most this many problems (all are counted).")
-    ] = 200,
+    runs: Annotated[list[Path], Argument(help="Run directories or part files.", metavar="RUNS")],
+    max_problems: Annotated[int, Option(help="Print at most this many problems (all are counted).")] = 200,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
+        Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: Annotated[bool, Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
     from guandan_cli.cli.errors import interrupted
@@ -104,19 +103,19 @@ def verify(
             FAILURE,
         )
     for p in report.problems[:max_problems]:
-        typer.echo(str(p))
+        click.echo(str(p))
     if len(report.problems) > max_problems:
-        typer.echo(f"… and {len(report.problems) - max_problems} more", err=True)
+        click.echo(f"… and {len(report.problems) - max_problems} more", err=True)
     verdict = "ok" if report.ok else f"{len(report.problems)} problem(s)"
     rate = f"{report.deals / seconds:.0f}" if seconds > 0 else "-"
-    typer.echo(
+    click.echo(
         f"verified {report.deals} deal{'' if report.deals == 1 else 's'} and {report.matches} "
         f"match{'' if report.matches == 1 else 'es'} in {report.files} file{'' if report.files == 1 else 's'}: "
         f"{verdict}"
         f"  ({seconds:.1f} s, {rate} deals/s, {workers} worker{'s' if workers != 1 else ''})"
     )
     if report.no_manifest:  # "ok" checked the lines only: say what it could not check
-        typer.echo(
+        click.echo(
             f"note: no manifest in {', '.join(report.no_manifest)}: sha256 checks skipped "
             "(and the lines' run_id, seeds and strategies are not checked against one)",
             err=True,
@@ -126,8 +125,8 @@ def verify(
         which = (
             f"no manifest in {run}" if run in report.no_manifest else f"the manifest in {run} is unreadable"
         )
-        typer.echo(f"note: {which}: replayed with {said}", err=True)
+        click.echo(f"note: {which}: replayed with {said}", err=True)
     for line in [*unverified_journal_notes(runs), *stray_part_notes(runs)]:
-        typer.echo(line, err=True)
+        click.echo(line, err=True)
     if not report.ok:
-        raise typer.Exit(1)
+        raise click.exceptions.Exit(1)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, check_delay, fail, given_options, interrupted
+from guandan_cli.cli.parameters import Argument, Option
 
 _HTML_HELP = (
     "Write the match as one self-contained HTML replay page (no network) to this file instead of showing it."
@@ -15,37 +16,31 @@ _HTML_HELP = (
 
 
 def watch(
-    ctx: typer.Context,
+    ctx: click.Context,
     run: Annotated[
         Path | None,
-        typer.Argument(
-            help="A run directory to watch a logged match from (else bots play now).", metavar="RUN"
-        ),
+        Argument(help="A run directory to watch a logged match from (else bots play now).", metavar="RUN"),
     ] = None,
-    match: Annotated[int, typer.Option("--match", "-m", help="Match index in RUN.")] = 0,
-    seed: Annotated[
-        int, typer.Option("--seed", help="Seed of the match played now (match 0 of that run).")
-    ] = 0,
+    match: Annotated[int, Option("--match", "-m", help="Match index in RUN.")] = 0,
+    seed: Annotated[int, Option("--seed", help="Seed of the match played now (match 0 of that run).")] = 0,
     strategies: Annotated[
-        str, typer.Option("--strategies", "-s", help="Bots: 1 name, 2 (seats 0/2, 1/3) or 4.")
+        str, Option("--strategies", "-s", help="Bots: 1 name, 2 (seats 0/2, 1/3) or 4.")
     ] = "heuristic",
-    ruleset: Annotated[str, typer.Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
+    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
     max_deals: Annotated[
-        int | None, typer.Option("--max-deals", help="End the match after this many deals.")
+        int | None, Option("--max-deals", help="End the match after this many deals.")
     ] = None,
     delay: Annotated[
         float,
-        typer.Option(
-            "--delay", help="Seconds between actions (a key skips ahead; none when not a terminal)."
-        ),
+        Option("--delay", help="Seconds between actions (a key skips ahead; none when not a terminal)."),
     ] = 1.0,
-    step: Annotated[bool, typer.Option("--step", help="Wait for Enter between actions.")] = False,
-    seat: Annotated[int, typer.Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0,
-    open_hands: Annotated[bool, typer.Option("--open", help="Show all four hands face up.")] = False,
+    step: Annotated[bool, Option("--step", help="Wait for Enter between actions.")] = False,
+    seat: Annotated[int, Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0,
+    open_hands: Annotated[bool, Option("--open", help="Show all four hands face up.")] = False,
     plain: Annotated[
-        bool, typer.Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
+        bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
-    html: Annotated[Path | None, typer.Option("--html", help=_HTML_HELP, show_default=False)] = None,
+    html: Annotated[Path | None, Option("--html", help=_HTML_HELP, show_default=False)] = None,
 ) -> None:
     """Watch one match action by action: the table, each play and its declaration (wilds marked),
     passes, 接风, tribute and return, the finish and the level change. q quits."""

@@ -1,7 +1,7 @@
-"""The one-line error style itself, importable without Typer: prefix, exit codes, lines.
+"""The one-line error style itself, importable without Click: prefix, exit codes, lines.
 
 :mod:`guandan_cli.cli.errors` builds ``fail`` and ``interrupted`` on these for the commands;
-the Typer-free start-up path (:mod:`guandan_cli.cli.fast_path`) prints the same lines.
+the console script (:mod:`guandan_cli.cli.app`) prints the same lines for what it catches.
 """
 
 from __future__ import annotations

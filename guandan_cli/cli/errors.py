@@ -5,9 +5,9 @@
 Exit codes: 2 for bad input (checked before any work starts), 1 for a failure while
 working, 130 for an interrupt (Ctrl-C). Commands call :func:`fail` rather than
 printing errors themselves, so the style lives in one place. Usage errors found by
-Typer/Click itself (an unknown option, a bad choice, a missing argument) get the same
+Click itself (an unknown option, a bad choice, a missing argument) get the same
 one line through :class:`OneLineErrors`, the app's command group. The lines themselves
-are built in :mod:`guandan_cli.cli.error_lines` (no Typer: the fast start-up path uses them).
+are built in :mod:`guandan_cli.cli.error_lines` (no Click: :mod:`guandan_cli.cli.app` uses them).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
-import typer
-from typer.core import TyperGroup
+import click
 
 from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the commands import them from here
     BAD_INPUT,
@@ -30,20 +29,19 @@ from guandan_cli.cli.error_lines import (  # noqa: F401 - re-exported: the comma
     interrupted_line,
     write_error_line,
 )
-from guandan_cli.logs.layout import file_in_the_way
 
 
 def fail(message: object, code: int = BAD_INPUT) -> NoReturn:
     """Print ``message`` as one ``guandan: error:`` line on stderr and exit with ``code``."""
-    typer.echo(error_line(message), err=True)
-    raise typer.Exit(code)
+    click.echo(error_line(message), err=True)
+    raise click.exceptions.Exit(code)
 
 
 def interrupted(hint: str = "") -> NoReturn:
     """Report a Ctrl-C (or SIGTERM, SIGHUP) in one line (with an optional hint such as how to
     resume) and exit 130 (143, 129: ``interrupted_code``)."""
-    typer.echo(interrupted_line(hint), err=True)
-    raise typer.Exit(interrupted_code())
+    click.echo(interrupted_line(hint), err=True)
+    raise click.exceptions.Exit(interrupted_code())
 
 
 #: the longest ``--delay`` a command accepts, in seconds (an hour: more is a mistake, and
@@ -71,6 +69,8 @@ def check_output_dir(path: Path, option: str) -> None:
 
     The folder is created if it does not exist (it is about to be used).
     """
+    from guandan_cli.logs.layout import file_in_the_way
+
     blocker = file_in_the_way(path)
     if blocker == path:
         fail(f"{option} {path}: a file is in the way; give a folder to write into")
@@ -84,6 +84,8 @@ def check_output_dir(path: Path, option: str) -> None:
 
 def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> None:
     """Refuse (exit 2) an output file with another suffix, or one that cannot be written — before any work."""
+    from guandan_cli.logs.layout import file_in_the_way
+
     if path.suffix.lower() not in suffixes:
         fail(f"{option} {path}: the file name must end in {' or '.join(suffixes)}")
     if path.is_dir():
@@ -156,15 +158,6 @@ def _usage_line(exc: Any, args: list[str] | None = None) -> str:
     return error_line(f"{message}{where}")
 
 
-def _click_exceptions():
-    """Click's exception module: vendored by Typer ≥ 0.2x as ``typer._click``, else ``click``."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # an older Typer on top of Click
-        from click import exceptions
-    return exceptions
-
-
 #: ``guandan --help`` lists the commands in the order a user meets them (others after, by name)
 COMMAND_ORDER = (
     "simulate",
@@ -185,14 +178,14 @@ COMMAND_ORDER = (
 )
 
 
-class OneLineErrors(TyperGroup):
-    """The app's group: Typer/Click errors become one ``guandan: error:`` line.
+class OneLineErrors(click.Group):
+    """The app's group: Click's errors become one ``guandan: error:`` line.
 
-    Typer prints usage errors (an unknown option, a bad choice, a missing argument) as
-    a boxed panel. Here the app runs in Click's non-standalone mode and each error is
-    printed in the common style with Click's exit code (2 for usage errors); a Ctrl-C
-    that no command handled is one ``guandan: interrupted`` line and exit 130. This
-    applies to ``guandan`` and to ``typer.testing.CliRunner`` alike.
+    The app runs in Click's non-standalone mode and each usage error (an unknown option,
+    a bad choice, a missing argument) is printed in the common style with Click's exit
+    code (2 for usage errors); a Ctrl-C that no command handled is one ``guandan:
+    interrupted`` line and exit 130. This applies to ``guandan`` and to
+    ``click.testing.CliRunner`` alike.
     """
 
     def list_commands(self, ctx):  # noqa: D102 - the order of COMMAND_ORDER
@@ -207,36 +200,36 @@ class OneLineErrors(TyperGroup):
             interrupted()
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # noqa: D102
-        exceptions = _click_exceptions()
+        exceptions = click.exceptions
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
             result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except exceptions.NoArgsIsHelpError as exc:  # `guandan` alone: the help text
-            typer.echo(exc.format_message(), err=True)
+            click.echo(exc.format_message(), err=True)
             raise SystemExit(exc.exit_code) from None
         except exceptions.UsageError as exc:
-            typer.echo(_usage_line(exc, list(sys.argv[1:] if args is None else args)), err=True)
+            click.echo(_usage_line(exc, list(sys.argv[1:] if args is None else args)), err=True)
             raise SystemExit(BAD_INPUT) from None
         except exceptions.ClickException as exc:
-            typer.echo(error_line(exc.format_message()), err=True)
+            click.echo(error_line(exc.format_message()), err=True)
             raise SystemExit(exc.exit_code) from None
-        except typer.Abort:
-            typer.echo(interrupted_line(), err=True)
+        except click.Abort:
+            click.echo(interrupted_line(), err=True)
             raise SystemExit(interrupted_code()) from None
         except OSError as exc:  # the output could not be written: a full disk
             line = write_error_line(exc)
             if line is None:
                 raise
             try:
-                typer.echo(line, err=True)
+                click.echo(line, err=True)
             except OSError:
                 pass
             raise SystemExit(FAILURE) from None
         raise SystemExit(result if isinstance(result, int) else 0)
 
 
-def given_options(ctx: typer.Context, names: tuple[str, ...]) -> dict[str, object]:
+def given_options(ctx: click.Context, names: tuple[str, ...]) -> dict[str, object]:
     """The options among ``names`` typed on the command line: ``{"--max-deals": 3}``."""
     given = {}
     for param in ctx.command.params:

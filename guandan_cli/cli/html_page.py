@@ -29,7 +29,7 @@ def check_html_file(html: Path) -> None:
 
 def write_page(html: Path, page: str) -> None:
     """Write ``page`` to ``html`` (a partial file never takes the name) and say so on stderr."""
-    import typer
+    import click
 
     from guandan_cli.reports.html import write_html
 
@@ -37,4 +37,4 @@ def write_page(html: Path, page: str) -> None:
         write_html(html, page)
     except OSError as exc:
         fail(f"cannot write --html {html}: {exc.strerror or exc}", FAILURE)
-    typer.echo(f"wrote {html}", err=True)
+    click.echo(f"wrote {html}", err=True)

@@ -3,9 +3,8 @@ Python API's errors map to the one error style (``cli/errors.py``), a failing bo
 traceback included.
 
 Each ``cmd_*`` module defines plain functions whose parameters are ``Annotated`` options;
-``cli/typer_app.py`` builds the app from them. An option two commands define alike is
-defined here once (its help text is what ``--help`` prints, and what the start-up path's
-stored texts hold: rebuild them with ``python -m guandan_cli.cli.fast_path_build``).
+``cli/commands.py`` builds the app from them (``cli/parameters.py``). An option two
+commands define alike is defined here once (its help text is what ``--help`` prints).
 A command never imports another command.
 """
 
@@ -18,67 +17,64 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, NoReturn
 
-import typer
+import click
 
 from guandan_cli.cli.errors import FAILURE, fail, interrupted
+from guandan_cli.cli.parameters import Argument, Option
 
 # ------------------------------------------------------------------ options
 
-Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+Quiet = Annotated[bool, Option("--quiet", "-q", help="No progress bar (simulate: no summary either).")]
 Encoding = Annotated[
     str | None,
-    typer.Option(
+    Option(
         help="Input encoding of onnx:model.onnx strategies that name none (guandan, danzero, danzero-danlm)."
     ),
 ]
-#: the rulesets' names (simulate says its default in its own words)
-Ruleset = Annotated[str, typer.Option(help="cgr2022 or jiangsu2017.")]
+#: the rulesets' names (simulate's default ``None`` is a stored run's ruleset, else cgr2022)
+Ruleset = Annotated[str | None, Option(help="cgr2022 or jiangsu2017 (default: cgr2022).", show_default=False)]
 #: the deal a command shows (replay, review): the run, the match and the deal in it
-LoggedRun = Annotated[Path, typer.Argument(help="Run directory (or a deals part file).", metavar="RUN")]
-MatchIndex = Annotated[int, typer.Option("--match", "-m", help="Match index.")]
+LoggedRun = Annotated[Path, Argument(help="Run directory (or a deals part file).", metavar="RUN")]
+MatchIndex = Annotated[int, Option("--match", "-m", help="Match index.")]
 DealIndex = Annotated[
     int | None,
-    typer.Option(
-        "--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False
-    ),
+    Option("--deal", "-d", help="Deal index within the match (default: its first deal).", show_default=False),
 ]
-MaxDeals = Annotated[int | None, typer.Option(help="Cap each match at this many deals.")]
-AFailLimit = Annotated[
-    int | None, typer.Option(help="Failures at one's own A before the level goes back to 2.")
+MaxDeals = Annotated[
+    int | None, Option(help="Cap each match at this many deals (a capped match is unfinished).")
 ]
+AFailLimit = Annotated[int | None, Option(help="Failures at one's own A before the level goes back to 2.")]
 #: the workers of a comparison
-PoolWorkers = Annotated[
-    int | None, typer.Option("--workers", "-w", help="Worker processes (default: all cores).")
-]
+PoolWorkers = Annotated[int | None, Option("--workers", "-w", help="Worker processes (default: all cores).")]
 #: the workers of a run (or an experiment's runs)
 Workers = Annotated[
     int | None,
-    typer.Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
+    Option("--workers", "-w", help="Processes (default: all cores).", show_default=False),
 ]
-RootSeed = Annotated[int, typer.Option(help="Root seed.")]
+RootSeed = Annotated[int, Option(help="Root seed.")]
 Duplicate = Annotated[
     str,
-    typer.Option(
+    Option(
         help="match: each match seed played twice with the teams swapped; deal: each deal setup played twice "
         "with the teams swapped (same luck per deal: narrower intervals for the same time)."
     ),
 ]
 Setups = Annotated[
     str,
-    typer.Option(
+    Option(
         help="With --duplicate deal: fresh (level 2, no tribute), random (random levels and tribute "
         "situations) or a run directory (its logged deals)."
     ),
 ]
 #: a comparison's --on-error (simulate explains its own)
 CountOnError = Annotated[
-    str, typer.Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
+    str, Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
 ]
 
 #: a bot's time per decision, and a worker's memory (``runner.watch``), for every command that runs bots
 DecisionTimeoutOption = Annotated[
     float | None,
-    typer.Option(
+    Option(
         "--decision-timeout",
         help="Seconds a bot may take over one decision before it fails (its match errored); 0: no limit (default: 60).",
         show_default=False,
@@ -86,7 +82,7 @@ DecisionTimeoutOption = Annotated[
 ]
 MaxMemoryOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--max-memory",
         help="Address space per worker process, e.g. 2G: a bot over it fails with MemoryError (default: no limit).",
         show_default=False,
@@ -114,7 +110,7 @@ TRACEBACK_ENV = "GUANDAN_TRACEBACK"
 #: the ``--traceback`` switch of the commands that run bots
 TracebackOption = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--traceback",
         help=f"When a bot raises, print its whole traceback (from the worker) before the error line (or set {TRACEBACK_ENV}=1).",
     ),
@@ -124,7 +120,7 @@ TracebackOption = Annotated[
 # ------------------------------------------------------------------ the command line
 
 
-def command_line(ctx: typer.Context) -> str:
+def command_line(ctx: click.Context) -> str:
     """The options given on the command line, in long form (how the manifest records the run)."""
     parts = ["guandan", ctx.info_name or "simulate"]
     for param in ctx.command.params:
@@ -142,7 +138,7 @@ def command_line(ctx: typer.Context) -> str:
 
 def notice(message: str) -> None:
     """A line on stderr that is no error (``reusing the stored results in …``)."""
-    typer.echo(message, err=True)
+    click.echo(message, err=True)
 
 
 # ------------------------------------------------------------------ errors
@@ -196,7 +192,7 @@ def run_failed(exc: BaseException, flag: bool = False) -> NoReturn:
     if failure is None:
         fail(exc, FAILURE)
     if traceback_wanted(flag):
-        typer.echo(failure.traceback.rstrip("\n"), err=True)
+        click.echo(failure.traceback.rstrip("\n"), err=True)
         fail(exc, FAILURE)
     fail(f"{exc}; --traceback prints the bot's whole traceback", FAILURE)
 

@@ -1,4 +1,4 @@
-"""What ``guandan plays`` prints, without Typer: the Typer command and the fast start-up path share it.
+"""What ``guandan plays`` prints (the command and the Python API share it).
 
 >>> plays_lines("S3 D3 S4", "2", "single:3 C3")
 ['hand: S3 D3 S4  (level 2, 1 play)', 'single:4 S4']

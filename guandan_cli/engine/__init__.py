@@ -1,6 +1,6 @@
 """The rules engine: cards, combinations, legal plays, deals and matches.
 
-Pure Python; imports no typer, polars or matplotlib.
+Pure Python; imports no click, polars or matplotlib.
 
 >>> from guandan_cli.engine import parse_cards, legal_plays, Combo
 >>> [c.text() for c in legal_plays(parse_cards("S3 D3 S4"), "2", Combo.from_text("single:3 C3"))]

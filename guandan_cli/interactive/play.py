@@ -9,11 +9,15 @@ Resuming (``resume=True``): the runner keeps finished matches (here: a finished 
 never replayed) and the unfinished match is played again from its seed; the person's
 saved answers (``human.jsonl``) are replayed in order, so the bots, seeded as before,
 make the same moves and the game continues at the first unanswered question — the same
-deal and trick where it stopped.
+deal and trick where it stopped. The options that are the person's, not the run's (the
+``--hint`` bot), are kept in ``play.json`` beside them and taken back on resume unless given
+again.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +30,10 @@ from guandan_cli.view.table import Style
 from guandan_cli.view.text import plural
 
 HUMAN = "human"
+#: the person's own options of a game (``--hint``), kept for ``--resume``
+PLAY_OPTIONS = "play.json"
+#: the bot whose answer ``?`` suggests when none is given
+DEFAULT_HINT = "heuristic"
 
 
 class PlayInputError(ValueError):
@@ -43,6 +51,40 @@ class GameSpec:
     ruleset: str
     max_deals: int | None = None
     a_fail_limit: int | None = None
+    hint: str = DEFAULT_HINT
+
+
+def save_play_options(game: GameSpec) -> None:
+    """Keep ``game``'s own options (``hint``) in ``PLAY_OPTIONS`` of its folder (replaced whole);
+    the folder must exist (the runner makes it: a new game's folder holds nothing before)."""
+    path = game.out / PLAY_OPTIONS
+    part = path.with_name(path.name + ".part")
+    part.write_text(json.dumps({"hint": game.hint}) + "\n", encoding="utf-8")
+    os.replace(part, path)
+
+
+def stored_hint(out: Path) -> str:
+    """The ``--hint`` kept for the game in ``out`` (``DEFAULT_HINT`` for a game saved without one).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> stored_hint(folder)
+    'heuristic'
+    >>> save_play_options(GameSpec(folder, 0, ("human", "a", "a", "a"), 7, "cgr2022", hint="search"))
+    >>> stored_hint(folder)
+    'search'
+    """
+    path = out / PLAY_OPTIONS
+    try:
+        options = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return DEFAULT_HINT
+    except (OSError, ValueError) as exc:
+        raise PlayInputError(f"{path}: not the game's saved options ({exc})") from None
+    hint = options.get("hint") if isinstance(options, dict) else None
+    if not isinstance(hint, str) or not hint.strip():
+        raise PlayInputError(f"{path}: not the game's saved options (no hint)")
+    return hint
 
 
 def seat_strategies(seat: int, bots: str) -> tuple[str, str, str, str]:
@@ -89,6 +131,7 @@ def stored_game(out: Path) -> GameSpec:
         ruleset=config.ruleset,
         max_deals=config.max_deals,
         a_fail_limit=config.a_fail_limit,
+        hint=stored_hint(out),
     )
 
 
@@ -195,11 +238,11 @@ def play_game(
     style: Style,
     delay: float = 0.5,
     ask: Callable[[str], str] | None = None,
-    hint: str = "heuristic",
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
-    ``hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates)."""
+    ``game.hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates),
+    kept in the game's folder for a resume."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
@@ -215,8 +258,9 @@ def play_game(
 
     rules = get_ruleset(game.ruleset, a_fail_limit=game.a_fail_limit, max_deals=game.max_deals)
     seat = TerminalSeat(
-        game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint, rules=rules
+        game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=game.hint, rules=rules
     )
+    journal.on_open = lambda: save_play_options(game)
     use_input_source(lambda s: seat)
     try:
         return simulate(
@@ -250,10 +294,13 @@ def play_game(
     finally:
         use_input_source(None)
         journal.close()
+        if (game.out / JOURNAL).is_file():  # the game's own folder: a resume takes its options back
+            save_play_options(game)
 
 
 __all__ = [
     "HUMAN",
+    "PLAY_OPTIONS",
     "GameSpec",
     "PlayInputError",
     "check_new_game",

@@ -153,6 +153,8 @@ class Journal:
         #: why a saved answer could not be replayed (the game stops on it: bad input, not a bot's failure)
         self.problem: JournalMismatch | None = None
         self._fh = None  # opened at the first new answer (the runner creates the directory)
+        #: called once the file is opened (the run's folder exists then)
+        self.on_open: Callable[[], None] | None = None
 
     def next_saved(self, deal: int, phase: str) -> object | None:
         """The next saved answer as an action (``None`` when none is left)."""
@@ -179,6 +181,8 @@ class Journal:
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a" if self.resume else "w", encoding="utf-8")
+            if self.on_open is not None:
+                self.on_open()
         self._fh.write(json.dumps({"deal": deal, "phase": phase, "answer": action_text(action)}) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())

@@ -80,6 +80,8 @@ def wilson_exprs(k: pl.Expr, n: pl.Expr, name: str, z: float = Z) -> list[pl.Exp
 def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z, counts: bool = False) -> list[pl.Expr]:
     """Aggregations ``name``, ``name_lo``, ``name_hi`` (mean ± z·sd/√n) for use in ``group_by().agg``.
 
+    The values are whole numbers (counts, levels): the results are the same on every run.
+
     The interval is clipped to the values' range: a mean cannot lie outside it. With
     ``counts`` (values ≥ 0 that could have been larger: levels gained, 接风 per deal), a
     sample of zeros gets the upper end ``-ln(0.025)/n`` as in :func:`mean_ci_from_sums`,
@@ -91,15 +93,20 @@ def mean_ci_aggs(x: pl.Expr, name: str, z: float = Z, counts: bool = False) -> l
     >>> [round(v, 4) for v in frame.select(mean_ci_aggs(pl.col("g"), "m", counts=True)).row(0)]
     [0.0, 0.0, 0.9222]
     """
+    # from the sums, not x.std(): polars (2.x) merges a group's partial std in an order that
+    # varies from run to run, and the last digits of two identical `analyze` calls differed;
+    # the sums of the whole numbers every report passes here are exact in any order
     x = x.cast(pl.Float64)
     n = x.count().cast(pl.Float64)
-    half = z * x.std() / n.sqrt()
-    hi = pl.min_horizontal(x.mean() + half, x.max())
+    mean = x.sum() / n
+    var = pl.max_horizontal(((x * x).sum() - n * mean * mean) / (n - 1), pl.lit(0.0))
+    half = z * var.sqrt() / n.sqrt()
+    hi = pl.min_horizontal(mean + half, x.max())
     if counts:
         hi = pl.when(x.max() == 0).then(ZERO_COUNT_UPPER / n).otherwise(hi)
     return [
-        x.mean().alias(name),
-        pl.when(x.count() > 1).then(pl.max_horizontal(x.mean() - half, x.min())).alias(f"{name}_lo"),
+        mean.alias(name),
+        pl.when(x.count() > 1).then(pl.max_horizontal(mean - half, x.min())).alias(f"{name}_lo"),
         pl.when(x.count() > 1).then(hi).alias(f"{name}_hi"),
     ]
 

@@ -50,13 +50,15 @@ DEFAULT_WORLDS = 32
 
 @dataclass(frozen=True)
 class Alternative:
-    """One action's value (levels for the seat's team) and its 95% interval over ``n`` worlds."""
+    """One action's value (levels for the seat's team) and its 95% interval over ``n`` worlds;
+    ``exact``: the value of the two-seat race solved (``ActionValue.exact``), no interval."""
 
     action: object
     mean: float
     low: float
     high: float
     n: int
+    exact: bool = False
 
     @property
     def text(self) -> str:
@@ -86,6 +88,8 @@ class DecisionReview:
     mistake: bool
     alternatives: tuple[Alternative, ...]
     worlds: int
+    #: every value is exact (two seats left, the race solved: ``ActionValue.exact``)
+    exact: bool = False
 
     @property
     def context(self) -> str:
@@ -120,8 +124,9 @@ class DecisionReview:
             "loss_high": self.loss_high,
             "mistake": self.mistake,
             "worlds": self.worlds,
+            "exact": self.exact,
             "alternatives": [
-                {"action": a.text, "mean": a.mean, "low": a.low, "high": a.high, "n": a.n}
+                {"action": a.text, "mean": a.mean, "low": a.low, "high": a.high, "n": a.n, "exact": a.exact}
                 for a in self.alternatives
             ],
         }
@@ -145,7 +150,8 @@ def paired_values(
     evaluator = maker(obs.seat, random.Random(derive_seed("review", *unit)), worlds)
     values = _in_order(evaluator.evaluate(obs, acts), acts, unit[-1])
     alts = [
-        Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n)) for a, v in zip(acts, values)
+        Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n), bool(getattr(v, "exact", False)))
+        for a, v in zip(acts, values)
     ]
     return alts, [(float(v.gain), float(v.gain_low), float(v.gain_high)) for v in values]
 
@@ -189,6 +195,7 @@ def review_decision(
         mistake=best != 0 and loss_low > 0 and loss >= threshold,
         alternatives=tuple(alts[i] for i in order),
         worlds=worlds,
+        exact=all(a.exact for a in alts),
     )
 
 

@@ -46,9 +46,14 @@ def valued_hint(
         values, described = evaluator.evaluate(obs), getattr(evaluator, "name", type(evaluator).__name__)
     values = sorted(values, key=lambda v: -v.mean)  # the search's candidates, the heuristic's first
     best, rest = values[0], values[1:]
+    how = (
+        "exact: two seats left, the race solved"
+        if getattr(best, "exact", False)
+        else f"[{signed(best.low)}, {signed(best.high)}] over {best.n} worlds"
+    )
     lines = [
-        f"suggestion: {action_label(best.action, obs.level, style)}  ({signed(best.mean)} levels, "
-        f"[{signed(best.low)}, {signed(best.high)}] over {best.n} worlds; {described})"
+        f"suggestion: {action_label(best.action, obs.level, style)}  ({signed(best.mean)} levels, {how}; "
+        f"{described})"
     ]
     if rest:
         others = " · ".join(

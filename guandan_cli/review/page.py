@@ -106,6 +106,7 @@ def _review_data(r: DecisionReview, level: int) -> dict:
         "lossHigh": _finite(r.loss_high),
         "mistake": r.mistake,
         "worlds": r.worlds,
+        "exact": r.exact,
         "alternatives": [
             {
                 **_action(a.action, level),
@@ -430,7 +431,9 @@ function renderReview(deal) {
     t.append(tr);
   }
   box.append(t);
-  box.append(el("p", "legend", "Values: " + deal.evaluator + ", " + r.worlds + " worlds, from seat " + r.seat +
+  const how = r.exact ? "exact (two seats left, each knowing the other's hand: the race solved)"
+    : deal.evaluator + ", " + r.worlds + " worlds";
+  box.append(el("p", "legend", "Values: " + how + ", from seat " + r.seat +
     "'s view only. A mistake: the loss's interval excludes 0 and the loss is at least " + deal.threshold + " levels."));
 }
 

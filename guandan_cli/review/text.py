@@ -51,10 +51,10 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
         best = f"best {action_label(r.best, level, style)} {signed(r.best_value)}"
     interval = (
         ""
-        if math.isnan(r.loss_low) or r.best == r.played
+        if math.isnan(r.loss_low) or r.best == r.played or r.exact
         else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
     )
-    mark = "   MISTAKE" if r.mistake else ""
+    mark = (" (exact)" if r.exact else "") + ("   MISTAKE" if r.mistake else "")
     return f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
 
 

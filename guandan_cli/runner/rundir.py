@@ -87,12 +87,6 @@ def now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
 
 
-def part_complete(path: Path, index: int, compression: str) -> bool:
-    """Both files of part ``index`` exist under their final names."""
-    deals, matches = part_paths(path, index, compression)
-    return matches.is_file() and deals.is_file()
-
-
 #: the Parquet copies ``analyze --to-parquet`` writes into a run directory (a copy of the run's parts)
 PARQUET_COPIES = ("deals.parquet", "matches.parquet")
 

@@ -39,6 +39,7 @@ from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.rules import get_ruleset
 
 from ..base import Strategy
+from .endgame import DEFAULT_NODES, BudgetExceeded, Position, Solver
 from .inference import Explainer
 from .rollout import Rollouts
 from .worlds import Knowledge
@@ -54,7 +55,9 @@ class ActionValue:
     ``mean`` and its 95% interval ``low``..``high``; ``gain`` is the mean paired difference
     against the first action evaluated (the same worlds), ``gain_low``..``gain_high`` its
     95% interval (``0.0`` for the first action itself). Intervals are normal ones over
-    worlds (``nan`` with fewer than 2 worlds).
+    worlds (``nan`` with fewer than 2 worlds). ``exact``: the value is the race's outcome
+    with both seats left playing perfectly (``endgame.py``: two seats in play, each knowing
+    the other's hand), its intervals of zero width and ``n`` 1, the one world there is.
     """
 
     action: object
@@ -65,13 +68,18 @@ class ActionValue:
     gain: float
     gain_low: float
     gain_high: float
+    exact: bool = False
 
     def text(self) -> str:
         """One line: the action, its mean and interval, its gain and interval.
 
         >>> ActionValue(PASS, 0.5, 0.1, 0.9, 8, -0.25, -0.5, 0.0).text()
         'pass  +0.50 [+0.10, +0.90]  gain -0.25 [-0.50, +0.00]  n=8'
+        >>> ActionValue(PASS, 1.0, 1.0, 1.0, 1, -1.0, -1.0, -1.0, exact=True).text()
+        'pass  +1.00 exact  gain -1.00'
         """
+        if self.exact:
+            return f"{action_text(self.action)}  {self.mean:+.2f} exact  gain {self.gain:+.2f}"
         return (
             f"{action_text(self.action)}  {self.mean:+.2f} [{self.low:+.2f}, {self.high:+.2f}]"
             f"  gain {self.gain:+.2f} [{self.gain_low:+.2f}, {self.gain_high:+.2f}]  n={self.n}"
@@ -200,8 +208,10 @@ class SearchStrategy(Strategy):
     standard errors; at most ``worlds``: no duel), ``caps`` (apply the tribute caps to the worlds),
     ``explain`` (weigh worlds by the other seats' last ``explain`` moves, 0: off) and
     ``tries`` (draws per seat when weighing), ``objective`` (``levels`` or ``wins``),
-    ``rules`` (the ruleset name of the rollouts). The defaults (32 worlds, a duel up to 64,
-    8 candidates, gate 1) and how they were chosen: docs/strategies.md.
+    ``rules`` (the ruleset name of the rollouts and of the two-seat race), ``endgame_nodes``
+    (with two seats left, the node budget of the exact race, ``endgame.py``; 0: off). The
+    defaults (32 worlds, a duel up to 64, 8 candidates, gate 1) and how they were chosen:
+    docs/strategies.md.
     """
 
     name: ClassVar[str] = "search"
@@ -218,6 +228,7 @@ class SearchStrategy(Strategy):
     tries: ClassVar[int] = 8
     objective: ClassVar[str] = "levels"
     rules: ClassVar[str] = "cgr2022"
+    endgame_nodes: ClassVar[int] = DEFAULT_NODES
 
     #: the options a spec or keyword argument may set, with their types
     OPTIONS: ClassVar[dict[str, type]] = {
@@ -234,6 +245,7 @@ class SearchStrategy(Strategy):
         "tries": int,
         "objective": str,
         "rules": str,
+        "endgame_nodes": int,
     }
 
     def __init__(self, seat: int, rng: random.Random | None = None, **options: object) -> None:
@@ -248,8 +260,14 @@ class SearchStrategy(Strategy):
         self.explainer = Explainer(self.rollouts.rules)
         #: decisions searched (statistics for bench and reports; ``rollouts.count`` counts rollouts)
         self.searched = 0
+        #: the two-seat race solver of this deal (its memo serves the deal's later decisions)
+        self.endgame: Solver | None = None
+        #: two-seat decisions (and evaluations) the solver settled, and those past its budget
+        self.solved = 0
+        self.unsolved = 0
 
     def start_deal(self, deal_index: int, obs: Observation) -> None:
+        self.endgame = None
         self.policy.start_deal(deal_index, obs)
 
     def choose_tribute(self, obs: Observation) -> int:
@@ -264,11 +282,79 @@ class SearchStrategy(Strategy):
             return choice  # goes out
         if obs.top is not None and obs.only_legal_action() is not None:
             return choice
+        won = self._winning_move(obs, choice)
+        if won is not None:
+            return won
         cands = candidate_actions(obs, choice, self.candidates)
         if len(cands) == 1:
             return choice
         self.searched += 1
         return cands[self._race(obs, cands)]
+
+    # ------------------------------------------------------------ two seats left: exact
+
+    def _race_position(self, obs: Observation) -> Position | None:
+        """The two-seat race at ``obs`` (``endgame.Position``), or ``None`` (more seats in play,
+        the solver off, or a study whose cards do not settle the other hand)."""
+        if not self.endgame_nodes or len(obs.finished) != 2:
+            return None
+        return Position.of_observation(obs, self.rules)
+
+    def _solver(self, position: Position) -> Solver:
+        """This deal's solver at ``position``'s level, with a fresh budget of ``endgame_nodes``."""
+        solver = self.endgame
+        if solver is None or solver.level != position.level:
+            solver = self.endgame = Solver(position.level)
+        solver.start(self.endgame_nodes)
+        return solver
+
+    def _winning_move(self, obs: Observation, choice: object) -> object | None:
+        """A move that wins the two-seat race at ``obs``: the heuristic's ``choice`` if it does,
+        else the first the solver finds. ``None`` when more seats hold cards, when every move
+        loses (the race of the rollouts then picks the best hope against the heuristic) or when
+        the node budget runs out (the rollouts decide, as before)."""
+        position = self._race_position(obs)
+        if position is None:
+            return None
+        try:
+            move = self._solver(position).winning_move(position, choice)
+        except BudgetExceeded:
+            self.unsolved += 1
+            return None
+        self.solved += 1
+        return move
+
+    def _exact_values(self, obs: Observation, actions: list) -> list[ActionValue] | None:
+        """``evaluate``'s values when two seats are left and the solver decides every action
+        within its budget (``ActionValue.exact``), else ``None``; an illegal action raises
+        ``ValueError`` naming it."""
+        position = self._race_position(obs)
+        if position is None:
+            return None
+        hands: list[tuple[int, ...]] = [(), (), (), ()]
+        for seat, hand in zip(position.seats, position.hands):
+            hands[seat] = hand
+        deal = self.rollouts.position(obs, self.rollouts.world_setup(obs, tuple(hands)))
+        for a in actions:
+            try:
+                deal.verify(a)
+            except IllegalActionError as exc:
+                raise ValueError(f"action {action_text(a)!r} is not legal here: {exc.rule}") from None
+        solver = self._solver(position)
+        state = position.state()
+        try:
+            wins = [solver.wins_after(position, a, state) for a in actions]
+        except BudgetExceeded:
+            self.unsolved += 1
+            return None
+        self.solved += 1
+        levels = [position.levels(w) for w in wins]
+        values = levels if self.rollouts.by_levels else [1 if v > 0 else -1 for v in levels]
+        self._last_values = [[v] for v in values]
+        return [
+            ActionValue(a, v, v, v, 1, v - values[0], v - values[0], v - values[0], exact=True)
+            for a, v in zip(actions, values)
+        ]
 
     # ------------------------------------------------------------ the race
 
@@ -364,7 +450,9 @@ class SearchStrategy(Strategy):
         ``actions`` default to the candidates the search would race (the heuristic's move
         first, asked of a fresh heuristic); any legal play or ``PASS`` may be listed (an
         illegal one raises ``ValueError`` naming it). ``rng`` (default: the seat's) draws
-        the worlds. Gains are paired differences against the first action.
+        the worlds. Gains are paired differences against the first action. With two seats
+        left and the race decided within ``endgame_nodes``, the values are exact (no worlds
+        drawn: ``ActionValue.exact``).
         """
         if obs.phase != PLAY or obs.to_move != obs.seat:
             raise ValueError(f"evaluate needs a play decision of seat {obs.seat} (phase {obs.phase!r})")
@@ -375,6 +463,9 @@ class SearchStrategy(Strategy):
         actions = list(self.candidates_at(obs) if actions is None else actions)
         if not actions:
             raise ValueError("evaluate needs at least one action")
+        exact = self._exact_values(obs, actions)
+        if exact is not None:
+            return exact
         draw = self._sampler(obs, rng)
         rollouts = self.rollouts
         values: list[list[int]] = [[] for _ in actions]

@@ -1,7 +1,8 @@
 """``search:OPTION=VALUE+OPTION=VALUE``: the search strategy with another budget, by name.
 
 The options are ``SearchStrategy``'s (``worlds``, ``candidates``, ``first``, ``batch``,
-``drop``, ``gate``, ``duel``, ``sure``, ``caps``, ``explain``, ``tries``, ``objective``, ``rules``), joined by ``+`` (a comma
+``drop``, ``gate``, ``duel``, ``sure``, ``caps``, ``explain``, ``tries``, ``objective``, ``rules``,
+``endgame_nodes``), joined by ``+`` (a comma
 separates the seats of ``--strategies``). The class made is a subclass with those class
 attributes, named by the spec, so every worker process builds the same one from the name.
 
@@ -11,7 +12,7 @@ attributes, named by the spec, so every worker process builds the same one from 
 >>> search_strategy_class("search:world=16")
 Traceback (most recent call last):
 ...
-guandan_cli.strategies.search.spec.SearchSpecError: strategy 'search:world=16': no option 'world' (options: worlds, candidates, first, batch, drop, gate, duel, sure, caps, explain, tries, objective, rules)
+guandan_cli.strategies.search.spec.SearchSpecError: strategy 'search:world=16': no option 'world' (options: worlds, candidates, first, batch, drop, gate, duel, sure, caps, explain, tries, objective, rules, endgame_nodes)
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _value(spec: str, key: str, text: str) -> object:
             return text.lower() in _TRUE
         raise SearchSpecError(f"strategy {spec!r}: {key}={text!r} is not true or false")
     if kind is int:
-        least = 0 if key in ("explain", "duel") else 1
+        least = 0 if key in ("explain", "duel", "endgame_nodes") else 1
         if not text.isdigit() or int(text) < least:
             raise SearchSpecError(
                 f"strategy {spec!r}: {key}={text!r} is not a whole number of {least} or more"
