@@ -157,19 +157,17 @@ class Command(click.Command):
         super().format_options(ctx, formatter)
 
 
-def _base_type(annotation: Any) -> tuple[Any, bool, bool]:
-    """``(type, optional, many)`` of ``X``, ``X | None``, ``list[X]``."""
-    optional = False
+def _base_type(annotation: Any) -> tuple[Any, bool]:
+    """``(type, many)`` of ``X``, ``X | None``, ``list[X]`` (``None`` is a default, not a type)."""
     if isinstance(annotation, UnionType) or typing.get_origin(annotation) is typing.Union:
         members = [a for a in typing.get_args(annotation) if a is not NoneType]
-        optional = len(members) < len(typing.get_args(annotation))
         if len(members) != 1:
             raise TypeError(f"unsupported parameter type {annotation!r}")
         annotation = members[0]
     many = typing.get_origin(annotation) is list
     if many:
         (annotation,) = typing.get_args(annotation)
-    return annotation, optional, many
+    return annotation, many
 
 
 def _click_type(kind: Any) -> click.ParamType | None:
@@ -189,7 +187,7 @@ def _click_type(kind: Any) -> click.ParamType | None:
 
 
 def _parameter(name: str, annotation: Any, spec: Option | Argument, default: Any) -> click.Parameter:
-    kind, _optional, many = _base_type(annotation)
+    kind, many = _base_type(annotation)
     attrs: dict[str, Any] = {"type": _click_type(kind), "required": default is inspect.Parameter.empty}
     if not attrs["required"] and not (many and default is None):
         attrs["default"] = default.value if isinstance(default, Enum) else default
