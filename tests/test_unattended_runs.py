@@ -239,7 +239,9 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
-SIGNALLED_RUN = ["simulate", "-n", "300", "--seed", "2", "-s", "random", "--max-deals", "2"]
+#: long enough (about 4 s on one core, 2 s on two) that the signal always meets a running run:
+#: at 300 matches a fast machine finished the run between its first journal and the signal
+SIGNALLED_RUN = ["simulate", "-n", "3000", "--seed", "2", "-s", "random", "--max-deals", "2"]
 
 
 @pytest.fixture(scope="module")
@@ -269,6 +271,7 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum, signalle
     while not (out / "part-00000.journal").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (out / "part-00000.journal").exists()
+    assert proc.poll() is None, "the run ended before it could be signalled: make SIGNALLED_RUN longer"
     if to == "group":
         os.killpg(proc.pid, signum)
     else:
