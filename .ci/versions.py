@@ -1,9 +1,10 @@
 """Print the installed versions of pyproject.toml's direct dependencies (all extras), so that a
 failing pass of .ci/run names the versions it tested; with --lowest, also fail unless each
 installed version is its lower bound (the oldest pass: pyproject's lower bounds are the
-versions that this pass really tested).
+versions that this pass really tested). With --build-floors, print [build-system]'s lower
+bounds as ``name==version`` lines (the oldest pass builds with them: uv's --build-constraints).
 
-Run with the pass's own Python: ``python .ci/versions.py [--lowest]``.
+Run with the pass's own Python: ``python .ci/versions.py [--lowest | --build-floors]``.
 """
 
 from __future__ import annotations
@@ -58,5 +59,17 @@ def main(lowest: bool) -> int:
     return 0
 
 
+def build_floors() -> int:
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["build-system"][
+        "requires"
+    ]
+    for line in requires:
+        req = Requirement(line)
+        floors = [s.version for s in req.specifier if s.operator in (">=", "==")]
+        if floors:
+            print(f"{req.name}=={floors[0]}")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main("--lowest" in sys.argv[1:]))
+    sys.exit(build_floors() if "--build-floors" in sys.argv[1:] else main("--lowest" in sys.argv[1:]))

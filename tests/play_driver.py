@@ -7,6 +7,7 @@ match goes on like a real one (tribute and return included).
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -22,6 +23,10 @@ PROMPTS = [
 ]
 LEAD, FOLLOW, TRIBUTE, RETURN, WHICH, END = range(6)
 SUGGESTION = re.compile(r"suggestion: ([^\r\n]*)")
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def spawn(args: list[str], cwd: Path, plain: bool = True, columns: int = 200) -> pexpect.spawn:
@@ -44,6 +49,9 @@ def spawn(args: list[str], cwd: Path, plain: bool = True, columns: int = 200) ->
         codec_errors="replace",
         timeout=60,
         dimensions=(50, columns),
+        # as from a terminal: a suite run in the background (nohup, `&`) hands down an ignored
+        # SIGINT, and Python then installs no Ctrl-C handler: sendintr would go unheard
+        preexec_fn=_default_sigint,
     )
     return child
 

@@ -501,13 +501,14 @@ def test_play_suggests_the_search_strategys_move(tmp_path):
             child.sendline("2")
             continue
         typed.append(answer_with_hint(child))
-    child.sendintr()
+    assert child.expect(PROMPTS) not in (END, WHICH), child.before  # the fourth is played
+    child.sendintr()  # Ctrl-C at the next question
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130 and len(typed) == 4
     saved = (tmp_path / "g" / "human.jsonl").read_text().splitlines()
-    # the moves typed back were accepted (the fourth may meet the Ctrl-C sent right after it)
-    assert len(saved) >= 3 and all("(" not in line for line in saved), saved
+    # the moves typed back were accepted, as cards (not the suggestion's words)
+    assert len(saved) == 4 and all("(" not in line for line in saved), saved
 
     # a resume without --hint keeps the game's own: ? still answers with the search's values
     child = spawn(["--resume", "--out", str(tmp_path / "g")], tmp_path)
@@ -515,6 +516,7 @@ def test_play_suggests_the_search_strategys_move(tmp_path):
     child.sendline("?")
     child.expect(SUGGESTION)
     assert " worlds" in child.match.group(1), child.match.group(1)
+    assert child.expect(PROMPTS) not in (END, WHICH), child.before  # asked again, after the hint
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()
