@@ -84,8 +84,8 @@ def review(
         logged = load_deal(run, match, deal)
     except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
-    except ReviewInputError as exc:  # no such run, match or deal
-        fail(exc)
+    except ReviewInputError as exc:  # no such run, match or deal: or a game whose match goes on
+        logged = _saved_deal(run, match, deal) or fail(exc)
     except ReviewRecordError as exc:  # the record does not replay: an unknown ruleset, edited actions
         fail(exc, FAILURE)
 
@@ -132,3 +132,14 @@ def review(
         write_page(
             html, render_page([data], title=f"guandan review · match {logged.match} · deal {logged.deal}")
         )
+
+
+def _saved_deal(run: Path, match: int, deal: int | None):
+    """A finished deal of a game ``play`` saved before its match ended (``None``: not such a game)."""
+    from guandan_cli.interactive.saved_game import saved_deal
+    from guandan_cli.review import ReviewInputError
+
+    try:
+        return saved_deal(run, match, deal)
+    except ReviewInputError as exc:
+        fail(exc)

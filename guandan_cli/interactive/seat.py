@@ -125,6 +125,35 @@ def _entry_problem(entry: object) -> str | None:
     return None
 
 
+def read_answers(path: Path) -> list[dict]:
+    """The saved answers of ``path`` (a game's ``human.jsonl``), each checked (``JournalMismatch``
+    names the line that is not an answer); a last line cut by a crash is left out: that answer
+    was never applied."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    answers = []
+    for n, line in enumerate(lines, 1):
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            if n == len(lines) and not text.endswith("\n"):
+                break
+            raise JournalMismatch(f"{path}:{n}: not a JSON line") from None
+        problem = _entry_problem(entry)
+        if problem:
+            raise JournalMismatch(f"{path}:{n}: {problem}")
+        answers.append(entry)
+    return answers
+
+
+def saved_action(entry: dict) -> object:
+    """A saved answer (checked by ``read_answers``) as the action it was: a play, a pass or a card."""
+    text = entry["answer"]
+    if entry["phase"] == PLAY:
+        return PASS if text == "pass" else Combo.from_text(text)
+    return parse_card(text)
+
+
 class Journal:
     """The human seat's accepted answers, one JSON line each: ``{"deal", "phase", "answer"}``."""
 
@@ -132,19 +161,7 @@ class Journal:
         self.path = path
         self.pending: list[dict] = []
         if resume and path.exists():
-            text = path.read_text(encoding="utf-8")
-            lines = text.splitlines()
-            for n, line in enumerate(lines, 1):
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    if n == len(lines) and not text.endswith("\n"):
-                        break  # a line cut by a crash: that answer was never applied
-                    raise JournalMismatch(f"{path}:{n}: not a JSON line") from None
-                problem = _entry_problem(entry)
-                if problem:
-                    raise JournalMismatch(f"{path}:{n}: {problem}")
-                self.pending.append(entry)
+            self.pending = read_answers(path)
             # rewritten whole, so a cut last line is dropped before new answers follow
             path.write_text("".join(json.dumps(e) + "\n" for e in self.pending), encoding="utf-8")
         self.resume = resume
@@ -167,10 +184,7 @@ class Journal:
                 f"saved answer {self.replayed} is for deal {entry.get('deal')} "
                 f"({entry.get('phase')}), but deal {deal} asks for a {phase}"
             )
-        text = entry["answer"]
-        if phase == PLAY:
-            return PASS if text == "pass" else Combo.from_text(text)
-        return parse_card(text)
+        return saved_action(entry)
 
     def mismatch(self, why: str) -> JournalMismatch:
         """The error for the answer just replayed (line ``replayed`` of the file), kept in ``problem``."""
