@@ -163,6 +163,7 @@ class BuildPyWithRules(build_py):
 setup(
     packages=PACKAGES,
     package_dir=PACKAGE_DIR,
+    package_data={"guandan_cli.web": ["static/*"]},  # the web table's page (guandan table)
     ext_modules=_mypyc_extensions(),
     cmdclass={"build_ext": BuildCompiled, "build_py": BuildPyWithRules},
 )

@@ -26,6 +26,8 @@ for module in ("guandan_cli/engine/legal", "guandan_cli/strategies/heuristic/pla
 assert "guandan_cli/_compiled_sources.json" in names, "the record of the compiled sources is missing"
 assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "LICENSE is missing"
 assert "guandan_cli/rules.md" in names, "the rules document (docs/rules.md, guandan rules) is missing"
+for page in ("index.html", "table.js", "table.css"):
+    assert f"guandan_cli/web/static/{page}" in names, f"the web table's {page} (guandan table) is missing"
 print(f"smoke: wheel ok ({len(names)} files, top-level {sorted(tops)})")
 PY
 

@@ -113,6 +113,13 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--strategies", "no-such-bot", "--out", "{tmp}/p"], 2),
         (["--hint", "oracle", "--out", "{tmp}/p"], 2),
     ],
+    "table": [
+        (["--seat", "7", "--out", "{tmp}/p", "--no-open"], 2),
+        (["--port", "70000", "--no-open"], 2),
+        (["--strategies", "no-such-bot", "--out", "{tmp}/p", "--no-open"], 2),
+        (["--resume", "--out", "{tmp}/nothing", "--no-open"], 2),
+        (["--delay", "-1", "--no-open"], 2),
+    ],
     "watch": [
         (["{run}", "--seed", "3"], 2),  # a logged match: the seed is the log's
         (["{run}", "-s", "greedy"], 2),

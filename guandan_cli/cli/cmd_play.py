@@ -3,106 +3,73 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import click
 
-from guandan_cli.cli.errors import check_delay, fail, given_options, interrupted
+from guandan_cli.cli.errors import check_delay, fail, interrupted
+from guandan_cli.cli.game_options import (
+    Bots,
+    GameAFailLimit,
+    GameMaxDeals,
+    GameOut,
+    GameRuleset,
+    GameSeed,
+    Hint,
+    Resume,
+    Seat,
+    check_room,
+    game_spec,
+)
 from guandan_cli.cli.options import TracebackOption, run_failed
 from guandan_cli.cli.parameters import Option
 
 
 def play(
     ctx: click.Context,
-    seat: Annotated[int, Option("--seat", help="Your seat, 0-3 (your partner sits at seat+2).")] = 0,
-    strategies: Annotated[
-        str, Option("--strategies", "-s", help="The bots: one name (all three) or partner,opponents.")
-    ] = "heuristic",
-    seed: Annotated[int | None, Option("--seed", help="Match seed (default: a fresh one, printed).")] = None,
-    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
-    max_deals: Annotated[
-        int | None, Option("--max-deals", help="End the match after this many deals.")
-    ] = None,
-    a_fail_limit: Annotated[
-        int | None, Option("--a-fail-limit", help="Back to 2 after this many failures at A.")
-    ] = None,
-    out: Annotated[
-        Path | None, Option("--out", "-o", help="Run directory (default runs/play-sSEED-seatN).")
-    ] = None,
-    resume: Annotated[bool, Option("--resume", help="Continue the unfinished game in --out.")] = False,
+    seat: Seat = 0,
+    strategies: Bots = "heuristic",
+    seed: GameSeed = None,
+    ruleset: GameRuleset = "cgr2022",
+    max_deals: GameMaxDeals = None,
+    a_fail_limit: GameAFailLimit = None,
+    out: GameOut = None,
+    resume: Resume = False,
     delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
     plain: Annotated[
         bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
-    hint: Annotated[
-        str,
-        Option(
-            "--hint",
-            help="The bot whose answer ? suggests (search, or a search:... spec: with each candidate's value); "
-            "a resumed game keeps its own unless given (default: heuristic).",
-            show_default=False,
-        ),
-    ] = "heuristic",
+    hint: Hint = "heuristic",
     traceback: TracebackOption = False,
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
-    import secrets
     import sys
 
     from guandan_cli.interactive.play import (
-        GameSpec,
         PlayInputError,
-        check_new_game,
-        check_resume_options,
         play_game,
         saved_line,
-        seat_strategies,
         stop_reason,
-        stored_game,
     )
     from guandan_cli.interactive.terminal import Screen, is_tty
-    from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError
 
     check_delay(delay)
-    hint = hint.strip()
-    for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
-        if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)
-            fail(f"{option} must be a positive whole number, got {value}")
-    hint_given = bool(given_options(ctx, ("hint",)))
-    try:
-        if hint_given or not resume:
-            _check_hint(hint)
-        if resume:
-            if out is None:
-                fail("--resume needs --out, the directory of the game to continue")
-            game = stored_game(out)
-            game = replace(game, hint=hint) if hint_given else game
-            _check_hint(game.hint)
-            check_resume_options(
-                game,
-                given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit")),
-            )
-        else:
-            four = seat_strategies(seat, strategies)
-            check_strategies([s for s in four if s != "human"])
-            if seed is None:
-                seed = secrets.randbelow(1_000_000)
-            out = out or Path("runs") / f"play-s{seed}-seat{seat}"
-            check_new_game(out)
-            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
-            from guandan_cli.engine.rules import get_ruleset
-
-            get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
-    except (PlayInputError, SimulationInputError, ValueError) as exc:
-        fail(exc)
-    from guandan_cli.logs.layout import space_problem
-
-    problem = space_problem(game.out, 1, game.max_deals, suggest_compression=False)
-    if problem is not None:  # before the opening line and the first question
-        fail(problem.replace("play fewer matches or write", "make room or write"))
+    game = game_spec(
+        ctx,
+        seat=seat,
+        strategies=strategies,
+        seed=seed,
+        ruleset=ruleset,
+        max_deals=max_deals,
+        a_fail_limit=a_fail_limit,
+        out=out,
+        resume=resume,
+        hint=hint,
+    )
+    check_room(game.out, game.max_deals)
 
     colour = not plain and is_tty(sys.stdout)
     from guandan_cli.view.table import Style
@@ -123,19 +90,6 @@ def play(
             return
         interrupted(f"{why}; every answer is saved: guandan play --resume --out {game.out}")
     _summary(run.path if hasattr(run, "path") else game.out, game.seat, screen, style)
-
-
-def _check_hint(hint: str) -> None:
-    """Refuse a ``--hint`` (given, or kept by a resumed game) that names no bot."""
-    from guandan_cli.interactive.play import PlayInputError
-    from guandan_cli.runner.simulation import SimulationInputError, check_strategies
-
-    if hint == "human":
-        raise PlayInputError("--hint names the bot whose answer ? suggests, not a person's seat")
-    try:
-        check_strategies([hint])
-    except SimulationInputError as exc:
-        raise PlayInputError(f"--hint: {exc}") from None
 
 
 def _summary(out: Path, seat: int, screen, style) -> None:

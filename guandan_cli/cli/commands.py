@@ -26,6 +26,7 @@ from guandan_cli.cli import (
     cmd_rules,
     cmd_serve,
     cmd_simulate,
+    cmd_table,
     cmd_verify,
     cmd_watch,
 )
@@ -60,6 +61,7 @@ COMMANDS = (
     cmd_compare.tournament,
     cmd_experiment.experiment,
     cmd_play.play,
+    cmd_table.table,
     cmd_watch.watch,
     cmd_replay.replay,
     cmd_review.review,

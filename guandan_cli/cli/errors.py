@@ -169,6 +169,7 @@ COMMAND_ORDER = (
     "review",
     "watch",
     "play",
+    "table",
     "verify",
     "plays",
     "rules",

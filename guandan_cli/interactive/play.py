@@ -238,11 +238,14 @@ def play_game(
     style: Style,
     delay: float = 0.5,
     ask: Callable[[str], str] | None = None,
+    make_seat: Callable[[Journal], object] | None = None,
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
     ``game.hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates),
-    kept in the game's folder for a resume."""
+    kept in the game's folder for a resume. ``make_seat``: the person's seat (an input source
+    that records its answers in the journal it is given) other than the terminal's, such as
+    the web table's."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
@@ -257,9 +260,12 @@ def play_game(
     from guandan_cli.engine.rules import get_ruleset
 
     rules = get_ruleset(game.ruleset, a_fail_limit=game.a_fail_limit, max_deals=game.max_deals)
-    seat = TerminalSeat(
-        game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=game.hint, rules=rules
-    )
+    if make_seat is not None:
+        seat = make_seat(journal)
+    else:
+        seat = TerminalSeat(
+            game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=game.hint, rules=rules
+        )
     journal.on_open = lambda: save_play_options(game)
     use_input_source(lambda s: seat)
     try:

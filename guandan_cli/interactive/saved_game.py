@@ -106,8 +106,8 @@ def saved_deal(run: Path, match: int, deal: int | None) -> LoggedDeal | None:
     """Deal ``deal`` (the first when ``None``) of the unfinished game in ``run``, if ``run`` is a
     game saved by ``play`` (``None`` otherwise); ``ReviewInputError`` when that deal has not ended.
     """
-    if not (run / JOURNAL).is_file():
-        return None
+    if not (run / JOURNAL).is_file() or _finished(run):
+        return None  # not a game of play, or one whose log holds every deal
     if match != 0:
         raise ReviewInputError(f"--match {match}: the game in {run} is one match, match 0")
     try:
@@ -128,6 +128,16 @@ def saved_deal(run: Path, match: int, deal: int | None) -> LoggedDeal | None:
         f"deal {wanted} of the game in {run} has not ended yet ({ended}); "
         f"play on with: guandan play --resume --out {run}"
     )
+
+
+def _finished(run: Path) -> bool:
+    from guandan_cli.logs.manifest import read_manifest
+
+    try:
+        manifest = read_manifest(run)
+    except ValueError:
+        return False  # stored_game names what is wrong with it
+    return manifest is not None and manifest.get("state") == "complete"
 
 
 def _players(game: GameSpec, seed: int, source: SavedAnswers) -> list:

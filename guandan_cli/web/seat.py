@@ -1,0 +1,256 @@
+"""The person's seat at the web table: the game's questions go out as messages, answers come back.
+
+The game runs in the main thread (the runner's ``simulate``, exactly as ``guandan play`` runs
+it); the seat's ``choose`` publishes the question and waits for the browser's answer on a
+queue. Everything the browser is sent goes through :meth:`WebSeat.publish` and is built from
+the seat's own ``Observation`` (:mod:`guandan_cli.web.view`). Answers are read exactly as the
+terminal reads typed ones (``interactive.answers.read_answer``: the same refusals, naming the
+rule) and kept in the game's journal, so ``--resume`` replays them.
+
+Messages in (from the browser): ``{"type": "answer", "text": "S3 H3"}`` (cards, a menu number,
+``p``), ``{"type": "which", "index": i}`` (a declaration, 0: back), ``{"type": "hint"}``,
+``{"type": "check", "text": ...}`` (what the selected cards declare, answered at once).
+Messages out: ``state``, ``ask``, ``which``, ``refused``, ``hint``, ``thinking``, ``deal_over``,
+``check``; each has a ``type`` and a running number ``n``.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from guandan_cli.engine.combos import Combo
+from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE
+from guandan_cli.engine.observation import Observation
+from guandan_cli.interactive.answers import ACTION, HINT, REFUSED, WHICH, menu, read_answer
+from guandan_cli.interactive.seat import Journal, saved_answer_problem
+from guandan_cli.view.table import PLACES
+
+from .view import action_json, seat_view
+
+#: how long ``choose`` waits on the queue before looking again (a Ctrl-C is seen in between)
+POLL_SECONDS = 0.2
+
+
+class WebSeat:
+    """The input source of the person's seat (see the module docstring)."""
+
+    def __init__(
+        self,
+        seat: int,
+        names: Sequence[str],
+        journal: Journal,
+        *,
+        hint: str = "heuristic",
+        rules=None,
+        delay: float = 0.5,
+    ) -> None:
+        self.seat = seat
+        self.names = list(names)
+        self.journal = journal
+        self.hint = hint
+        self.rules = rules
+        self.delay = delay
+        self.inbox: queue.Queue[dict] = queue.Queue()
+        self.history: list[dict] = []  # every message published, in order
+        self.listeners: list[Callable[[dict], None]] = []
+        self.lock = threading.Lock()
+        self.deal_index = -1
+        self.obs: Observation | None = None  # the seat's latest view
+        self.asking: dict | None = None  # the question waiting for an answer
+        self._hint_bot = None
+        #: deals that ended (their review is at ``/review/N``)
+        self.deals_over: list[int] = []
+
+    # ------------------------------------------------------------ out
+
+    def publish(self, message: dict) -> dict:
+        """Number ``message``, keep it and hand it to every listener (the server's connections)."""
+        with self.lock:
+            message = {**message, "n": len(self.history)}
+            self.history.append(message)
+            listeners = list(self.listeners)
+        for listen in listeners:
+            listen(message)
+        return message
+
+    def snapshot(self) -> list[dict]:
+        """What a browser that connects now needs: the latest state and the open question."""
+        with self.lock:
+            states = [m for m in self.history if m["type"] in ("state", "deal_over")]
+            out = states[-1:] if states else []
+            if self.asking is not None:
+                out.append(self.asking)
+            return out
+
+    def _state(self, obs: Observation, note: str) -> None:
+        self.obs = obs
+        if not self.replaying:
+            self.publish(
+                {"type": "state", "deal": self.deal_index, "view": seat_view(obs, self.names), "note": note}
+            )
+
+    @property
+    def replaying(self) -> bool:
+        return bool(self.journal.pending)
+
+    # ------------------------------------------------------------ following the table
+
+    def start_deal(self, deal_index: int, obs: Observation) -> None:
+        self.deal_index = deal_index
+        self._state(obs, f"deal {deal_index}: seat {obs.to_move} to move")
+
+    def observe_action(self, obs: Observation) -> None:
+        last = obs.events[-1] if obs.events else None
+        note = ""
+        if last is not None and last.kind == "play":
+            note = f"seat {last.seat} plays {action_json(last.combo, obs.level)['label']}"
+        elif last is not None and last.kind == "pass":
+            note = f"seat {last.seat} passes"
+        self._state(obs, note)
+        if obs.phase == OVER:
+            self._deal_over(obs)
+        elif not self.replaying and obs.to_move != self.seat:
+            self.publish({"type": "thinking", "seat": obs.to_move, "name": self.names[obs.to_move]})
+            if self.delay > 0 and last is not None and last.seat != self.seat:
+                time.sleep(self.delay)
+
+    def _deal_over(self, obs: Observation) -> None:
+        if self.replaying:
+            self.deals_over.append(self.deal_index)
+            return
+        finish = [f"{PLACES[i]} seat {s}" for i, s in enumerate(obs.finished)]
+        self.deals_over.append(self.deal_index)
+        self.publish(
+            {
+                "type": "deal_over",
+                "deal": self.deal_index,
+                "finish": finish,
+                "review": f"/review/{self.deal_index}",
+            }
+        )
+
+    # ------------------------------------------------------------ questions
+
+    def choose(self, obs: Observation) -> object:
+        self.obs = obs
+        saved = self.journal.next_saved(self.deal_index, obs.phase)
+        if saved is not None:
+            problem = saved_answer_problem(saved, obs)
+            if problem is not None:
+                raise self.journal.mismatch(f"saved answer is not legal in deal {self.deal_index}: {problem}")
+            return saved
+        options = menu(obs)
+        if obs.phase != PLAY and len(options) == 1:
+            return self._accept(obs, options[0])
+        if obs.phase == PLAY and not options:  # nothing beats the top play: a pass, said so
+            self.publish({"type": "refused", "message": "you pass: nothing in your hand beats the top play"})
+            return self._accept(obs, PASS)
+        self._state(obs, "your turn")
+        self.asking = self.publish(self._question(obs, options))
+        try:
+            return self._wait_for_answer(obs)
+        finally:
+            self.asking = None
+
+    def _question(self, obs: Observation, options: list) -> dict:
+        if obs.phase == TRIBUTE:
+            question = "choose your tribute card"
+        elif obs.phase == RETURN:
+            question = f"choose the card you return to seat {obs.return_to}"
+        else:
+            question = "you lead" if obs.top is None else "beat the top play or pass"
+        return {
+            "type": "ask",
+            "phase": obs.phase,
+            "deal": self.deal_index,
+            "question": question,
+            "can_pass": obs.phase == PLAY and obs.top is not None,
+            "options": [{"n": i, **action_json(a, obs.level)} for i, a in enumerate(options, 1)],
+        }
+
+    def _wait_for_answer(self, obs: Observation) -> object:
+        choices: list[Combo] = []
+        while True:
+            try:
+                msg = self.inbox.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                continue
+            kind = msg.get("type")
+            if kind == "which" and choices:
+                index = msg.get("index")
+                if isinstance(index, int) and 1 <= index <= len(choices):
+                    return self._accept(obs, choices[index - 1])
+                choices = []
+                continue
+            if kind == "hint":
+                self.publish({"type": "hint", "lines": self.hint_lines(obs)})
+                continue
+            if kind != "answer" or not isinstance(msg.get("text"), str):
+                self.publish({"type": "refused", "message": f"not an answer: {msg!r:.80}"})
+                continue
+            ans = read_answer(msg["text"], obs)
+            if ans.kind == ACTION:
+                return self._accept(obs, ans.action)
+            if ans.kind == WHICH:
+                choices = ans.choices
+                self.publish({"type": "which", "choices": [action_json(c, obs.level) for c in choices]})
+            elif ans.kind == HINT:
+                self.publish({"type": "hint", "lines": self.hint_lines(obs)})
+            elif ans.kind == REFUSED:
+                self.publish({"type": "refused", "message": ans.message})
+            else:
+                self.publish({"type": "refused", "message": f"{msg['text']!r} is a terminal command"})
+
+    def _accept(self, obs: Observation, action: object) -> object:
+        self.journal.record(self.deal_index, obs.phase, action)
+        return action
+
+    # ------------------------------------------------------------ help
+
+    def check(self, text: str) -> dict:
+        """What the cards ``text`` would declare now, or why they cannot be played (the rule)."""
+        obs = self.obs
+        if obs is None or self.asking is None:
+            return {"type": "check", "ok": False, "message": "it is not your turn"}
+        if not text.strip():
+            return {"type": "check", "ok": False, "message": ""}
+        ans = read_answer(text, obs)
+        if ans.kind == ACTION:
+            return {"type": "check", "ok": True, "message": action_json(ans.action, obs.level)["label"]}
+        if ans.kind == WHICH:
+            labels = " or ".join(action_json(c, obs.level)["label"] for c in ans.choices)
+            return {"type": "check", "ok": True, "message": f"{labels}: you choose when you play"}
+        return {"type": "check", "ok": False, "message": ans.message}
+
+    def hint_lines(self, obs: Observation) -> list[str]:
+        """The hint bot's advice: a search values its best candidates (as ``review`` does)."""
+        bot = self._hint_player()
+        if obs.phase == PLAY and hasattr(bot, "evaluate"):
+            from guandan_cli.review.hint import valued_hint
+            from guandan_cli.view.table import Style
+
+            return valued_hint(obs, Style(symbols=True, colour=False), evaluator=bot, shown=2)
+        if obs.phase == TRIBUTE:
+            action = bot.choose_tribute(obs)
+        elif obs.phase == RETURN:
+            action = bot.choose_return(obs)
+        else:
+            action = bot.choose_play(obs)
+        return [f"suggestion: {action_json(action, obs.level)['label']} ({self.hint})"]
+
+    def _hint_player(self):
+        if self._hint_bot is None:
+            from guandan_cli.strategies.registry import load_strategy
+
+            cls = load_strategy(self.hint)
+            wants_rules = self.rules is not None and "rules" in getattr(cls, "OPTIONS", {})
+            options = {"rules": self.rules.name} if wants_rules else {}
+            self._hint_bot = cls(self.seat, random.Random(self.seat), **options)
+        return self._hint_bot
+
+
+__all__ = ["WebSeat"]

@@ -1,0 +1,181 @@
+"""`guandan table`: the game of `play` in a browser. Over its WebSocket (whole games, every
+message checked against the deal for hidden cards), and in headless Chromium (skips with a
+reason where Chromium or its driver is missing)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("websockets", reason="the web table's server is websockets")
+
+from table_driver import TableProcess, play_over_websocket  # noqa: E402
+
+from guandan_cli.engine.deal import Deal  # noqa: E402
+from guandan_cli.review.walk import load_deal  # noqa: E402
+
+SEAT = 1
+
+
+def _card_groups(value) -> list[Counter]:
+    """Every group of cards (a list of JSON objects with a ``face``: a hand, a play, a menu
+    option's cards) anywhere in a message, each as a multiset of faces."""
+    groups: list[Counter] = []
+    if isinstance(value, dict):
+        for v in value.values():
+            groups += _card_groups(v)
+    elif isinstance(value, list):
+        cards = [v for v in value if isinstance(v, dict) and "face" in v and "token" in v]
+        if cards:
+            groups.append(Counter(c["face"] for c in cards))
+        for v in value:
+            groups += _card_groups(v)
+    return groups
+
+
+def _seen_by_seat(run: Path, deal: int, seat: int) -> dict[int, tuple[Counter, Counter]]:
+    """For each count of public events: the seat's hand then and every card made public so far
+    (the deal replayed from the log the runner wrote); where hidden tribute steps share a count,
+    the union."""
+    logged = load_deal(run, 0, deal)
+    d = Deal(logged.setup)
+    out: dict[int, tuple[Counter, Counter]] = {}
+
+    def note() -> None:
+        hand = Counter(d.hands[seat])
+        public: Counter = Counter()
+        for ev in d.events:
+            public += (
+                Counter(ev.combo.cards)
+                if ev.combo is not None
+                else Counter([ev.card] if ev.card >= 0 else [])
+            )
+        k = len(d.events)
+        was_hand, was_public = out.get(k, (Counter(), Counter()))
+        out[k] = (hand | was_hand, public | was_public)
+
+    note()
+    for _seat, action in logged.actions:
+        d.apply(action)
+        note()
+    return out
+
+
+def check_no_hidden_card(messages: list[dict], run: Path, seat: int) -> int:
+    """Every card in every message is the seat's own or public at that moment; returns the
+    number of messages checked."""
+    seen = {}
+    events = 0
+    deal = 0
+    checked = 0
+    for m in messages:
+        if m["type"] == "state":
+            deal, events = m["deal"], m["view"]["events"]
+            hand = Counter(c["face"] for c in m["view"]["hand"])
+            if deal not in seen:
+                seen[deal] = _seen_by_seat(run, deal, seat)
+            own, public = seen[deal][events]
+            assert hand <= own, f"message {m['n']}: a hand that is not seat {seat}'s: {hand - own}"
+        if deal not in seen:
+            continue
+        own, public = seen[deal][events]
+        for group in _card_groups(m):
+            extra = group - own - public
+            assert not extra, f"message {m['n']} ({m['type']}) shows hidden cards {dict(extra)}"
+        checked += 1
+    return checked
+
+
+def test_a_whole_match_over_the_websocket_is_logged_verified_reviewed_and_leaks_nothing(tmp_path):
+    from click.testing import CliRunner
+
+    from guandan_cli.cli.app import app
+
+    out = tmp_path / "g"
+    table = TableProcess(
+        ["--seat", str(SEAT), "--seed", "4", "--max-deals", "2", "--out", str(out)], tmp_path
+    )
+    try:
+        messages = play_over_websocket(table.ws_url, until="match_over")
+        assert json.loads((out / "manifest.json").read_text())["state"] == "complete"
+        over = [m for m in messages if m["type"] == "deal_over"]
+        assert [m["deal"] for m in over] == [0, 1]
+        asks = [m for m in messages if m["type"] == "ask"]
+        assert len(asks) > 10 and all(m["options"] for m in asks)
+        checked = check_no_hidden_card(messages, out, SEAT)
+        assert checked >= len(messages) - 2, (checked, len(messages))  # all but what came before a state
+        with urllib.request.urlopen(table.url + "review/0?worlds=2", timeout=120) as page:
+            html = page.read().decode()
+        assert html.startswith("<!DOCTYPE html>") and "guandan review" in html
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(table.url + "review/7", timeout=30)
+    finally:
+        code, _, err = table.stop()
+    assert code == 0, err  # Ctrl-C after the match: an ordinary end
+    res = CliRunner().invoke(app, ["verify", str(out)])
+    assert res.exit_code == 0, res.output
+    human = [json.loads(line) for line in (out / "human.jsonl").read_text().splitlines()]
+    assert len(human) >= len(asks)
+
+
+def test_a_game_stopped_mid_deal_resumes_where_it_stopped(tmp_path):
+    out = tmp_path / "g"
+    args = ["--seat", str(SEAT), "--seed", "6", "--max-deals", "1", "--out", str(out)]
+    table = TableProcess(args, tmp_path)
+    first = play_over_websocket(table.ws_url, answers=5)
+    code, _, err = table.stop()
+    assert code == 130, err
+    assert "every answer is saved: guandan table --resume --out" in err
+    saved = (out / "human.jsonl").read_text().splitlines()
+    assert len(saved) >= 5
+    question = [m for m in first if m["type"] == "ask"][-1]  # asked, not answered
+
+    table = TableProcess(["--resume", "--out", str(out)], tmp_path)
+    try:
+        again = play_over_websocket(table.ws_url, until="match_over")
+        opening = next(m for m in again if m["type"] == "ask")
+        assert opening["options"] == question["options"] and opening["deal"] == question["deal"]
+    finally:
+        code, _, err = table.stop()
+    assert code == 0, err
+    assert json.loads((out / "manifest.json").read_text())["state"] == "complete"
+
+
+def test_bad_answers_are_refused_with_the_rule(tmp_path):
+    from websockets.sync.client import connect
+
+    out = tmp_path / "g"
+    # seed 2: seat 3 leads the first trick of the match (Match(match_seed(2, 0)).next_setup())
+    table = TableProcess(["--seat", "3", "--seed", "2", "--max-deals", "1", "--out", str(out)], tmp_path)
+    try:
+        with connect(table.ws_url) as ws:
+            got = []
+
+            def until(kind: str) -> dict:
+                while True:
+                    m = json.loads(ws.recv(timeout=60))
+                    got.append(m)
+                    if m["type"] == kind:
+                        return m
+
+            ask = until("ask")
+            hand = next(m for m in reversed(got) if m["type"] == "state")["view"]["hand"]
+            ws.send(json.dumps({"type": "answer", "text": "SB SB SB"}))
+            assert "two decks hold at most 2 copies" in until("refused")["message"]
+            low = hand[0]  # the lowest card, and one of another rank that is no wild card
+            other = next(c for c in hand if c["rank"] != low["rank"] and not c["wild"])
+            ws.send(json.dumps({"type": "check", "text": f"{low['token']} {other['token']}"}))
+            check = until("check")
+            assert check["ok"] is False and "§" in check["message"], check
+            ws.send(json.dumps({"type": "answer", "text": "p"}))
+            refused = until("refused")
+            assert refused["message"] == "you lead this trick and must play: the leader cannot pass (§7)"
+            ws.send("not json")
+            assert until("refused")["message"] == "a message is one JSON object"
+            assert ask["can_pass"] is False
+    finally:
+        table.stop()
