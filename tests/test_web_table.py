@@ -179,3 +179,97 @@ def test_bad_answers_are_refused_with_the_rule(tmp_path):
             assert ask["can_pass"] is False
     finally:
         table.stop()
+
+
+def _wait(d, condition, seconds: float = 90.0, what: str = "the page"):
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _click(d, css: str, index: int = 0) -> None:
+    """Click the ``index``-th element matching ``css``, found afresh if the page redrew it."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    for _ in range(20):
+        try:
+            d.find_elements(By.CSS_SELECTOR, css)[index].click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} kept being redrawn")
+
+
+def test_a_deal_played_by_clicks_in_chromium_then_reviewed_and_read_at_420_px(tmp_path):
+    """Headless Chromium: an illegal selection is refused with its rule, the whole deal is played
+    by clicking the page's own legal list and the Play button, the review link appears, the run
+    verifies; at 420 px nothing is cut sideways and the hand is on the first screen."""
+    from browser import driver, screenshot_dir
+    from click.testing import CliRunner
+    from selenium.webdriver.common.by import By
+
+    from guandan_cli.cli.app import app
+
+    out = tmp_path / "g"
+    # seed 2: seat 3 leads the first trick (its first question is a lead)
+    table = TableProcess(["--seat", "3", "--seed", "2", "--max-deals", "1", "--out", str(out)], tmp_path)
+    try:
+        with driver(tmp_path / "profile", size=(1280, 1000)) as d:
+            d.get(table.url)
+            asked = lambda: not d.find_element(By.ID, "play").get_attribute("disabled")  # noqa: E731
+            _wait(d, asked, what="the first question")
+            cards = d.execute_script(
+                "return [...document.querySelectorAll('#hand .card')].map(c => [c.dataset.token, c.className])"
+            )
+            ranks = [token[1:] for token, _ in cards]
+            other = next(i for i, (_, cls) in enumerate(cards) if ranks[i] != ranks[0] and "wild" not in cls)
+            _click(d, "#hand .card", 0)
+            _click(d, "#hand .card", other)
+            # the line answers each click in turn: the last answer names the rule
+            check = _wait(
+                d, lambda: "§" in d.find_element(By.ID, "check").text, what="the rule on the check line"
+            )
+            check = d.find_element(By.ID, "check").text
+            assert "§" in check and d.find_element(By.ID, "check").get_attribute("class") == "bad", check
+            _click(d, "#clear")
+            plays, answered = 0, None
+            asking = lambda: d.execute_script("return window.guandanAsking()")  # noqa: E731
+            while not d.find_elements(By.ID, "review-0"):
+                n = asking()
+                if n is not None and n != answered:
+                    if not d.execute_script("return document.getElementById('legal').open"):
+                        _click(d, "#legal summary")
+                    _click(d, "#legal .option")
+                    _click(d, "#play")
+                    plays, answered = plays + 1, n
+                if d.find_elements(By.CSS_SELECTOR, "#which button"):
+                    _click(d, "#which button")
+                _wait(
+                    d,
+                    lambda: (
+                        asking() not in (None, answered)  # noqa: B023
+                        or d.find_elements(By.ID, "review-0")
+                        or d.find_elements(By.CSS_SELECTOR, "#which button")
+                    ),
+                    what="the next question",
+                )
+            assert plays >= 5
+            shots = screenshot_dir(tmp_path)
+            d.save_screenshot(str(shots / "web-table.png"))
+            d.set_window_size(420, 900)
+            width = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert width[0] <= width[1], f"cut sideways at 420 px: {width}"
+            top = d.execute_script("return document.getElementById('hand').getBoundingClientRect().top")
+            assert top < 900, f"the hand starts at {top} px, below the first screen"
+            d.save_screenshot(str(shots / "web-table-420.png"))
+    finally:
+        code, _, err = table.stop()
+    assert code == 0, err
+    assert CliRunner().invoke(app, ["verify", str(out)]).exit_code == 0

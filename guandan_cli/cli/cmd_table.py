@@ -104,10 +104,8 @@ def _serve(
 
     resume_line = f"every answer is saved: guandan table --resume --out {shlex.quote(str(game.out))}"
     web = Table(game, host=host, port=port, delay=delay, on_ready=ready)
-    over = False
     try:
         web.play(resume=resume)
-        over = True
         click.echo(
             f"the match is over and written to {game.out}; the table stays up for the reviews (Ctrl-C ends)"
         )
@@ -119,7 +117,7 @@ def _serve(
     except SimulationError as exc:
         run_failed(exc, traceback)
     except KeyboardInterrupt:
-        if not over:
+        if not web.over:
             interrupted(resume_line)
     finally:
         web.close()

@@ -57,6 +57,8 @@ class Table:
         self.delay = delay
         self.on_ready = on_ready
         self.seat: WebSeat | None = None
+        #: the match is over (its log is complete)
+        self.over = False
         self.server: TableServer | None = None
 
     def _make_seat(self, journal: Journal) -> WebSeat:
@@ -82,6 +84,7 @@ class Table:
         run = play_game(
             self.game, resume=resume, screen=screen, style=Style.plain(), delay=0, make_seat=self._make_seat
         )
+        self.over = True  # before the page hears it: a Ctrl-C from now on ends a finished game
         if self.seat is not None:
             self.seat.publish({"type": "match_over"})
         return run

@@ -28,6 +28,7 @@ let selected = new Set();
 let bySuit = false;
 let messages = [];  // every message received (for tests and debugging)
 window.guandanMessages = messages;
+window.guandanAsking = () => (asking ? asking.n : null);  // the open question's number (tests)
 
 const $ = (id) => document.getElementById(id);
 
@@ -61,7 +62,7 @@ function handle(m) {
     case "deal_over": showOver(m); break;
     case "match_over": $("over").append(span(T("matchOver"))); break;
   }
-  render();
+  if (["hello", "state", "ask", "deal_over"].includes(m.type)) render();  // the rest change no drawing
 }
 
 function span(text, cls) { const s = document.createElement("span"); s.textContent = text; if (cls) s.className = cls; return s; }
@@ -170,14 +171,18 @@ function selectTokens(tokens) {
   send({ type: "check", text: selection() });
 }
 
-function clearQuestion() { $("question").textContent = ""; $("which").textContent = ""; }
+function clearQuestion() { $("question").textContent = ""; $("which").textContent = ""; shownAsk = -1; }
+
+let shownAsk = -1;  // the question on screen (rebuilt only when a new one comes)
 
 function renderQuestion() {
   const mine = asking !== null;
   $("play").disabled = !mine;
   $("pass").disabled = !(mine && asking.can_pass);
   $("hintbtn").disabled = !mine;
-  if (!mine) return;
+  if (!mine) { shownAsk = -1; return; }
+  if (asking.n === shownAsk) return;
+  shownAsk = asking.n;
   const q = $("question");
   q.innerHTML = "";
   q.append(span(`${T("yourTurn")}: ${asking.question} `));
