@@ -29,7 +29,11 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def spawn(args: list[str], cwd: Path, plain: bool = True, columns: int = 200) -> pexpect.spawn:
+def spawn(
+    args: list[str], cwd: Path, plain: bool = True, columns: int = 200, deal_review: bool = False
+) -> pexpect.spawn:
+    """``guandan play ARGS`` in a pseudo-terminal (without the review at each deal's end unless
+    ``deal_review``: its question would come between the ones a test answers)."""
     argv = [
         sys.executable,
         "-c",
@@ -39,6 +43,8 @@ def spawn(args: list[str], cwd: Path, plain: bool = True, columns: int = 200) ->
         "--delay",
         "0",
     ]
+    if not deal_review:
+        argv.append("--no-deal-review")
     if plain:
         argv.append("--plain")
     child = pexpect.spawn(

@@ -76,7 +76,19 @@ def _script(pairs: range) -> str:
     return "".join("1\np\n" for _ in pairs)
 
 
-PLAY_ARGS = ["play", "--seed", "5", "--seat", "0", "--max-deals", "2", "--delay", "0", "--plain"]
+PLAY_ARGS = [
+    "play",
+    "--seed",
+    "5",
+    "--seat",
+    "0",
+    "--max-deals",
+    "2",
+    "--delay",
+    "0",
+    "--plain",
+    "--no-deal-review",
+]
 
 
 def test_play_from_stdin_interrupt_resume_gives_the_same_log(tmp_path):

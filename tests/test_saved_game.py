@@ -23,7 +23,9 @@ SEED, SEAT = 11, 2
 def _play(out: Path, stop_at_deal: int | None) -> None:
     """A game of two deals where the person always answers ``1`` (the menu's first play, or the
     first allowed card); with ``stop_at_deal``, they type q at that deal's first question."""
-    game = GameSpec(out, SEAT, seat_strategies(SEAT, "heuristic,greedy"), SEED, "cgr2022", max_deals=2)
+    game = GameSpec(
+        out, SEAT, seat_strategies(SEAT, "heuristic,greedy"), SEED, "cgr2022", max_deals=2, deal_review=False
+    )
 
     def ask(question: str) -> str:
         saved = out / "human.jsonl"
@@ -117,3 +119,54 @@ def test_review_reads_a_game_whose_match_goes_on(games):
         f"guandan: error: deal 1 of the game in {half} has not ended yet (only deal 0 has); "
         f"play on with: guandan play --resume --out {half}"
     )
+
+
+def test_r_at_a_deals_end_shows_its_review_and_the_summary_is_the_records(tmp_path):
+    """`play` reviews deal 0 the moment it ends (the match goes on): `r` prints each decision and
+    the deal's summary line, whose figures are those of the decision records of the same review
+    (`guandan review` of the saved game, same budget)."""
+    from guandan_cli.interactive.deal_review import DealReviewer, verdict_words
+    from guandan_cli.review.core import review_deal
+    from guandan_cli.review.evaluators import evaluator_maker
+    from guandan_cli.review.summary import seat_summary, severity
+
+    out, worlds = tmp_path / "g", 4
+    game = GameSpec(out, SEAT, seat_strategies(SEAT, "heuristic,greedy"), SEED, "cgr2022", max_deals=2)
+    questions: list[str] = []
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        if question.startswith("deal 0 over: r reviews"):
+            return "r" if questions.count(question) == 1 else ""
+        if question.startswith("deal "):
+            raise AssertionError(f"unexpected: {question}")
+        if any(q.startswith("deal 0 over") for q in questions) and len(questions) > 3 + questions.index(
+            next(q for q in questions if q.startswith("deal 0 over"))
+        ):
+            raise InputEnded("q")  # a few questions into deal 1: the match is not over
+        return "1"
+
+    screen_text = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        play_game(
+            game,
+            resume=False,
+            screen=Screen(False, file=screen_text),
+            style=Style.plain(),
+            delay=0,
+            ask=ask,
+            reviewer=DealReviewer(out, SEAT, Style.plain(), worlds=worlds),
+        )
+    assert json.loads((out / "manifest.json").read_text())["state"] != "complete"
+    shown = screen_text.getvalue().splitlines()
+    (deal,) = finished_deals(out)
+    maker, _ = evaluator_maker(deal.setup.rules)
+    records = list(review_deal(deal, maker, [SEAT], worlds=worlds))
+    summary = seat_summary(records)
+    assert summary.decisions == len(records) > 5
+    assert summary.total_loss == pytest.approx(sum(max(r.loss, 0) for r in records))
+    assert summary.mistakes == sum(severity(r) == "mistake" for r in records)
+    assert f"deal 0: {verdict_words(summary)}" in shown
+    decision_lines = [line for line in shown if line.startswith("#") and f" seat {SEAT} " in line]
+    assert len(decision_lines) == len(records)
+    assert questions.count("deal 0 over: r reviews your decisions, Enter goes on > ") == 2

@@ -11,6 +11,7 @@ import click
 from guandan_cli.cli.errors import check_delay, fail, interrupted
 from guandan_cli.cli.game_options import (
     Bots,
+    DealReview,
     GameAFailLimit,
     GameMaxDeals,
     GameOut,
@@ -41,6 +42,7 @@ def play(
         bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
     ] = False,
     hint: Hint = "heuristic",
+    deal_review: DealReview = True,
     traceback: TracebackOption = False,
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
@@ -68,6 +70,7 @@ def play(
         out=out,
         resume=resume,
         hint=hint,
+        deal_review=deal_review,
     )
     check_room(game.out, game.max_deals)
 
@@ -77,8 +80,13 @@ def play(
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
+    reviewer = None
+    if game.deal_review:  # each deal of the person's reviewed as it ends (r shows it)
+        from guandan_cli.interactive.deal_review import DealReviewer
+
+        reviewer = DealReviewer(game.out, game.seat, style)
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay)
+        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, reviewer=reviewer)
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:

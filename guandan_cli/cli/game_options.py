@@ -35,6 +35,14 @@ Hint = Annotated[
     ),
 ]
 
+DealReview = Annotated[
+    bool,
+    Option(
+        "--deal-review/--no-deal-review",
+        help="Review your decisions of each deal as it ends (r shows it; a resumed game keeps its own).",
+    ),
+]
+
 
 def game_spec(
     ctx: click.Context,
@@ -48,6 +56,7 @@ def game_spec(
     out: Path | None,
     resume: bool,
     hint: str,
+    deal_review: bool = True,
 ):
     """The game to play (``GameSpec``): a new one from the options, or with ``resume`` the one saved
     in ``out`` (options given again must agree with it; ``--hint`` replaces its own). Bad input
@@ -76,6 +85,8 @@ def game_spec(
                 fail("--resume needs --out, the directory of the game to continue")
             game = stored_game(out)
             game = replace(game, hint=hint) if hint_given else game
+            if given_options(ctx, ("deal_review",)):
+                game = replace(game, deal_review=deal_review)
             check_hint(game.hint)
             check_resume_options(
                 game,
@@ -89,7 +100,7 @@ def game_spec(
         out = out or Path("runs") / f"play-s{seed}-seat{seat}"
         check_new_game(out)
         get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
-        return GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
+        return GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint, deal_review)
     except (PlayInputError, SimulationInputError, ValueError) as exc:
         fail(exc)
 
@@ -116,4 +127,15 @@ def check_room(out: Path, max_deals: int | None) -> None:
         fail(problem.replace("play fewer matches or write", "make room or write"))
 
 
-__all__ = ["Bots", "GameOut", "GameSeed", "Hint", "Resume", "Seat", "check_hint", "check_room", "game_spec"]
+__all__ = [
+    "Bots",
+    "DealReview",
+    "GameOut",
+    "GameSeed",
+    "Hint",
+    "Resume",
+    "Seat",
+    "check_hint",
+    "check_room",
+    "game_spec",
+]

@@ -52,6 +52,8 @@ class GameSpec:
     max_deals: int | None = None
     a_fail_limit: int | None = None
     hint: str = DEFAULT_HINT
+    #: review each deal of the person's as it ends (``r`` shows it)
+    deal_review: bool = True
 
 
 def save_play_options(game: GameSpec) -> None:
@@ -59,7 +61,7 @@ def save_play_options(game: GameSpec) -> None:
     the folder must exist (the runner makes it: a new game's folder holds nothing before)."""
     path = game.out / PLAY_OPTIONS
     part = path.with_name(path.name + ".part")
-    part.write_text(json.dumps({"hint": game.hint}) + "\n", encoding="utf-8")
+    part.write_text(json.dumps({"hint": game.hint, "deal_review": game.deal_review}) + "\n", encoding="utf-8")
     os.replace(part, path)
 
 
@@ -85,6 +87,16 @@ def stored_hint(out: Path) -> str:
     if not isinstance(hint, str) or not hint.strip():
         raise PlayInputError(f"{path}: not the game's saved options (no hint)")
     return hint
+
+
+def stored_deal_review(out: Path) -> bool:
+    """Whether the game in ``out`` reviews each deal as it ends (``True`` for a game saved before
+    the option existed; ``stored_hint`` has checked the file)."""
+    try:
+        options = json.loads((out / PLAY_OPTIONS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return options.get("deal_review", True) is not False if isinstance(options, dict) else True
 
 
 def seat_strategies(seat: int, bots: str) -> tuple[str, str, str, str]:
@@ -132,6 +144,7 @@ def stored_game(out: Path) -> GameSpec:
         max_deals=config.max_deals,
         a_fail_limit=config.a_fail_limit,
         hint=stored_hint(out),
+        deal_review=stored_deal_review(out),
     )
 
 
@@ -239,13 +252,15 @@ def play_game(
     delay: float = 0.5,
     ask: Callable[[str], str] | None = None,
     make_seat: Callable[[Journal], object] | None = None,
+    reviewer=None,
 ):
     """Play (or continue) ``game``; returns the runner's ``Run``. Ctrl-C propagates, answers kept.
 
     ``game.hint``: the strategy whose answer ``?`` suggests (a search: its valued candidates),
     kept in the game's folder for a resume. ``make_seat``: the person's seat (an input source
     that records its answers in the journal it is given) other than the terminal's, such as
-    the web table's."""
+    the web table's. ``reviewer``: reviews each deal of the terminal's seat as it ends (an
+    ``interactive.deal_review.DealReviewer``; ``r`` at the deal's end shows it)."""
     from guandan_cli.runner.identity import OLD_CODE_CHOICES
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError, simulate
     from guandan_cli.strategies.human import use_input_source
@@ -266,10 +281,12 @@ def play_game(
         seat = TerminalSeat(
             game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=game.hint, rules=rules
         )
+    if reviewer is not None and isinstance(seat, TerminalSeat):
+        seat.reviewer = reviewer
     journal.on_open = lambda: save_play_options(game)
     use_input_source(lambda s: seat)
     try:
-        return simulate(
+        run = simulate(
             matches=1,
             seed=game.seed,
             strategies=list(game.strategies),
@@ -282,6 +299,12 @@ def play_game(
             progress=False,
             command=command_of(game),
         )
+        if reviewer is not None:  # the last deals' verdicts, their reviews waited for
+            if reviewer.running():
+                screen.print("reviewing your decisions of the last deal…")
+            for line in reviewer.remaining_lines():
+                screen.print(line)
+        return run
     except SimulationInputError as exc:
         # the runner's refusals name simulate's --force, which play does not have
         why = str(exc)

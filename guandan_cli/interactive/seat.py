@@ -256,6 +256,8 @@ class TerminalSeat:
         self.delay = delay
         self.match_label = match_label
         self.deal_index = -1
+        #: reviews each ended deal (``interactive.deal_review.DealReviewer``), or ``None``
+        self.reviewer = None
         self.seen = 0
         self.log = TrickLog(0, style)
         self.levels: tuple[int, int] | None = None
@@ -332,8 +334,24 @@ class TerminalSeat:
         if obs.phase == OVER:
             out = ", ".join(f"{PLACES[i]} seat {s}" for i, s in enumerate(obs.finished))
             self._say(f"deal {self.deal_index} over: {out}")
+            if self.reviewer is not None and not self.replaying:
+                self._offer_review()
         elif new and new[-1].seat != self.seat and self.delay > 0 and not self.replaying:
             time.sleep(self.delay)
+
+    def _offer_review(self) -> None:
+        """At a deal's end: its review starts in the background; ``r`` shows it, Enter goes on."""
+        deal = self.deal_index
+        self.reviewer.start(deal)
+        while True:
+            text = self._read(f"deal {deal} over: r reviews your decisions, Enter goes on > ").strip().lower()
+            if text in ("q", "quit", "exit"):
+                raise InputEnded("q")
+            if text != "r":
+                return
+            self.screen.print(f"reviewing your decisions of deal {deal}…")
+            for line in self.reviewer.verdict(deal).lines or (self.reviewer.verdict(deal).line,):
+                self.screen.print(line)
 
     # ------------------------------------------------------------ questions
 
@@ -352,6 +370,9 @@ class TerminalSeat:
                 )
                 self._replay_ending = True
             return saved
+        if self.reviewer is not None:
+            for line in self.reviewer.ready_lines():  # a deal's verdict, once its review is done
+                self.screen.print(line)
         options = menu(obs)
         if obs.phase != PLAY and len(options) == 1:
             self.screen.print(self._forced_line(obs, options[0]))
