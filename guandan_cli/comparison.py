@@ -287,7 +287,7 @@ def _stored_status(
     )
     if changes:
         return "changed", changes[0]
-    return ("stored" if manifest.get("state") == "complete" else "partial"), ""
+    return ("stored" if manifest.complete else "partial"), ""
 
 
 def _same_code(a, b, fa: dict, fb: dict) -> bool:

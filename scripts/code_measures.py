@@ -129,7 +129,7 @@ def main() -> None:
     longest, where_long = longest_function()
     widest, where_wide = widest_signature()
     rows = [
-        ("record/manifest dict lookups outside logs/", f"{lookups} (and {gets} `.get(\"…\")`)"),
+        ("record/manifest dict lookups outside logs/", f'{lookups} (and {gets} `.get("…")`)'),
         ("read_manifest( call sites", str(read_manifest_calls())),
         ("BAD_RECORD-style catch-alls", f"{names} (named {uses} times)"),
         ("types for a logged deal", str(logged_deal_types())),

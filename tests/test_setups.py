@@ -45,7 +45,7 @@ def test_fresh_setup_plays_exactly_deal_0_of_a_one_deal_match(tmp_path):
         assert item.setup.levels == (0, 0) and item.setup.previous is None
         players = make_players(["greedy", "random", "greedy", "random"], item.match_seed)
         played = play_setup(
-            item, players, run_id=run.manifest["run_id"], match_index=i, strategies=run.config["strategies"]
+            item, players, run_id=run.manifest.run_id, match_index=i, strategies=run.config["strategies"]
         )
         logged = [p for p in run.deal_files()]
         assert played.record["match"] == i

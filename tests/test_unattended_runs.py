@@ -185,7 +185,7 @@ def test_a_sleeping_and_a_stuck_bot_give_the_same_bytes(tmp_path, bot, monkeypat
 def test_an_over_allocation_is_an_errored_match(tmp_path, bot, monkeypatch, reference):
     run, _ = _run(tmp_path, bot, monkeypatch, "memory", max_memory="1G", workers=1)
     _check_errored(run, reference, "MemoryError")
-    options = run.manifest["options"]  # the manifest says which limits the run had
+    options = run.manifest.options.to_dict()  # the manifest says which limits the run had
     assert (options["max_memory"], options["decision_timeout"]) == (2**30, 60.0)
 
 
