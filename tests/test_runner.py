@@ -218,7 +218,7 @@ def test_replay_text(reference):
     from guandan_cli.runner.replay import find_deal, render_deal
 
     path, line, rec, prev = find_deal(reference.path, 1, 1)
-    assert path.name == "deals-00000.jsonl" and prev is not None and prev["deal"] == 0
+    assert path.name == "deals-00000.jsonl" and prev is not None and prev.deal == 0
     text = render_deal(rec, prev)
     assert "hands" in text and "seat 3 (team 1, greedy)" in text
     assert "tribute:" in text and "trick 1" in text and "finish:" in text and "goes up" in text

@@ -12,8 +12,8 @@ from guandan_cli import simulate
 from guandan_cli.engine.deal import Deal, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
+from guandan_cli.logs.records import record_actions
 from guandan_cli.logs.writer import dumps_line
-from guandan_cli.runner.records import record_actions
 from guandan_cli.runner.setups import (
     fresh_setup,
     load_setups,
@@ -149,7 +149,7 @@ def test_play_setup_records_levels_after_and_a_failures():
 
 def test_a_record_alone_gives_an_equivalent_setup(small_run):
     """The previous finish order rebuilt from a record's tribute replays every logged deal identically."""
-    from guandan_cli.runner.records import record_setup, record_setup_alone
+    from guandan_cli.logs.records import record_setup, record_setup_alone
 
     recs = small_run.deals().sort("match", "deal").to_dicts()
     prev = None

@@ -51,7 +51,6 @@ def watch(
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty, watch_delay
     from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
     from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import BAD_RECORD
     from guandan_cli.runner.simulation import SimulationInputError, check_strategies, parse_strategies
     from guandan_cli.view.table import Style
 
@@ -118,10 +117,6 @@ def watch(
     except (StrategyError, IllegalActionError, LogReadError) as exc:
         where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
         fail(f"{where}{exc}{check}", FAILURE)
-    except BAD_RECORD as exc:
-        if run is None or shown is None or shown.where is None:
-            raise  # not a logged record: a bug, shown as one
-        fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     except KeyboardInterrupt:
         interrupted()
 
@@ -133,33 +128,22 @@ def _write_page(html: Path, deals, run: Path | None) -> None:
     from guandan_cli.engine.play import StrategyError
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.review.page import deal_data, render_page
-    from guandan_cli.review.walk import LoggedDeal, check_replays
-    from guandan_cli.runner.replay import BAD_RECORD
+    from guandan_cli.review.walk import UnfinishedDealError, check_replays
 
     check = f"; check the log with: guandan verify {run}" if run is not None else ""
     pages, shown = [], None
     try:
         for shown in deals:
-            logged = LoggedDeal(
-                shown.setup,
-                tuple(shown.actions),
-                tuple(shown.names),
-                shown.match_index,
-                shown.deal_index,
-                shown.match_seed,
-                where=shown.where or "",
-                end=tuple(shown.end),
-            )
-            check_replays(logged)
-            pages.append(deal_data(logged))
+            check_replays(shown)
+            pages.append(deal_data(shown))
     except KeyboardInterrupt:
         interrupted("nothing was written")
     except (StrategyError, IllegalActionError, LogReadError) as exc:
         where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
         fail(f"{where}{exc}{check}", FAILURE)
-    except BAD_RECORD as exc:
-        if run is None or shown is None or shown.where is None:
-            raise
+    except UnfinishedDealError as exc:
+        if run is None or shown is None or not shown.where:
+            raise  # a deal played now always ends: a bug, shown as one
         fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     first = pages[0]["label"].split(" · ")[0]
     write_page(

@@ -452,6 +452,7 @@ def _count_part(out: Path, index: int, compression: str, start: int, stop: int) 
     renames, before the manifest was written): its lines checked as records of this run and
     part first (``SimulationInputError`` naming the line if not), its files' facts computed."""
     from guandan_cli.logs.reader import LogReadError, checked_frames, iter_records
+    from guandan_cli.logs.records import MatchRecord
 
     deals_path, matches_path = part_paths(out, index, compression)
     try:
@@ -467,12 +468,13 @@ def _count_part(out: Path, index: int, compression: str, start: int, stop: int) 
         ) from None
     wins = [0, 0]
     errors = capped = n = 0
-    for _line, rec in iter_records(matches_path, "matches"):
+    for line, data in iter_records(matches_path, "matches"):
+        rec = MatchRecord.parse(data, matches_path, line)
         n += 1
-        if rec["winner"] is not None:
-            wins[rec["winner"]] += 1
-        capped += bool(rec["capped"])
-        errors += rec["error"] is not None
+        if rec.winner is not None:
+            wins[rec.winner] += 1
+        capped += rec.capped
+        errors += rec.error is not None
     dfacts, mfacts = file_facts(deals_path), file_facts(matches_path)
     return _part_entry(index, start, stop, n, dfacts.lines, errors, wins, capped, dfacts, mfacts)
 

@@ -40,9 +40,9 @@ from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.layout import MANIFEST
 from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, part_plan, read_manifest
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
+from guandan_cli.logs.records import record_actions, record_setup
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
-from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.seeds import match_seed as _match_seed
 from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 
@@ -299,7 +299,7 @@ class _RunVerifier:
         """A deal of a setups run stands alone: its setup is rebuilt from its named source
         (``random``, ``paying``, ``resisting``: seeds, hands and situation checked against it)
         or, for a run directory's deals, from the record itself."""
-        from guandan_cli.runner.records import record_setup_alone
+        from guandan_cli.logs.records import record_setup_alone
 
         rules = self.rules(rec["ruleset"])
         item = self.sourced(rec["match"], rules)
