@@ -56,7 +56,7 @@ def _loaded(spec: str) -> type:
     """The class of ``spec``, loaded within the runs' decision limit (a module whose import never
     ends is refused in one line, as ``simulate`` refuses it)."""
     from guandan_cli.runner.config import load_in_time
-    from guandan_cli.runner.watch import check_decision_timeout, limits_given
+    from guandan_cli.runner.supervisor import check_decision_timeout, limits_given
 
     return load_in_time(spec, check_decision_timeout(limits_given().decision_timeout))
 

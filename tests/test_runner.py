@@ -184,13 +184,13 @@ def test_strategy_errors_stop_or_are_recorded(tmp_path):
     assert errored.height == run.counts["errors"] > 0
     assert errored["winner"].null_count() == errored.height
     assert "RuntimeError: boom" in errored["error"][0] and "seat" in errored["error"][0]
-    from guandan_cli.runner.verify import verify
+    from guandan_cli.logreaders.verify import verify
 
     assert verify(run.path).ok
 
 
 def test_verify_catches_a_tampered_line(reference, tmp_path):
-    from guandan_cli.runner.verify import verify
+    from guandan_cli.logreaders.verify import verify
 
     out = tmp_path / "run"
     simulate(6, out=out, workers=1, part_size=2, **SMALL)
@@ -215,7 +215,7 @@ def test_verify_catches_a_tampered_line(reference, tmp_path):
 
 
 def test_replay_text(reference):
-    from guandan_cli.runner.replay import find_deal, render_deal
+    from guandan_cli.logreaders.replay import find_deal, render_deal
 
     path, line, rec, prev = find_deal(reference.path, 1, 1)
     assert path.name == "deals-00000.jsonl" and prev is not None and prev.deal == 0

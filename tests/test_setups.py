@@ -12,6 +12,7 @@ from guandan_cli import simulate
 from guandan_cli.engine.deal import Deal, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
+from guandan_cli.logreaders.verify import verify
 from guandan_cli.logs.records import record_actions
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner.setups import (
@@ -22,7 +23,6 @@ from guandan_cli.runner.setups import (
     run_setups,
     swap_teams,
 )
-from guandan_cli.runner.verify import verify
 
 RULES = get_ruleset("cgr2022")
 

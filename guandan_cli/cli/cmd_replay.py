@@ -28,10 +28,10 @@ def replay(
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.logreaders.replay import DealNotFound, find_deal, render_deal
     from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.logs.records import RecordError
-    from guandan_cli.runner.replay import DealNotFound, find_deal, render_deal
 
     if html is not None:
         from guandan_cli.cli.html_page import check_html_file

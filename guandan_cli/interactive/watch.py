@@ -19,11 +19,11 @@ from guandan_cli.engine.deal import OVER, PLAY, Deal, IllegalActionError
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logreaders.replay import dealless_match_problem, several_runs_problem
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, sources
 from guandan_cli.logs.records import RecordError
 from guandan_cli.review.walk import LoggedDeal, match_deals
-from guandan_cli.runner.replay import dealless_match_problem, several_runs_problem
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,

@@ -79,7 +79,7 @@ class LoggedDeal:
         """The deal a log line records (``prev``: the match's previous deal; ``options``: its
         run's config as recorded); ``RecordError`` when its values make no deal. Not replayed
         here (``check_replays`` does)."""
-        from guandan_cli.runner.replay import logged_setup, record_end_lines, record_rules
+        from guandan_cli.logreaders.replay import logged_setup, record_end_lines, record_rules
 
         rules = record_rules(rec, options)
         return cls(
@@ -121,9 +121,9 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
     """
     from pathlib import Path
 
+    from guandan_cli.logreaders.replay import DealNotFound, find_deal
     from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import DealNotFound, find_deal
 
     run = Path(run)
     try:
@@ -156,7 +156,7 @@ def logged_from_record(rec: DealRecord, prev: DealRecord | None, options: Partia
 def match_deals(run: str | os.PathLike, match: int, options: PartialConfig) -> Iterator[LoggedDeal]:
     """The logged deals of match ``match`` of a run, in order, not replayed (``RecordError`` for
     a line whose values make no deal): the one place a match's logged deals are listed."""
-    from guandan_cli.runner.replay import match_records
+    from guandan_cli.logreaders.replay import match_records
 
     prev = None
     for _source, _line, rec in match_records(run, match):

@@ -84,7 +84,7 @@ def _spec_of(item) -> str:
 def load_in_time(spec: str | type, timeout: float, name: str | None = None) -> type:
     """The strategy class of ``spec``, its loading (its module's import) held to ``timeout``
     seconds (0: none): past it, ``SimulationInputError`` in one line naming ``name``."""
-    from guandan_cli.runner.watch import DecisionTimeout, time_limit
+    from guandan_cli.runner.supervisor import DecisionTimeout, time_limit
     from guandan_cli.strategies.registry import load_strategy
 
     try:
@@ -136,7 +136,7 @@ class Session:
     progress: bool | Callable[[int, int], None] = False
     command: str | None = None
     label: str | None = None
-    #: seconds a bot may take over one decision (0: no limit; ``runner.watch``)
+    #: seconds a bot may take over one decision (0: no limit; ``runner.supervisor``)
     decision_timeout: float = 60.0
     #: bytes of address space per worker process (``None``: no limit)
     max_memory: int | None = None
@@ -147,7 +147,7 @@ class Session:
     def in_process(self) -> bool:
         """Whether the run plays in the calling process (one local worker asked for, or one core,
         and no memory limit); else a local run plays in watched worker processes, however few
-        its tasks (``runner.watch``)."""
+        its tasks (``runner.supervisor``)."""
         return (
             self.backend == "local" and (self.workers or default_workers()) == 1 and self.max_memory is None
         )

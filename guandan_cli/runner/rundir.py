@@ -110,7 +110,7 @@ def run_files(path: Path) -> list[Path]:
             or (n.startswith(("deals-", "matches-")) and ".jsonl" in n)
             or (n.startswith("part-") and n.endswith(JOURNAL_SUFFIX))
             or n in PARQUET_COPIES
-            or n == "bots.log"  # what the bots printed (runner.watch.BOTS_LOG)
+            or n == "bots.log"  # what the bots printed (runner.supervisor.BOTS_LOG)
             or (n.endswith(".parquet" + TMP_SUFFIX) and n.removesuffix(TMP_SUFFIX) in PARQUET_COPIES)
         ):
             out.append(p)

@@ -87,7 +87,7 @@ _CLASSES: dict[tuple, list] = {}
 #: classes given as objects to a run in this process (used as they are, never reloaded)
 LOCAL_CLASSES: dict[str, type] = {}
 
-#: in a watched worker process (``runner.watch``): the shared slots where the worker says which
+#: in a watched worker process (``runner.supervisor``): the shared slots where the worker says which
 #: match it plays and how many of its deals are done (two stores per deal), so the parent
 #: can name the match a dead worker was in; ``None`` elsewhere
 POSITION = None
@@ -143,7 +143,7 @@ def _setup(spec: RunSpec, index: int, rules):
 class Cut:
     """Where a match is cut short as errored without playing on: after ``deals`` deals, with
     ``seat`` (``None``: no seat was being asked) failing for ``cause``. How a match whose
-    worker died or overran is recorded (``runner.watch``): its deals before are replayed."""
+    worker died or overran is recorded (``runner.supervisor``): its deals before are replayed."""
 
     deals: int
     seat: int | None
@@ -225,7 +225,7 @@ def _cut_short(played, cut: Cut | None, players, match_seed: int, next_deal):
 def new_players(classes: list, match_seed: int, deal_index: int = 0) -> list:
     """One player per seat, each with its rng derived from (match seed, seat), as
     ``make_players`` makes them; a constructor that raises (or overruns the decision limit:
-    ``runner.watch`` watches this loop too) is its seat's failure, a ``StrategyError`` at the
+    ``runner.supervisor`` watches this loop too) is its seat's failure, a ``StrategyError`` at the
     match's first deal (``deal_index``).
     """
     if len(classes) != 4:  # make_players' error
@@ -364,7 +364,7 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
 
 def run_tracked(task: tuple[RunSpec, int]) -> TaskResult:
     """Play match ``index`` alone with each seat's calls named in ``POSITION`` (where a worker
-    that dies in it died: ``runner.watch``)."""
+    that dies in it died: ``runner.supervisor``)."""
     global TRACK_SEATS
     spec, index = task
     TRACK_SEATS = True
