@@ -49,22 +49,13 @@ def play(
 ) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
-    import secrets
     import sys
 
-    from guandan_cli.interactive.play import (
-        GameSpec,
-        PlayInputError,
-        check_new_game,
-        check_resume_options,
-        play_game,
-        saved_line,
-        seat_strategies,
-        stop_reason,
-        stored_game,
-    )
+    from guandan_cli.interactive.play import PlayInputError, play_game, saved_line, stop_reason
     from guandan_cli.interactive.terminal import Screen, is_tty
-    from guandan_cli.runner.simulation import SimulationError, SimulationInputError, check_strategies
+    from guandan_cli.logs.layout import space_problem
+    from guandan_cli.runner.simulation import SimulationError, SimulationInputError
+    from guandan_cli.view.table import Style
 
     check_delay(delay)
     hint = hint.strip()
@@ -76,37 +67,16 @@ def play(
         if hint_given or not resume:
             _check_hint(hint)
         if resume:
-            if out is None:
-                fail("--resume needs --out, the directory of the game to continue")
-            game = stored_game(out)
-            game = replace(game, hint=hint) if hint_given else game
-            _check_hint(game.hint)
-            check_resume_options(
-                game,
-                given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit")),
-            )
+            game = _resumed_game(ctx, out, hint if hint_given else None)
         else:
-            four = seat_strategies(seat, strategies)
-            check_strategies([s for s in four if s != "human"])
-            if seed is None:
-                seed = secrets.randbelow(1_000_000)
-            out = out or Path("runs") / f"play-s{seed}-seat{seat}"
-            check_new_game(out)
-            game = GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
-            from guandan_cli.engine.rules import get_ruleset
-
-            get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
+            game = _new_game(seat, strategies, seed, out, ruleset, max_deals, a_fail_limit, hint)
     except (PlayInputError, SimulationInputError, ValueError) as exc:
         fail(exc)
-    from guandan_cli.logs.layout import space_problem
-
     problem = space_problem(game.out, 1, game.max_deals, suggest_compression=False)
     if problem is not None:  # before the opening line and the first question
         fail(problem.replace("play fewer matches or write", "make room or write"))
 
     colour = not plain and is_tty(sys.stdout)
-    from guandan_cli.view.table import Style
-
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
@@ -125,6 +95,39 @@ def play(
     _summary(run.path if hasattr(run, "path") else game.out, game.seat, screen, style)
 
 
+def _resumed_game(ctx: click.Context, out: Path | None, hint: str | None):
+    """The game stored in ``out`` (with ``hint`` if given), the options given checked against it."""
+    from guandan_cli.interactive.play import check_resume_options, stored_game
+
+    if out is None:
+        fail("--resume needs --out, the directory of the game to continue")
+    game = stored_game(out)
+    game = replace(game, hint=hint) if hint is not None else game
+    _check_hint(game.hint)
+    check_resume_options(
+        game, given_options(ctx, ("seat", "seed", "strategies", "ruleset", "max_deals", "a_fail_limit"))
+    )
+    return game
+
+
+def _new_game(seat, strategies, seed, out, ruleset, max_deals, a_fail_limit, hint):
+    """A new game of the options (a seed drawn when none is given; ``runs/play-sSEED-seatN`` by default)."""
+    import secrets
+
+    from guandan_cli.engine.rules import get_ruleset
+    from guandan_cli.interactive.play import GameSpec, check_new_game, seat_strategies
+    from guandan_cli.runner.simulation import check_strategies
+
+    four = seat_strategies(seat, strategies)
+    check_strategies([s for s in four if s != "human"])
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    out = out or Path("runs") / f"play-s{seed}-seat{seat}"
+    check_new_game(out)
+    get_ruleset(ruleset, a_fail_limit=a_fail_limit, max_deals=max_deals)
+    return GameSpec(out, seat, four, seed, ruleset, max_deals, a_fail_limit, hint)
+
+
 def _check_hint(hint: str) -> None:
     """Refuse a ``--hint`` (given, or kept by a resumed game) that names no bot."""
     from guandan_cli.interactive.play import PlayInputError
@@ -140,25 +143,17 @@ def _check_hint(hint: str) -> None:
 
 def _summary(out: Path, seat: int, screen, style) -> None:
     """The last deal's end, where the log is and how to look back at it."""
+    from guandan_cli.logreaders.replay import record_end_lines
     from guandan_cli.logs.reader import iter_records, part_files
-    from guandan_cli.view.table import deal_end_lines
+    from guandan_cli.logs.records import DealRecord
 
     last = None
     for f in part_files(out, "deals"):
-        for _line, rec in iter_records(f, "deals"):
-            last = rec
+        for line, rec in iter_records(f, "deals"):
+            last = (rec, f, line)
     if last is not None:
-        for line in deal_end_lines(
-            last["finish_order"],
-            last["double_down"],
-            last["winner_team"],
-            last["upgrade"],
-            last["levels_after"],
-            last["match_over"],
-            last["capped"],
-            last["match_winner"],
-        ):
-            screen.print(line)
+        for text in record_end_lines(DealRecord.parse(*last)):
+            screen.print(text)
     where = shlex.quote(str(out))
     screen.print(
         f"the match is written to {out}: guandan review {where} --deal N --seat {seat} (your decisions valued);"
