@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
@@ -266,10 +267,19 @@ def _per_match(run, a_team: int):
     )
 
 
+class StoredStatus(StrEnum):
+    """What a comparison finds in a seating's run folder (the values are those it always said)."""
+
+    NEW = "new"  # no run there yet
+    CHANGED = "changed"  # a run of other code, seeds or options: recomputed
+    STORED = "stored"  # the same run, complete: reused
+    PARTIAL = "partial"  # the same run, unfinished: continued
+
+
 def _stored_status(
     where: Path, wanted, fingerprints: dict, source: tuple[bool, str | None] = (False, None)
 ) -> tuple[str, str]:
-    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison
+    """``(StoredStatus, what changed)`` for a run folder of a comparison
     (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
     run directory, and that run's id)."""
     from guandan_cli.logs.manifest import read_manifest
@@ -281,13 +291,13 @@ def _stored_status(
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:
-        return "new", ""
+        return StoredStatus.NEW, ""
     changes = identity_changes(
         manifest, wanted, fingerprints, check_source=source[0], source_run_id=source[1]
     )
     if changes:
-        return "changed", changes[0]
-    return ("stored" if manifest.complete else "partial"), ""
+        return StoredStatus.CHANGED, changes[0]
+    return (StoredStatus.STORED if manifest.complete else StoredStatus.PARTIAL), ""
 
 
 def _same_code(a, b, fa: dict, fb: dict) -> bool:
@@ -453,7 +463,7 @@ def _compare(
     status = _statuses(seatings, fingerprints, matches, ruleset, a_fail_limit, max_deals, source)
     if notify is not None and not force:
         _notify_status(notify, status, folder)
-    todo = sum(1 for kind, _w in status if force or kind != "stored")
+    todo = sum(1 for kind, _w in status if force or kind != StoredStatus.STORED)
     problem = _space_problem(base, matches, todo, max_deals, deal_mode)
     if problem is not None:
         from guandan_cli.runner.errors import SimulationInputError
@@ -540,12 +550,12 @@ def _statuses(seatings, fingerprints: dict, matches, ruleset, a_fail_limit, max_
 def _notify_status(notify: Callable[[str], None], status: list, folder: Path) -> None:
     """One line on what is done with the stored runs: recomputed, reused or continued."""
     kinds = [k for k, _ in status]
-    if "changed" in kinds:
-        what = next(w for k, w in status if k == "changed")
+    if StoredStatus.CHANGED in kinds:
+        what = next(w for k, w in status if k == StoredStatus.CHANGED)
         notify(f"{what} since {folder} was written: recomputing")
-    elif kinds == ["stored", "stored"]:
+    elif kinds == [StoredStatus.STORED, StoredStatus.STORED]:
         notify(f"reusing the stored results in {folder} (same code, seeds and options; --force recomputes)")
-    elif "partial" in kinds or "stored" in kinds:
+    elif StoredStatus.PARTIAL in kinds or StoredStatus.STORED in kinds:
         notify(f"continuing the unfinished comparison in {folder}")
 
 
@@ -553,21 +563,21 @@ def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: 
     """Each seating's run: reused or continued as stored, recomputed when changed (or forced)."""
     runs = []
     for (seed_, seats, where, text), (kind, _w) in zip(seatings, status):
-        if kind in ("stored", "partial") and not resume and not force:
+        if kind in (StoredStatus.STORED, StoredStatus.PARTIAL) and not resume and not force:
             from guandan_cli.runner.errors import SimulationInputError
 
             raise SimulationInputError(
                 f"{where} holds a stored run; use --force to recompute, or another --out"
             )
-        again = kind in ("stored", "partial") and not force
-        redo = force or kind == "changed"
+        again = kind in (StoredStatus.STORED, StoredStatus.PARTIAL) and not force
+        redo = force or kind == StoredStatus.CHANGED
         runs.append(
             play(
                 seed=seed_,
                 strategies=[pairing.objects[x] for x in seats],
                 out=where,
                 resume=again,
-                force=redo and kind != "new",
+                force=redo and kind != StoredStatus.NEW,
                 label=text,
             )
         )

@@ -159,7 +159,9 @@ def check_result(res: tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-    if res.errors and on_error == "stop":  # the bot's exception (or its worker's traceback) as the cause
+    if (
+        res.errors and on_error == tasks.OnError.STOP
+    ):  # the bot's exception (or its worker's traceback) as the cause
         error = SimulationError(
             f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
         )

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import itertools
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from guandan_cli.engine.failures import BotFailure
 from guandan_cli.engine.match import Match, deal_seed
@@ -26,7 +27,15 @@ from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner.seeds import match_seed
 
-ON_ERROR = ("stop", "record")
+
+class OnError(StrEnum):
+    """What a strategy's failure does to a run (``--on-error``)."""
+
+    STOP = "stop"  # the run stops with SimulationError
+    RECORD = "record"  # the match is recorded with its error and the run goes on
+
+
+ON_ERROR = tuple(mode.value for mode in OnError)
 #: the cyclic garbage collector's first threshold while a task plays: a deal allocates tens of
 #: thousands of short-lived tuples and lists, hardly any in cycles; at the default 700 the
 #: collector ran ~150 times per 300 heuristic deals (~3% of the CPU time), at 10,000 ~20 times
@@ -43,7 +52,7 @@ class RunSpec:
     ruleset: str = "cgr2022"
     a_fail_limit: int | None = None
     max_deals: int | None = None
-    on_error: str = "stop"
+    on_error: OnError = OnError.STOP
     #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"``, ``"paying"``,
     #: ``"resisting"`` or a run directory, see ``runner/setups.py``): "match" ``i`` is one
     #: deal from setup ``i``
@@ -412,7 +421,7 @@ def _run_task(spec: RunSpec, start: int, stop: int, cut: Cut | None = None) -> T
         if facts["error"] is not None:
             res.errors.append(f"match {i}: {facts['error']}")
             res.failure = res.failure or facts["failure"]
-            if spec.on_error == "stop":
+            if spec.on_error == OnError.STOP:
                 res.stop = i + 1
                 break
     res.deal_lines = b"".join(deal_parts)
