@@ -414,40 +414,62 @@ def compare(
     problem = _pairs_problem(matches)
     if problem is not None:
         raise ValueError(problem)
+    options = CompareOptions(
+        matches, seed, workers, ruleset, max_deals, a_fail_limit, paired, duplicate, str(setups),
+        progress, resume, force, on_error, bootstrap,
+    )  # fmt: skip
     if out is None:
         # the runs go, the bots' output stays: a file of its own beside the temporary folder
         fd, bots_log = tempfile.mkstemp(prefix="guandan-compare-", suffix="-bots.log")
         os.close(fd)
         try:
             with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
-                res = _compare(
-                    a, b, matches, seed, workers, Path(tmp), ruleset, max_deals, a_fail_limit, paired,
-                    duplicate, str(setups), progress, resume, force, on_error, bootstrap, None, bots_log,
-                )  # fmt: skip
+                res = _compare(a, b, Path(tmp), options, None, bots_log)
                 res.pairs = res.pairs.clone()
                 res.runs = ()
                 return res
         finally:
             if os.path.exists(bots_log) and os.path.getsize(bots_log) == 0:
                 os.unlink(bots_log)
-    return _compare(
-        a, b, matches, seed, workers, Path(out), ruleset, max_deals, a_fail_limit, paired, duplicate,
-        str(setups), progress, resume, force, on_error, bootstrap, notify,
-    )  # fmt: skip
+    return _compare(a, b, Path(out), options, notify)
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """A comparison's options as ``compare`` checked them (see its docstring): one value handed down."""
+
+    matches: int
+    seed: int
+    workers: int | None
+    ruleset: str
+    max_deals: int | None
+    a_fail_limit: int | None
+    paired: bool
+    duplicate: str
+    setups: str
+    progress: bool
+    resume: bool
+    force: bool
+    on_error: str
+    bootstrap: int
 
 
 def _compare(
-    a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
-    progress, resume, force, on_error, bootstrap, notify, bots_log=None,
-) -> CompareResult:  # fmt: skip
+    a, b, base: Path, options: CompareOptions, notify: Callable[[str], None] | None, bots_log=None
+) -> CompareResult:
+    """The comparison of ``a`` and ``b`` with its runs under ``base`` (see ``compare``)."""
     from guandan_cli.runner.identity import strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
 
+    o = options
+    matches, seed, paired, duplicate, max_deals, force = (
+        o.matches, o.seed, o.paired, o.duplicate, o.max_deals, o.force
+    )  # fmt: skip
     pairing = _Pairing.of(a, b)
     deal_mode = duplicate == "deal"
     if deal_mode and not paired:
         raise ValueError("deal-level duplicates are paired by construction: drop paired=False")
-    source = setups if deal_mode else None
+    source = o.setups if deal_mode else None
     folder = base / pairing.folder_name(seed, matches, paired, source)
     seatings = pairing.seatings(folder, seed, seed if paired else seed + 1_000_003)
     fingerprints = strategy_fingerprints([pairing.sa, pairing.sb], pairing.classes)
@@ -460,7 +482,7 @@ def _compare(
     note = _self_note(pairing.la, paired, deal_mode) if same else None
     if note is not None and notify is not None:
         notify(note)
-    status = _statuses(seatings, fingerprints, matches, ruleset, a_fail_limit, max_deals, source)
+    status = _statuses(seatings, fingerprints, matches, o.ruleset, o.a_fail_limit, max_deals, source)
     if notify is not None and not force:
         _notify_status(notify, status, folder)
     todo = sum(1 for kind, _w in status if force or kind != StoredStatus.STORED)
@@ -472,17 +494,17 @@ def _compare(
     play = functools.partial(
         simulate,
         matches=matches,
-        ruleset=ruleset,
-        a_fail_limit=a_fail_limit,
-        workers=workers,
+        ruleset=o.ruleset,
+        a_fail_limit=o.a_fail_limit,
+        workers=o.workers,
         max_deals=max_deals,
-        on_error=on_error,
+        on_error=o.on_error,
         setups=source,
-        progress=progress,
+        progress=o.progress,
         bots_log=bots_log,
     )
-    runs = _play_seatings(seatings, status, pairing, play, resume, force)
-    return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap, same, note)
+    runs = _play_seatings(seatings, status, pairing, play, o.resume, force)
+    return _result(pairing, runs, matches, seed, paired, duplicate, source, o.bootstrap, same, note)
 
 
 @dataclass(frozen=True)
