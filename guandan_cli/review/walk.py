@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError, replay
 from guandan_cli.engine.observation import Observation, observe
 from guandan_cli.logs.records import DealRecord, RecordError
 
@@ -165,18 +165,10 @@ def match_deals(run: str | os.PathLike, match: int, options: PartialConfig) -> I
 
 
 def check_replays(logged: LoggedDeal) -> Deal:
-    """The deal replayed to its end (``IllegalActionError`` at the first action that is not legal,
-    naming its play-phase index; ``UnfinishedDealError`` when the actions end first)."""
-    deal = Deal(logged.setup)
-    for i, seat, action in _indexed(logged):
-        if seat != deal.to_move:
-            raise IllegalActionError(
-                seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s"
-            )
-        try:
-            deal.apply(action)
-        except IllegalActionError as exc:
-            raise IllegalActionError(seat, action, f"action {i}: {exc.rule}") from None
+    """The deal replayed to its end by ``engine.replay`` (``IllegalActionError`` at the first
+    action that is not legal, naming its play-phase index; ``UnfinishedDealError`` when the
+    actions end first)."""
+    deal = replay(logged.setup, logged.actions, numbered_from=logged.first_play)
     if deal.phase != OVER:
         raise UnfinishedDealError(f"the deal is not over after its {len(logged.actions)} actions")
     return deal
