@@ -170,6 +170,17 @@ def test_comparison_layer_imports_no_cli():
     assert not bad, "\n".join(bad)
 
 
+def test_the_bots_import_nothing_above_them():
+    """The strategies import the engine, each other and the compiled-module guard
+    (``guandan_cli/native``), never the package root (its API: simulate, compare, experiment)."""
+    bad = [
+        f"{path.relative_to(ROOT)} imports guandan_cli"
+        for path in sorted((ROOT / "strategies").rglob("*.py"))
+        if "guandan_cli" in _imports(path)
+    ]
+    assert not bad, "\n".join(bad)
+
+
 def test_engine_and_strategies_load_no_heavy_packages():
     code = (
         "import sys, pkgutil, importlib, guandan_cli.engine, guandan_cli.strategies\n"

@@ -58,7 +58,7 @@ def bench(
     if strategies is not None and not deals:
         fail("--strategies names the bots of the self-play figures: drop it or --no-deals")
     names, search = _checked_bots(strategies, search, deals, bool(search_positions))
-    from guandan_cli.compiled import describe
+    from guandan_cli.native.compiled import describe
 
     click.echo(f"hot modules: {describe()}")  # what the figures below ran
     if legal:
