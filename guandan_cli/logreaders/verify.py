@@ -195,10 +195,20 @@ class _RunVerifier:
         st.deals += 1
         st.where = (str(path), line)
 
-    def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
+    def _check_deal(self, rec: dict, st: _MatchState, problems: list) -> None:
         if self.setups is not None:
             self._check_setup_deal(rec, problems)
             return
+        self._check_identity(rec, problems)
+        try:
+            rules = self.rules(rec["ruleset"])
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
+        self._check_play(rec, st, rules, problems)
+
+    def _check_identity(self, rec: dict, problems: list) -> None:
+        """The line's seeds, run id and strategies against the run's (the manifest's, or inferred)."""
         m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         if self.seed is not None and mseed != _match_seed(self.seed, m):
             problems.append(
@@ -220,11 +230,11 @@ class _RunVerifier:
             )
         if rec["deal_seed"] != deal_seed(mseed, d):
             problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
-        try:
-            rules = self.rules(rec["ruleset"])
-        except ValueError as exc:
-            problems.append(str(exc))
-            return
+
+    def _check_play(self, rec: dict, st: _MatchState, rules, problems: list) -> None:
+        """The deal's place in its match, its hands and setup, its actions replayed, and the
+        record the replay rebuilds compared with the line, field by field."""
+        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         prev = st.last
         if prev is None:
             if d != 0:
