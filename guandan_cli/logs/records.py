@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from guandan_cli.engine.cards import level_index, parse_cards
 from guandan_cli.engine.combos import Combo
@@ -60,8 +61,9 @@ class TributeRecord:
 
 
 @dataclass(frozen=True)
-class DealRecord:
-    """One deal line of a log, checked (see the module docstring); ``source:line`` is where it is."""
+class LogLine:
+    """What every record of a log holds first: where it is (``source:line``), its schema
+    version, its run and its match."""
 
     source: str
     line: int
@@ -69,6 +71,21 @@ class DealRecord:
     run_id: str
     match: int
     match_seed: int
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the record."""
+        return f"{self.source}:{self.line}"
+
+    def error(self, field: str, why: str) -> RecordError:
+        """A ``RecordError`` of this record."""
+        return RecordError(self.source, self.line, field, why)
+
+
+@dataclass(frozen=True)
+class DealRecord(LogLine):
+    """One deal line of a log, checked (see the module docstring)."""
+
     deal: int
     deal_seed: int
     ruleset: str
@@ -96,9 +113,7 @@ class DealRecord:
     def parse(cls, data: Mapping, source: object = "<record>", line: int = 0) -> DealRecord:
         """The deal of a line's JSON object (``RecordError`` naming the first field that does not fit)."""
 
-        def bad(field: str, why: str) -> RecordError:
-            return RecordError(source, line, field, why)
-
+        bad = partial(RecordError, source, line)  # bad(field, why)
         names = data["strategies"]
         if len(names) != 4 or not all(isinstance(n, str) for n in names):
             raise bad("strategies", f"strategies {names!r} are not 4 names (seats 0-3)")
@@ -128,15 +143,6 @@ class DealRecord:
             data["first_leader"], tuple(plays), tuple(order), data["double_down"], data["upgrade"],
             data["winner_team"], data["match_over"], data["match_winner"], data["capped"], data["derived"],
         )  # fmt: skip
-
-    @property
-    def where(self) -> str:
-        """``file:line`` of the record."""
-        return f"{self.source}:{self.line}"
-
-    def error(self, field: str, why: str) -> RecordError:
-        """A ``RecordError`` of this record."""
-        return RecordError(self.source, self.line, field, why)
 
     def actions(self) -> list[tuple[int, object]]:
         """Every action of the deal in order: tribute cards, return cards, then plays and passes."""
@@ -201,15 +207,9 @@ class DealRecord:
 
 
 @dataclass(frozen=True)
-class MatchRecord:
-    """One match line of a log (the match's summary), checked: ``source:line`` is where it is."""
+class MatchRecord(LogLine):
+    """One match line of a log (the match's summary), checked."""
 
-    source: str
-    line: int
-    version: int
-    run_id: str
-    match: int
-    match_seed: int
     ruleset: str
     strategies: tuple[str, ...]
     deals: int
@@ -222,9 +222,7 @@ class MatchRecord:
     def parse(cls, data: Mapping, source: object = "<record>", line: int = 0) -> MatchRecord:
         """The match of a line's JSON object (``RecordError`` naming the first field that does not fit)."""
 
-        def bad(field: str, why: str) -> RecordError:
-            return RecordError(source, line, field, why)
-
+        bad = partial(RecordError, source, line)  # bad(field, why)
         if data["winner"] not in (None, 0, 1):
             raise bad("winner", f"winner {data['winner']!r} is not 0, 1 or null")
         levels = _levels(data["final_levels"], "final_levels", bad)
