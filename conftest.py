@@ -4,7 +4,7 @@ those doctests on the sources)."""
 
 import importlib.util
 
-from guandan_cli.compiled import COMPILED_SOURCES, status
+from guandan_cli.native.compiled import COMPILED_SOURCES, status
 
 collect_ignore_glob = []
 if any(importlib.util.find_spec(m) is None for m in ("numpy", "gymnasium", "pettingzoo")):

@@ -2,11 +2,11 @@
 
 The folder ``strategies/`` installs as ``guandan_cli.strategies`` (a package-directory
 mapping: the repository keeps the bots at its top, the installed package has no generic
-top-level name). The modules of ``guandan_cli.compiled.COMPILED_SOURCES`` become C extension
+top-level name). The modules of ``guandan_cli.native.compiled.COMPILED_SOURCES`` become C extension
 modules beside their sources, in one mypyc group (compiled from a copy laid out as installed,
 so that mypyc names them ``guandan_cli.strategies.…``); the build records each source's sha256 in
 ``guandan_cli/_compiled_sources.json``, so that a later edit of a source makes the sources run
-instead of the stale build (``guandan_cli/compiled.py``). Pure Python is the fallback: with
+instead of the stale build (``guandan_cli/native/compiled.py``). Pure Python is the fallback: with
 ``GUANDAN_PURE_PYTHON=1``, without mypyc, or when the C compiler fails, the install still
 works and runs the sources (slower; same results).
 
@@ -30,7 +30,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
-from guandan_cli.compiled import COMPILED_MODULES, COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa: E402
+from guandan_cli.native.compiled import COMPILED_MODULES, COMPILED_SOURCES, PURE_ENV, RECORD_NAME  # noqa: E402
 
 sys.path.pop(0)
 

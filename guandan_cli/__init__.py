@@ -5,7 +5,7 @@ for scripts and notebooks (``simulate``, ``compare``, ``experiment``) is importa
 """
 
 from guandan_cli._version import __version__ as __version__
-from guandan_cli.compiled import install as _install_compiled_guard
+from guandan_cli.native.compiled import install as _install_compiled_guard
 
 _install_compiled_guard()  # the compiled modules (setup.py) run only if built from their sources
 

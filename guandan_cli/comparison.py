@@ -25,6 +25,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
@@ -56,7 +57,7 @@ def _loaded(spec: str) -> type:
     """The class of ``spec``, loaded within the runs' decision limit (a module whose import never
     ends is refused in one line, as ``simulate`` refuses it)."""
     from guandan_cli.runner.config import load_in_time
-    from guandan_cli.runner.watch import check_decision_timeout, limits_given
+    from guandan_cli.runner.supervisor import check_decision_timeout, limits_given
 
     return load_in_time(spec, check_decision_timeout(limits_given().decision_timeout))
 
@@ -266,10 +267,19 @@ def _per_match(run, a_team: int):
     )
 
 
+class StoredStatus(StrEnum):
+    """What a comparison finds in a seating's run folder (the values are those it always said)."""
+
+    NEW = "new"  # no run there yet
+    CHANGED = "changed"  # a run of other code, seeds or options: recomputed
+    STORED = "stored"  # the same run, complete: reused
+    PARTIAL = "partial"  # the same run, unfinished: continued
+
+
 def _stored_status(
     where: Path, wanted, fingerprints: dict, source: tuple[bool, str | None] = (False, None)
 ) -> tuple[str, str]:
-    """``("new" | "changed" | "stored" | "partial", what changed)`` for a run folder of a comparison
+    """``(StoredStatus, what changed)`` for a run folder of a comparison
     (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
     run directory, and that run's id)."""
     from guandan_cli.logs.manifest import read_manifest
@@ -281,13 +291,13 @@ def _stored_status(
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:
-        return "new", ""
+        return StoredStatus.NEW, ""
     changes = identity_changes(
         manifest, wanted, fingerprints, check_source=source[0], source_run_id=source[1]
     )
     if changes:
-        return "changed", changes[0]
-    return ("stored" if manifest.get("state") == "complete" else "partial"), ""
+        return StoredStatus.CHANGED, changes[0]
+    return (StoredStatus.STORED if manifest.complete else StoredStatus.PARTIAL), ""
 
 
 def _same_code(a, b, fa: dict, fb: dict) -> bool:
@@ -404,40 +414,62 @@ def compare(
     problem = _pairs_problem(matches)
     if problem is not None:
         raise ValueError(problem)
+    options = CompareOptions(
+        matches, seed, workers, ruleset, max_deals, a_fail_limit, paired, duplicate, str(setups),
+        progress, resume, force, on_error, bootstrap,
+    )  # fmt: skip
     if out is None:
         # the runs go, the bots' output stays: a file of its own beside the temporary folder
         fd, bots_log = tempfile.mkstemp(prefix="guandan-compare-", suffix="-bots.log")
         os.close(fd)
         try:
             with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
-                res = _compare(
-                    a, b, matches, seed, workers, Path(tmp), ruleset, max_deals, a_fail_limit, paired,
-                    duplicate, str(setups), progress, resume, force, on_error, bootstrap, None, bots_log,
-                )  # fmt: skip
+                res = _compare(a, b, Path(tmp), options, None, bots_log)
                 res.pairs = res.pairs.clone()
                 res.runs = ()
                 return res
         finally:
             if os.path.exists(bots_log) and os.path.getsize(bots_log) == 0:
                 os.unlink(bots_log)
-    return _compare(
-        a, b, matches, seed, workers, Path(out), ruleset, max_deals, a_fail_limit, paired, duplicate,
-        str(setups), progress, resume, force, on_error, bootstrap, notify,
-    )  # fmt: skip
+    return _compare(a, b, Path(out), options, notify)
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """A comparison's options as ``compare`` checked them (see its docstring): one value handed down."""
+
+    matches: int
+    seed: int
+    workers: int | None
+    ruleset: str
+    max_deals: int | None
+    a_fail_limit: int | None
+    paired: bool
+    duplicate: str
+    setups: str
+    progress: bool
+    resume: bool
+    force: bool
+    on_error: str
+    bootstrap: int
 
 
 def _compare(
-    a, b, matches, seed, workers, base, ruleset, max_deals, a_fail_limit, paired, duplicate, setups,
-    progress, resume, force, on_error, bootstrap, notify, bots_log=None,
-) -> CompareResult:  # fmt: skip
+    a, b, base: Path, options: CompareOptions, notify: Callable[[str], None] | None, bots_log=None
+) -> CompareResult:
+    """The comparison of ``a`` and ``b`` with its runs under ``base`` (see ``compare``)."""
     from guandan_cli.runner.identity import strategy_fingerprints
     from guandan_cli.runner.simulation import simulate
 
+    o = options
+    matches, seed, paired, duplicate, max_deals, force = (
+        o.matches, o.seed, o.paired, o.duplicate, o.max_deals, o.force
+    )  # fmt: skip
     pairing = _Pairing.of(a, b)
     deal_mode = duplicate == "deal"
     if deal_mode and not paired:
         raise ValueError("deal-level duplicates are paired by construction: drop paired=False")
-    source = setups if deal_mode else None
+    source = o.setups if deal_mode else None
     folder = base / pairing.folder_name(seed, matches, paired, source)
     seatings = pairing.seatings(folder, seed, seed if paired else seed + 1_000_003)
     fingerprints = strategy_fingerprints([pairing.sa, pairing.sb], pairing.classes)
@@ -450,10 +482,10 @@ def _compare(
     note = _self_note(pairing.la, paired, deal_mode) if same else None
     if note is not None and notify is not None:
         notify(note)
-    status = _statuses(seatings, fingerprints, matches, ruleset, a_fail_limit, max_deals, source)
+    status = _statuses(seatings, fingerprints, matches, o.ruleset, o.a_fail_limit, max_deals, source)
     if notify is not None and not force:
         _notify_status(notify, status, folder)
-    todo = sum(1 for kind, _w in status if force or kind != "stored")
+    todo = sum(1 for kind, _w in status if force or kind != StoredStatus.STORED)
     problem = _space_problem(base, matches, todo, max_deals, deal_mode)
     if problem is not None:
         from guandan_cli.runner.errors import SimulationInputError
@@ -462,17 +494,17 @@ def _compare(
     play = functools.partial(
         simulate,
         matches=matches,
-        ruleset=ruleset,
-        a_fail_limit=a_fail_limit,
-        workers=workers,
+        ruleset=o.ruleset,
+        a_fail_limit=o.a_fail_limit,
+        workers=o.workers,
         max_deals=max_deals,
-        on_error=on_error,
+        on_error=o.on_error,
         setups=source,
-        progress=progress,
+        progress=o.progress,
         bots_log=bots_log,
     )
-    runs = _play_seatings(seatings, status, pairing, play, resume, force)
-    return _result(pairing, runs, matches, seed, paired, duplicate, source, bootstrap, same, note)
+    runs = _play_seatings(seatings, status, pairing, play, o.resume, force)
+    return _result(pairing, runs, matches, seed, paired, duplicate, source, o.bootstrap, same, note)
 
 
 @dataclass(frozen=True)
@@ -540,12 +572,12 @@ def _statuses(seatings, fingerprints: dict, matches, ruleset, a_fail_limit, max_
 def _notify_status(notify: Callable[[str], None], status: list, folder: Path) -> None:
     """One line on what is done with the stored runs: recomputed, reused or continued."""
     kinds = [k for k, _ in status]
-    if "changed" in kinds:
-        what = next(w for k, w in status if k == "changed")
+    if StoredStatus.CHANGED in kinds:
+        what = next(w for k, w in status if k == StoredStatus.CHANGED)
         notify(f"{what} since {folder} was written: recomputing")
-    elif kinds == ["stored", "stored"]:
+    elif kinds == [StoredStatus.STORED, StoredStatus.STORED]:
         notify(f"reusing the stored results in {folder} (same code, seeds and options; --force recomputes)")
-    elif "partial" in kinds or "stored" in kinds:
+    elif StoredStatus.PARTIAL in kinds or StoredStatus.STORED in kinds:
         notify(f"continuing the unfinished comparison in {folder}")
 
 
@@ -553,21 +585,21 @@ def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: 
     """Each seating's run: reused or continued as stored, recomputed when changed (or forced)."""
     runs = []
     for (seed_, seats, where, text), (kind, _w) in zip(seatings, status):
-        if kind in ("stored", "partial") and not resume and not force:
+        if kind in (StoredStatus.STORED, StoredStatus.PARTIAL) and not resume and not force:
             from guandan_cli.runner.errors import SimulationInputError
 
             raise SimulationInputError(
                 f"{where} holds a stored run; use --force to recompute, or another --out"
             )
-        again = kind in ("stored", "partial") and not force
-        redo = force or kind == "changed"
+        again = kind in (StoredStatus.STORED, StoredStatus.PARTIAL) and not force
+        redo = force or kind == StoredStatus.CHANGED
         runs.append(
             play(
                 seed=seed_,
                 strategies=[pairing.objects[x] for x in seats],
                 out=where,
                 resume=again,
-                force=redo and kind != "new",
+                force=redo and kind != StoredStatus.NEW,
                 label=text,
             )
         )

@@ -335,7 +335,7 @@ def effect_figure(effects: pl.DataFrame, title: str):
 
 
 def _complete(manifest: dict | None) -> bool:
-    return manifest is not None and manifest.get("state") == "complete"
+    return manifest is not None and manifest.complete
 
 
 def run_experiment(

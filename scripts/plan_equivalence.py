@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     opts = ap.parse_args(argv)
     from guandan_cli.strategies.heuristic import plan
 
-    from guandan_cli.compiled import describe
+    from guandan_cli.native.compiled import describe
 
     n = compare(load_revision(opts.rev), plan, opts.hands, opts.seed)
     capped = "" if _cap_defaults(plan) is not None else " (plans under a CAP: pure Python only)"

@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,14 +122,23 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
     and parts, each part file's size and sha256 among them).
     """
     from guandan_cli.logs.layout import MANIFEST, part_paths, read_manifest
+    from guandan_cli.logs.manifest import (
+        FileEntry,
+        Manifest,
+        PartEntry,
+        PartialConfig,
+        RunConfig,
+        RunState,
+        Totals,
+    )
     from guandan_cli.logs.writer import PartWriter, atomic_write_bytes
 
     pool = [(lines, mline, _match_facts(mline)) for lines, mline in _matches_of(source) if lines]
     if not pool:
         raise SystemExit(f"{source}: no deals to replicate")
-    manifest = read_manifest(source) or {}
+    base = read_manifest(source) or Manifest(RunState.COMPLETE, RunConfig(), PartialConfig())
     directory.mkdir(parents=True, exist_ok=True)
-    parts: list[dict] = []
+    parts: list[PartEntry] = []
     written = index = part = 0
     while written < n_deals:
         deal_lines: list[bytes] = []
@@ -146,37 +156,37 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
             facts["wins"] = [a + b for a, b in zip(facts["wins"], one["wins"])]
             written += len(lines)
             index += 1
-        files = {}
-        for key, path, data in zip(
-            ("deals_file", "matches_file"), part_paths(directory, part, "none"), (deal_lines, match_lines)
-        ):
+        files = []
+        for path, data in zip(part_paths(directory, part, "none"), (deal_lines, match_lines)):
             writer = PartWriter(path)
             writer.write(b"".join(data))
-            files[key] = writer.commit()
+            files.append(FileEntry(**writer.commit()))
+        wins = (facts["wins"][0], facts["wins"][1])
         parts.append(
-            {
-                "index": part,
-                "first_match": first,
-                "stop_match": index,
-                "matches": index - first,
-                **facts,
-                **files,
-            }
+            PartEntry(
+                part,
+                first,
+                index,
+                index - first,
+                facts["deals"],
+                facts["errors"],
+                facts["capped"],
+                wins,
+                *files,
+            )
         )
         part += 1
-    counts = {
-        "matches": index,
-        "deals": written,
-        "errors": sum(p["errors"] for p in parts),
-        "capped": sum(p["capped"] for p in parts),
-        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
-        "parts": len(parts),
-        "parts_done": len(parts),
-    }
-    config = dict(manifest.get("config") or {}, matches=index, part_size=part_size, compression="none")
-    manifest = dict(manifest, config=config, state="complete", counts=counts, parts=parts)
-    manifest.setdefault("format", "guandan-run")
-    atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, indent=1).encode())
+    config = replace(base.config, matches=index, part_size=part_size, compression="none")
+    manifest = replace(
+        base,
+        config=config,
+        recorded=PartialConfig.recorded({"config": config.to_dict()}),
+        state=RunState.COMPLETE,
+        counts=Totals.of_parts(parts, len(parts)),
+        parts=tuple(parts),
+        keys=tuple(dict.fromkeys((*base.keys, "format", "config", "state", "counts", "parts"))),
+    )
+    atomic_write_bytes(directory / MANIFEST, json.dumps(manifest.to_dict(), indent=1).encode())
     return written, index
 
 

@@ -57,7 +57,7 @@ grep -q "^### 10\.4 Return" rules-10.txt
 if grep -q "^## 11\." rules-10.txt; then echo "smoke: guandan rules 10 printed more than section 10" >&2; exit 1; fi
 python - <<'PY'
 import sys
-import guandan_cli, guandan_cli.compiled as compiled
+import guandan_cli, guandan_cli.native.compiled as compiled
 from guandan_cli import simulate
 assert "site-packages" in guandan_cli.__file__, guandan_cli.__file__
 assert compiled.status()["compiled"], compiled.describe()

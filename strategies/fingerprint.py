@@ -55,7 +55,7 @@ def _module_file(module: types.ModuleType | None) -> Path | None:
     """The ``.py`` source of a module: its file, or for a module compiled from a source beside
     it (mypyc: ``plan.cpython-311-….so`` next to ``plan.py``) that source, so a compiled bot
     and its source have one fingerprint, and an edit of the source changes it."""
-    from guandan_cli.compiled import COMPILED_MODULES, source_path
+    from guandan_cli.native.compiled import COMPILED_MODULES, source_path
 
     name = getattr(module, "__name__", "")
     if name in COMPILED_MODULES:  # (mypyc's ``__file__`` names the installed layout, not the tree's)

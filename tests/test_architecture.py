@@ -59,6 +59,7 @@ FORBIDDEN = {
         "typer",
         "click",
         "matplotlib",
+        "guandan_cli.logreaders",
         "guandan_cli.runner",
         "guandan_cli.reports",
         "guandan_cli.cli",
@@ -99,7 +100,7 @@ FORBIDDEN = {
         "guandan_cli.cli",
         "guandan_cli.comparison",
     ),
-    # review sits on the engine, the strategies (as evaluators), the logs and the runner's replay
+    # review sits on the engine, the strategies (as evaluators), the logs, the log readers' replay
     # and backends; Polars only for its Python API's frame; below the CLI
     "guandan_cli/review": (
         "typer",
@@ -115,7 +116,20 @@ FORBIDDEN = {
         "typer",
         "click",
         "matplotlib",
+        "guandan_cli.logreaders",
         "guandan_cli.interactive",
+        "guandan_cli.reports",
+        "guandan_cli.cli",
+        "guandan_cli.comparison",
+    ),
+    # the log readers replay logs through the engine (and the runner's setup sources and
+    # backends); they show deals with the view, and sit below review, watch and the CLI
+    "guandan_cli/logreaders": (
+        "typer",
+        "click",
+        "matplotlib",
+        "guandan_cli.interactive",
+        "guandan_cli.review",
         "guandan_cli.reports",
         "guandan_cli.cli",
         "guandan_cli.comparison",
@@ -156,6 +170,17 @@ def test_comparison_layer_imports_no_cli():
     assert not bad, "\n".join(bad)
 
 
+def test_the_bots_import_nothing_above_them():
+    """The strategies import the engine, each other and the compiled-module guard
+    (``guandan_cli/native``), never the package root (its API: simulate, compare, experiment)."""
+    bad = [
+        f"{path.relative_to(ROOT)} imports guandan_cli"
+        for path in sorted((ROOT / "strategies").rglob("*.py"))
+        if "guandan_cli" in _imports(path)
+    ]
+    assert not bad, "\n".join(bad)
+
+
 def test_engine_and_strategies_load_no_heavy_packages():
     code = (
         "import sys, pkgutil, importlib, guandan_cli.engine, guandan_cli.strategies\n"
@@ -169,7 +194,7 @@ def test_engine_and_strategies_load_no_heavy_packages():
 
 
 #: what the quick commands must not import: each costs more than the whole command (replay
-#: reads a deal with the runner's reading modules, ``runner/replay.py``, but not the rest)
+#: reads a deal with the log readers' ``logreaders/replay.py``, but not the rest)
 HEAVY_AT_START_UP = (
     "polars",
     "matplotlib",

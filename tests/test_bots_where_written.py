@@ -56,7 +56,7 @@ def test_a_notebook_bot_compared_with_two_workers(tmp_path):
             "import json\nfrom guandan_cli import compare\n"
             f"res = compare(LeadHighest, 'greedy', matches=3, seed=4, max_deals=3, workers=2, out={str(out)!r})\n"
             "print(json.dumps({'gains': res.pairs['a_level_gain'].to_list(), 'spec': res.runs[0].config['strategies'][0],"
-            " 'workers': res.runs[0].manifest['options']['workers']}))"
+            " 'workers': res.runs[0].manifest.options.workers}))"
         ),
     ]
     NotebookClient(

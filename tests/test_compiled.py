@@ -1,4 +1,4 @@
-"""The mypyc-compiled modules (``guandan_cli/compiled.py``) change nothing but the speed.
+"""The mypyc-compiled modules (``guandan_cli/native/compiled.py``) change nothing but the speed.
 
 Each check runs in fresh processes: one with ``GUANDAN_PURE_PYTHON=1`` (the sources), one as
 installed (compiled, when the install compiled them). Where nothing is compiled, the checks
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from guandan_cli import compiled
+from guandan_cli.native import compiled
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ DRIVER = textwrap.dedent(
     for name, strategies, matches in runs:
         simulate(matches, seed=11, strategies=strategies, workers=1, out=out / name, progress=False)
     import importlib
-    from guandan_cli.compiled import COMPILED_MODULES
+    from guandan_cli.native.compiled import COMPILED_MODULES
     print(json.dumps([importlib.import_module(m).__file__ for m in COMPILED_MODULES]))
     """
 )
@@ -106,14 +106,14 @@ def test_compiled_and_pure_python_write_the_same_logs(tmp_path):
 
 def test_a_source_edited_after_the_build_runs_instead_with_one_warning(tmp_path):
     _require_compiled()
-    record = json.loads((Path(compiled.__file__).parent / compiled.RECORD_NAME).read_text())
+    record = json.loads(compiled._record_path().read_text())
     record["guandan_cli.strategies.heuristic.memory"] = "0" * 64  # as if memory.py changed since the build
     fake = tmp_path / "record.json"
     fake.write_text(json.dumps(record))
     code = textwrap.dedent(
         f"""
         from pathlib import Path
-        import guandan_cli.compiled as c
+        import guandan_cli.native.compiled as c
         c._record_path = lambda: Path({str(fake)!r})
         import guandan_cli.strategies.heuristic.plan as p, guandan_cli.strategies.heuristic.bot as b
         from guandan_cli.strategies.heuristic import HeuristicStrategy

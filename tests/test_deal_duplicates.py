@@ -8,7 +8,7 @@ from click.testing import CliRunner
 import guandan_cli
 from guandan_cli import compare, simulate
 from guandan_cli.cli.app import app
-from guandan_cli.runner.verify import verify
+from guandan_cli.logreaders.verify import verify
 
 SMALL = dict(seed=3, workers=1, duplicate="deal")
 

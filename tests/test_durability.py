@@ -197,7 +197,7 @@ def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
             code, err = _session(session_args, trace, prelude=prelude)
         assert code == -signal.SIGKILL, (kind, code, err)
         manifest = read_manifest(out)
-        assert manifest["state"] == "running"  # a killed run says nothing more
+        assert manifest.state == "running"  # a killed run says nothing more
         now = {marker[int(x)] for x in trace.read_text().split()} if trace.exists() else set()
         # readers never see a half-written part
         c = run_completeness(out)
@@ -220,7 +220,7 @@ def test_kill_9_at_random_moments_recomputes_only_matches_in_flight(tmp_path):
     started.append({marker[int(x)] for x in trace.read_text().split()})
 
     assert log_bytes(out) == log_bytes(ref.path)
-    assert read_manifest(out)["counts"] == ref.manifest["counts"]
+    assert read_manifest(out).counts == ref.manifest.counts
     assert not [p for p in out.iterdir() if p.name.endswith((".tmp", ".journal"))]
     assert set().union(*started) == set(range(MATCHES))
     played = sum(len(s) for s in started)
@@ -254,4 +254,4 @@ def test_journal_then_compressed_part_gives_the_same_bytes(tmp_path, compression
     assert sorted(p.name for p in (tmp_path / "run").iterdir() if "0001" in p.name) == ["part-00001.journal"]
     run = simulate(out=tmp_path / "run", resume=True, workers=1, chunk_size=3, progress=False)
     assert run.complete and log_bytes(run.path) == log_bytes(ref.path)
-    assert run.manifest["sessions"][-1]["matches"] == 3
+    assert run.manifest.sessions[-1].matches == 3

@@ -17,9 +17,9 @@ from guandan_cli.engine.cards import HR
 from guandan_cli.engine.deal import Deal
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.experiments import Arm, Experiment, paired_effects, run_experiment
+from guandan_cli.logreaders.verify import verify
 from guandan_cli.logs.reader import read_deals
 from guandan_cli.runner.setups import paying_setup, resisting_setup, source_setup
-from guandan_cli.runner.verify import verify
 
 CGR = get_ruleset("cgr2022")
 

@@ -150,7 +150,7 @@ def test_simulate_resume_refuses_a_changed_strategy_unless_forced(tmp_path):
     r = CliRunner().invoke(app, ["simulate", "--resume", "--out", str(out), "-q"])
     assert r.exit_code == 2 and "mybot.py:Mine' changed since" in r.output and "Traceback" not in r.output
     run = simulate(3, seed=2, strategies=f"{bot}:Mine,greedy", max_deals=2, workers=1, out=out, force=True)
-    assert run.complete and run.manifest["fingerprints"][f"{bot}:Mine"] == fingerprint(f"{bot}:Mine")
+    assert run.complete and run.manifest.fingerprints[f"{bot}:Mine"] == fingerprint(f"{bot}:Mine")
 
 
 def test_compare_without_out_leaves_no_temporary_folder(tmp_path, monkeypatch):

@@ -230,10 +230,10 @@ def test_ctrl_c_at_each_phase_reports_what_is_saved_and_resumes(tmp_path, refere
     elif phase == "part writing":  # every match journaled; the last part's files not written
         _ctrl_c(monkeypatch, rundir, "_finish_part", lambda out, index, *a: index == 2)
     elif phase == "final manifest":  # every part written; the manifest not yet saying complete
-        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m["state"] == "complete")
+        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m.state == "complete")
     else:  # Ctrl-C at match 22, and again while the manifest is saved
         _ctrl_c(monkeypatch, tasks, "run_task", lambda task: task[1] == 22)
-        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m["state"] == "interrupted")
+        _ctrl_c(monkeypatch, rundir, "write_manifest", lambda path, m: m.state == "interrupted")
     res = runner.invoke(app, [*ARGS, "--out", str(out)])
     assert res.exit_code == 130, res.output
     assert res.stderr.splitlines() == [_saved_line(out)]

@@ -71,9 +71,9 @@ def test_schema_1_logs_still_read_and_verify():
     """A jiangsu2017 run written by schema 1 (before the fix): two of its deals counted a
     turn-order lead as 接风. It verifies clean (old lines are checked with the old count),
     reports read it, and the jiefeng report leaves its deals out."""
+    from guandan_cli.logreaders.verify import verify
     from guandan_cli.logs.reader import read_deals
     from guandan_cli.reports import load, run_report
-    from guandan_cli.runner.verify import verify
 
     deals = read_deals(V1_RUN)
     assert deals.height == 12 and set(deals["v"]) == {1}
@@ -90,7 +90,7 @@ def test_a_schema_1_line_with_a_wrong_count_is_still_caught(tmp_path):
     import json
     import shutil
 
-    from guandan_cli.runner.verify import verify
+    from guandan_cli.logreaders.verify import verify
 
     shutil.copytree(V1_RUN, tmp_path / "run")
     part = tmp_path / "run" / "deals-00000.jsonl.gz"

@@ -142,7 +142,7 @@ def test_simulate_refuses_a_run_the_disk_cannot_hold(tmp_path, monkeypatch):
     (tmp_path / "s" / "manifest.json").write_text(json.dumps(manifest))
     _free_bytes(monkeypatch, 4 * 2 * 2000)  # 4 matches of 2 deals: the 4 not stored fit
     run = simulate(strategies="random", max_deals=2, out=tmp_path / "s", workers=1, resume=True)
-    assert run.manifest["state"] == "complete"
+    assert run.manifest.state == "complete"
     _free_bytes(monkeypatch, 4 * 2 * 2000 - 1)
     with pytest.raises(SimulationInputError, match="the logs of 4 matches"):  # --force: all count
         simulate(4, strategies="random", max_deals=2, out=tmp_path / "s", workers=1, force=True)
@@ -207,7 +207,7 @@ def test_resuming_a_relative_file_strategy_elsewhere_names_the_folder(tmp_path, 
         "and bots/b.py is read relative to the current folder: resume from there)"
     )
     monkeypatch.chdir(tmp_path / "proj")
-    assert simulate(out=tmp_path / "run", resume=True, workers=1).manifest["state"] == "complete"
+    assert simulate(out=tmp_path / "run", resume=True, workers=1).manifest.state == "complete"
 
 
 def test_force_starts_over_on_a_damaged_run_only(tmp_path):
@@ -220,7 +220,7 @@ def test_force_starts_over_on_a_damaged_run_only(tmp_path):
         simulate(3, strategies="random", max_deals=2, out=out, workers=1)
     (out / "notes.txt").write_text("mine")
     run = simulate(3, strategies="greedy", max_deals=2, out=out, workers=1, force=True)
-    assert run.manifest["state"] == "complete" and run.manifest["config"]["strategies"][0] == "greedy"
+    assert run.manifest.state == "complete" and run.manifest.config.strategies[0] == "greedy"
     assert (out / "notes.txt").read_text() == "mine"  # only the run's own files were wiped
     # a folder whose manifest.json is someone else's is never wiped, even with --force
     other = tmp_path / "other"
@@ -259,7 +259,7 @@ def test_a_full_disk_stops_the_run_in_one_line_and_it_resumes(tmp_path, monkeypa
     assert manifest["state"] == "failed" and "No space left on device" in manifest["error"]
     monkeypatch.setattr(Journal, "append", real_append)
     run = simulate(out=out, resume=True, workers=1)
-    assert run.manifest["state"] == "complete"
+    assert run.manifest.state == "complete"
     for name in ("deals-00000.jsonl", "deals-00001.jsonl", "deals-00002.jsonl"):
         assert (out / name).read_bytes() == (reference.path / name).read_bytes()
 

@@ -21,11 +21,11 @@ from guandan_cli.cli.app import app
 from guandan_cli.engine import deal_hands
 from guandan_cli.engine.cards import FACE_NAMES, format_cards
 from guandan_cli.engine.deal import PLAY, Deal, DealSetup
+from guandan_cli.logs.records import parse_action
 from guandan_cli.review import MISTAKE_THRESHOLD, review
 from guandan_cli.review.core import review_decision
 from guandan_cli.review.evaluators import evaluator_maker
 from guandan_cli.review.walk import LoggedDeal, decisions, load_deal
-from guandan_cli.runner.records import parse_action
 
 DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(DATA))

@@ -225,7 +225,7 @@ def _tampered(tmp_path: Path) -> Path:
 
 
 def test_verify_with_workers_gives_the_same_report_in_order(tmp_path, monkeypatch):
-    from guandan_cli.runner import verify as verify_module
+    from guandan_cli.logreaders import verify as verify_module
 
     out = _tampered(tmp_path)
     monkeypatch.setattr(verify_module, "CHUNK_DEALS", 7)  # many chunks

@@ -59,19 +59,19 @@ def reference(tmp_path_factory):
 
 def test_reference_run(reference):
     m = reference.manifest
-    assert m["state"] == "complete" and m["counts"]["matches"] == 6
+    assert m.state == "complete" and m.counts.matches == 6
     assert [p.name for p in reference.deal_files()] == [
         "deals-00000.jsonl",
         "deals-00001.jsonl",
         "deals-00002.jsonl",
     ]
-    assert m["config"]["strategies"] == ["random", "greedy", "random", "greedy"]
+    assert m.config.strategies == ("random", "greedy", "random", "greedy")
     df = reference.deals()
-    assert df.height == m["counts"]["deals"] > 6
+    assert df.height == m.counts.deals > 6
     assert df["match"].unique().sort().to_list() == list(range(6))
     matches = reference.matches()
     assert matches["deals"].sum() == df.height
-    assert sum(m["counts"]["wins"]) + m["counts"]["capped"] == 6
+    assert sum(m.counts.wins) + m.counts.capped == 6
     assert "team 0 (seats 0,2: random,random)" in reference.summary()
 
 
@@ -100,14 +100,14 @@ def test_resume_after_a_crash_gives_the_same_bytes(reference, tmp_path, monkeypa
     with pytest.raises(RuntimeError, match="simulated crash"):
         simulate(6, out=out, workers=1, part_size=2, chunk_size=1, **SMALL)
     m = read_manifest(out)
-    assert m["state"] == "failed" and m["counts"]["matches"] == 2
+    assert m.state == "failed" and m.counts.matches == 2
     assert sorted(log_bytes(out)) == ["deals-00000.jsonl", "matches-00000.jsonl"]
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
     monkeypatch.setattr(tasks, "run_task", real)
     run = simulate(6, out=out, workers=1, part_size=2, **SMALL)  # rerunning the command resumes
     assert log_bytes(out) == log_bytes(reference.path)
     assert run.complete and run.counts == reference.counts
-    assert len(run.manifest["sessions"]) == 2
+    assert len(run.manifest.sessions) == 2
 
 
 def test_missing_part_and_stray_tmp_are_redone(reference, tmp_path):
@@ -115,7 +115,7 @@ def test_missing_part_and_stray_tmp_are_redone(reference, tmp_path):
     simulate(6, out=out, workers=1, part_size=2, **SMALL)
     (out / "matches-00001.jsonl").unlink()  # part 1 incomplete
     (out / "deals-00002.jsonl.tmp").write_bytes(b"half a line")
-    m = read_manifest(out)
+    m = json.loads((out / "manifest.json").read_text())
     m["state"] = "interrupted"
     (out / "manifest.json").write_text(json.dumps(m))
     run = simulate(out=out, resume=True, workers=1, progress=False)  # options from the manifest
@@ -167,7 +167,7 @@ def test_strategy_errors_stop_or_are_recorded(tmp_path):
         match=r"match \d+: strategy .* at seat [02] failed in match seed \d+, deal \d+: boom\.py:\d+ in choose_play: RuntimeError: boom",
     ):
         simulate(8, out=tmp_path / "stop", strategies=spec, seed=3, max_deals=3, workers=1, progress=False)
-    assert read_manifest(tmp_path / "stop")["state"] == "failed"
+    assert read_manifest(tmp_path / "stop").state == "failed"
     run = simulate(
         8,
         out=tmp_path / "stop",
@@ -184,13 +184,13 @@ def test_strategy_errors_stop_or_are_recorded(tmp_path):
     assert errored.height == run.counts["errors"] > 0
     assert errored["winner"].null_count() == errored.height
     assert "RuntimeError: boom" in errored["error"][0] and "seat" in errored["error"][0]
-    from guandan_cli.runner.verify import verify
+    from guandan_cli.logreaders.verify import verify
 
     assert verify(run.path).ok
 
 
 def test_verify_catches_a_tampered_line(reference, tmp_path):
-    from guandan_cli.runner.verify import verify
+    from guandan_cli.logreaders.verify import verify
 
     out = tmp_path / "run"
     simulate(6, out=out, workers=1, part_size=2, **SMALL)
@@ -215,10 +215,10 @@ def test_verify_catches_a_tampered_line(reference, tmp_path):
 
 
 def test_replay_text(reference):
-    from guandan_cli.runner.replay import find_deal, render_deal
+    from guandan_cli.logreaders.replay import find_deal, render_deal
 
     path, line, rec, prev = find_deal(reference.path, 1, 1)
-    assert path.name == "deals-00000.jsonl" and prev is not None and prev["deal"] == 0
+    assert path.name == "deals-00000.jsonl" and prev is not None and prev.deal == 0
     text = render_deal(rec, prev)
     assert "hands" in text and "seat 3 (team 1, greedy)" in text
     assert "tribute:" in text and "trick 1" in text and "finish:" in text and "goes up" in text
@@ -275,7 +275,7 @@ def test_kill_9_then_rerun_gives_the_same_bytes(tmp_path):
         progress=False,
     )
     assert log_bytes(out) == log_bytes(clean.path)
-    assert read_manifest(out)["state"] == "complete"
+    assert read_manifest(out).state == "complete"
 
 
 def test_a_run_being_written_is_locked(tmp_path):

@@ -26,4 +26,4 @@ def test_ray_backend_same_bytes_as_local(tmp_path, monkeypatch):
     assert names == sorted(p.name for p in remote.path.iterdir() if p.name != "manifest.json")
     for name in names:
         assert (local.path / name).read_bytes() == (remote.path / name).read_bytes()
-    assert remote.manifest["options"]["backend"] == "ray"
+    assert remote.manifest.options.backend == "ray"

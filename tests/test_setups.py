@@ -12,8 +12,9 @@ from guandan_cli import simulate
 from guandan_cli.engine.deal import Deal, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
+from guandan_cli.logreaders.verify import verify
+from guandan_cli.logs.records import record_actions
 from guandan_cli.logs.writer import dumps_line
-from guandan_cli.runner.records import record_actions
 from guandan_cli.runner.setups import (
     fresh_setup,
     load_setups,
@@ -22,7 +23,6 @@ from guandan_cli.runner.setups import (
     run_setups,
     swap_teams,
 )
-from guandan_cli.runner.verify import verify
 
 RULES = get_ruleset("cgr2022")
 
@@ -45,7 +45,7 @@ def test_fresh_setup_plays_exactly_deal_0_of_a_one_deal_match(tmp_path):
         assert item.setup.levels == (0, 0) and item.setup.previous is None
         players = make_players(["greedy", "random", "greedy", "random"], item.match_seed)
         played = play_setup(
-            item, players, run_id=run.manifest["run_id"], match_index=i, strategies=run.config["strategies"]
+            item, players, run_id=run.manifest.run_id, match_index=i, strategies=run.config["strategies"]
         )
         logged = [p for p in run.deal_files()]
         assert played.record["match"] == i
@@ -149,7 +149,7 @@ def test_play_setup_records_levels_after_and_a_failures():
 
 def test_a_record_alone_gives_an_equivalent_setup(small_run):
     """The previous finish order rebuilt from a record's tribute replays every logged deal identically."""
-    from guandan_cli.runner.records import record_setup, record_setup_alone
+    from guandan_cli.logs.records import record_setup, record_setup_alone
 
     recs = small_run.deals().sort("match", "deal").to_dicts()
     prev = None

@@ -1,5 +1,5 @@
 """Unattended runs never hang (issue 26, part A): a worker that dies, a bot that sleeps or loops,
-SIGTERM/SIGHUP, a chatty or greedy bot (``runner.watch``).
+SIGTERM/SIGHUP, a chatty or greedy bot (``runner.supervisor``).
 
 Each test plays a handful of short matches with a bot file (``faulty.py``) that misbehaves, as
 ``FAULT`` says, at seat 1 in deal 1 when its seeded draw says so: with seed 1 and 3 matches that
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from guandan_cli import compare, simulate
+from guandan_cli.logreaders.verify import verify
 from guandan_cli.runner.errors import SimulationError
-from guandan_cli.runner.verify import verify
 
 GUANDAN = shutil.which("guandan") or str(Path(sys.executable).with_name("guandan"))
 
@@ -185,7 +185,7 @@ def test_a_sleeping_and_a_stuck_bot_give_the_same_bytes(tmp_path, bot, monkeypat
 def test_an_over_allocation_is_an_errored_match(tmp_path, bot, monkeypatch, reference):
     run, _ = _run(tmp_path, bot, monkeypatch, "memory", max_memory="1G", workers=1)
     _check_errored(run, reference, "MemoryError")
-    options = run.manifest["options"]  # the manifest says which limits the run had
+    options = run.manifest.options.to_dict()  # the manifest says which limits the run had
     assert (options["max_memory"], options["decision_timeout"]) == (2**30, 60.0)
 
 

@@ -64,7 +64,7 @@ def test_four_pairs_get_the_small_sample_width():
 
 
 def test_replay_fits_a_terminal_and_a_truncated_log_is_a_failure(small_run, tmp_path):  # noqa: F811
-    from guandan_cli.runner.replay import _columns
+    from guandan_cli.logreaders.replay import _columns
 
     res = runner.invoke(app, ["replay", str(small_run), "--match", "0", "--deal", "0"])
     assert res.exit_code == 0

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from guandan_cli.cli.app import app
+from guandan_cli.logreaders.verify import ALONE, verify
 from guandan_cli.reports import load
-from guandan_cli.runner.verify import ALONE, verify
 
 runner = CliRunner()
 

@@ -57,27 +57,8 @@ def bench(
         fail("nothing to time: --no-legal, --no-startup and --no-deals leave no figure")
     if strategies is not None and not deals:
         fail("--strategies names the bots of the self-play figures: drop it or --no-deals")
-    # a bot named twice is timed once (as a report named twice in analyze)
-    names = list(dict.fromkeys(s.strip() for s in strategies.split(","))) if strategies else None
-    if deals and names:  # checked before the legal-plays and start-up figures take their time
-        from guandan_cli.runner.simulation import SimulationInputError, check_strategies
-
-        try:
-            check_strategies(names)
-        except SimulationInputError as exc:
-            fail(f"--strategies: {exc}")
-    search = search.strip()
-    if deals and search_positions:
-        from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
-        from guandan_cli.strategies.search import SearchStrategy
-
-        try:
-            cls = load_strategy(search)
-        except UnknownStrategyError as exc:
-            fail(f"--search: {exc}")
-        if not issubclass(cls, SearchStrategy):
-            fail(f"--search: {search!r} is not a search strategy (give search or search:OPTION=VALUE+...)")
-    from guandan_cli.compiled import describe
+    names, search = _checked_bots(strategies, search, deals, bool(search_positions))
+    from guandan_cli.native.compiled import describe
 
     click.echo(f"hot modules: {describe()}")  # what the figures below ran
     if legal:
@@ -95,3 +76,30 @@ def bench(
     if deals and search_positions:
         for line in bench_search_lines(search, positions=search_positions, seed=seed):
             click.echo(line)
+
+
+def _checked_bots(
+    strategies: str | None, search: str, deals: bool, searched: bool
+) -> tuple[list | None, str]:
+    """``(the bots to time, the search spec)``, each checked before any figure takes its time."""
+    # a bot named twice is timed once (as a report named twice in analyze)
+    names = list(dict.fromkeys(s.strip() for s in strategies.split(","))) if strategies else None
+    if deals and names:
+        from guandan_cli.runner.simulation import SimulationInputError, check_strategies
+
+        try:
+            check_strategies(names)
+        except SimulationInputError as exc:
+            fail(f"--strategies: {exc}")
+    search = search.strip()
+    if deals and searched:
+        from guandan_cli.strategies.registry import UnknownStrategyError, load_strategy
+        from guandan_cli.strategies.search import SearchStrategy
+
+        try:
+            cls = load_strategy(search)
+        except UnknownStrategyError as exc:
+            fail(f"--search: {exc}")
+        if not issubclass(cls, SearchStrategy):
+            fail(f"--search: {search!r} is not a search strategy (give search or search:OPTION=VALUE+...)")
+    return names, search

@@ -57,6 +57,7 @@ def play(
     )
     from guandan_cli.interactive.terminal import Screen, is_tty
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError
+    from guandan_cli.view.table import Style
 
     check_delay(delay)
     game = game_spec(
@@ -75,8 +76,6 @@ def play(
     check_room(game.out, game.max_deals)
 
     colour = not plain and is_tty(sys.stdout)
-    from guandan_cli.view.table import Style
-
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
@@ -102,25 +101,17 @@ def play(
 
 def _summary(out: Path, seat: int, screen, style) -> None:
     """The last deal's end, where the log is and how to look back at it."""
+    from guandan_cli.logreaders.replay import record_end_lines
     from guandan_cli.logs.reader import iter_records, part_files
-    from guandan_cli.view.table import deal_end_lines
+    from guandan_cli.logs.records import DealRecord
 
     last = None
     for f in part_files(out, "deals"):
-        for _line, rec in iter_records(f, "deals"):
-            last = rec
+        for line, rec in iter_records(f, "deals"):
+            last = (rec, f, line)
     if last is not None:
-        for line in deal_end_lines(
-            last["finish_order"],
-            last["double_down"],
-            last["winner_team"],
-            last["upgrade"],
-            last["levels_after"],
-            last["match_over"],
-            last["capped"],
-            last["match_winner"],
-        ):
-            screen.print(line)
+        for text in record_end_lines(DealRecord.parse(*last)):
+            screen.print(text)
     where = shlex.quote(str(out))
     screen.print(
         f"the match is written to {out}: guandan review {where} --deal N --seat {seat} (your decisions valued);"

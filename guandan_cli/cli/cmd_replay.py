@@ -28,9 +28,10 @@ def replay(
 ) -> None:
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
+    from guandan_cli.logreaders.replay import DealNotFound, find_deal, render_deal
     from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import BAD_RECORD, DealNotFound, find_deal, render_deal
+    from guandan_cli.logs.records import RecordError
 
     if html is not None:
         from guandan_cli.cli.html_page import check_html_file
@@ -41,6 +42,8 @@ def replay(
         manifest = read_manifest(run) if run.is_dir() else None
     except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
+    except RecordError as exc:  # a line edited by hand: an action, a seat or a card that is none
+        fail(f"{exc.where}: cannot replay this deal: {exc.why}", FAILURE)
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal
         fail(exc)
     import sys
@@ -54,8 +57,8 @@ def replay(
         text = render_deal(rec, prev, style=style, options=PartialConfig.recorded(manifest))
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
-    except BAD_RECORD as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
-        fail(f"{path}:{line}: cannot replay this deal: {exc}", FAILURE)
+    except RecordError as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
+        fail(f"{exc.where}: cannot replay this deal: {exc.why}", FAILURE)
     click.echo(f"{path}:{line}")
     Screen(colour, width=1000).print(text)  # the view wraps the hands itself
     if html is not None:
@@ -63,10 +66,8 @@ def replay(
         from guandan_cli.review.page import deal_data, render_page
         from guandan_cli.review.walk import logged_from_record
 
-        logged = logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
+        logged = logged_from_record(rec, prev, PartialConfig.recorded(manifest))
         write_page(
             html,
-            render_page(
-                [deal_data(logged)], title=f"guandan replay · match {rec['match']} · deal {rec['deal']}"
-            ),
+            render_page([deal_data(logged)], title=f"guandan replay · match {rec.match} · deal {rec.deal}"),
         )

@@ -48,18 +48,39 @@ def review(
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
     against the best with its interval, and the mistakes (the interval excludes 0 and the loss is at
     least 0.25 levels; docs/review.md)."""
-    import json
-    import math
+    from guandan_cli.cli.html_page import write_page
+    from guandan_cli.review import MISTAKE_THRESHOLD
 
-    from guandan_cli.cli.html_page import check_html_file, write_page
-    from guandan_cli.logs.reader import LogLineError
-    from guandan_cli.review import (
-        DEFAULT_WORLDS,
-        MISTAKE_THRESHOLD,
-        ReviewInputError,
-        ReviewRecordError,
-        load_deal,
-    )
+    seats, worlds = _checked_options(seat, worlds, workers, match, fmt, html)
+    logged = _loaded(run, match, deal)
+
+    from guandan_cli.review.evaluators import evaluator_maker
+    from guandan_cli.review.text import header_lines, summary_lines
+
+    maker, described = evaluator_maker(logged.setup.rules)
+    if fmt == "text":
+        for line in header_lines(logged, described, worlds, seats):
+            click.echo(line)
+    reviews = _reviewed(logged, maker, seats, worlds, seed, workers, fmt, _style(symbols, plain), html)
+    if fmt == "text":
+        click.echo("")
+        for line in summary_lines(reviews, seats, logged.names):
+            click.echo(line)
+    if html is not None:
+        from guandan_cli.review.page import deal_data, render_page
+
+        data = deal_data(logged, reviews, evaluator=described, threshold=MISTAKE_THRESHOLD)
+        write_page(
+            html, render_page([data], title=f"guandan review · match {logged.match} · deal {logged.deal}")
+        )
+
+
+def _checked_options(
+    seat: list[int] | None, worlds: int | None, workers: int, match: int, fmt: str, html: Path | None
+) -> tuple[list[int], int]:
+    """``(seats, worlds)`` once every option is checked (one line and exit 2 for a bad one)."""
+    from guandan_cli.cli.html_page import check_html_file
+    from guandan_cli.review import DEFAULT_WORLDS
     from guandan_cli.runner.backends import workers_problem
 
     seats = sorted(set(seat)) if seat else [0, 1, 2, 3]
@@ -80,30 +101,43 @@ def review(
         fail(f"--format must be text or json, got {fmt!r}")
     if html is not None:
         check_html_file(html)
+    return seats, worlds
+
+
+def _loaded(run: Path, match: int, deal: int | None):
+    """The logged deal to review (a corrupt or unreplayable line: exit 1; no such deal: exit 2)."""
+    from guandan_cli.logs.reader import LogLineError
+    from guandan_cli.review import ReviewInputError, ReviewRecordError, load_deal
+
     try:
-        logged = load_deal(run, match, deal)
+        return load_deal(run, match, deal)
     except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
     except ReviewInputError as exc:  # no such run, match or deal: or a game whose match goes on
-        logged = _saved_deal(run, match, deal) or fail(exc)
+        return _saved_deal(run, match, deal) or fail(exc)
     except ReviewRecordError as exc:  # the record does not replay: an unknown ruleset, edited actions
         fail(exc, FAILURE)
 
-    from guandan_cli.review.core import review_deal
-    from guandan_cli.review.evaluators import evaluator_maker
-    from guandan_cli.review.text import decision_line, header_lines, summary_lines
-    from guandan_cli.view.table import Style
 
-    maker, described = evaluator_maker(logged.setup.rules)
+def _style(symbols: bool | None, plain: bool):
+    """Suit symbols on a terminal (unless ``--plain``), never colour."""
     import sys
 
     from guandan_cli.interactive.terminal import is_tty
+    from guandan_cli.view.table import Style
 
     shown = is_tty(sys.stdout) and not plain
-    style = Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
-    if fmt == "text":
-        for line in header_lines(logged, described, worlds, seats):
-            click.echo(line)
+    return Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
+
+
+def _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html) -> list:
+    """Each decision reviewed and printed as it comes (a line, or a JSON object); Ctrl-C: exit 130."""
+    import json
+    import math
+
+    from guandan_cli.review.core import review_deal
+    from guandan_cli.review.text import decision_line
+
     reviews = []
     try:
         for r in review_deal(logged, maker, seats, worlds=worlds, seed=seed, workers=workers):
@@ -121,17 +155,7 @@ def review(
             f"stopped after {n} decision{'s' if n != 1 else ''}"
             + (f"; {html} was not written" if html else "")
         )
-    if fmt == "text":
-        click.echo("")
-        for line in summary_lines(reviews, seats, logged.names):
-            click.echo(line)
-    if html is not None:
-        from guandan_cli.review.page import deal_data, render_page
-
-        data = deal_data(logged, reviews, evaluator=described, threshold=MISTAKE_THRESHOLD)
-        write_page(
-            html, render_page([data], title=f"guandan review · match {logged.match} · deal {logged.deal}")
-        )
+    return reviews
 
 
 def _saved_deal(run: Path, match: int, deal: int | None):

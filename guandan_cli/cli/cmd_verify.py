@@ -61,15 +61,15 @@ def verify(
 ) -> None:
     """Replay every deal through the engine; print FILE:LINE: REASON for each problem; exit 1 if any."""
     from guandan_cli.cli.errors import interrupted
-    from guandan_cli.logs.reader import LogReadError
-    from guandan_cli.runner.backends import default_workers, workers_problem
-    from guandan_cli.runner.verify import (
+    from guandan_cli.logreaders.verify import (
         expected_deals,
         inferred_note,
         stray_part_notes,
         unverified_journal_notes,
     )
-    from guandan_cli.runner.verify import verify as run_verify
+    from guandan_cli.logreaders.verify import verify as run_verify
+    from guandan_cli.logs.reader import LogReadError
+    from guandan_cli.runner.backends import default_workers, workers_problem
 
     if workers is not None and workers < 1:
         fail(f"--workers must be a positive whole number, got {workers}")

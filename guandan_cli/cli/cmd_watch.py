@@ -49,54 +49,12 @@ def watch(
     from guandan_cli.engine.deal import IllegalActionError
     from guandan_cli.engine.play import StrategyError
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty, watch_delay
-    from guandan_cli.interactive.watch import WatchInputError, frames, live_deals, logged_deals
-    from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import BAD_RECORD
-    from guandan_cli.runner.simulation import SimulationInputError, check_strategies, parse_strategies
+    from guandan_cli.interactive.watch import frames
+    from guandan_cli.logs.reader import LogReadError
     from guandan_cli.view.table import Style
 
-    if not 0 <= seat <= 3:
-        fail(f"--seat must be 0, 1, 2 or 3, got {seat}")
-    check_delay(delay)
-    if match < 0:
-        fail(f"--match must be 0 or more, got {match}")
-    live_only = given_options(ctx, ("seed", "strategies", "ruleset", "max_deals"))
-    if run is not None and live_only:
-        fail(
-            f"{', '.join(live_only)} {'is' if len(live_only) == 1 else 'are'} for a match played now; "
-            f"watching {run} replays its log as it was played"
-        )
-    if run is None and match != 0:
-        fail("--match picks a match of RUN; a match played now is match 0 of --seed")
-    if max_deals is not None and max_deals < 1:
-        fail(f"--max-deals must be a positive whole number, got {max_deals}")
-    if html is not None:
-        from guandan_cli.cli.html_page import check_html_file
-
-        check_html_file(html)
-    try:
-        if run is not None:
-            deals = logged_deals(run, match)
-            first = next(deals)  # checks the run and the match before anything is shown
-            import itertools
-
-            deals = itertools.chain([first], deals)
-        else:
-            four = parse_strategies(strategies)
-            if "human" in four:
-                raise SimulationInputError("watch shows bots; to play a seat yourself use `guandan play`")
-            check_strategies(four)
-            from guandan_cli.engine.rules import get_ruleset
-
-            get_ruleset(ruleset, max_deals=max_deals)
-            deals = live_deals(seed, four, ruleset, max_deals)
-    except LogLineError as exc:  # the log is corrupt: a failure while working, not bad input
-        fail(f"{exc}; check the log with: guandan verify {run}", FAILURE)
-    except (WatchInputError, SimulationInputError, ValueError) as exc:
-        fail(exc)
-    except StopIteration:
-        fail(f"--match {match}: no deals in {run}")
-
+    _check_options(ctx, run, match, seat, delay, max_deals, html)
+    deals = _deals(run, match, seed, strategies, ruleset, max_deals)
     if html is not None:
         _write_page(html, deals, run)
         return
@@ -118,12 +76,61 @@ def watch(
     except (StrategyError, IllegalActionError, LogReadError) as exc:
         where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
         fail(f"{where}{exc}{check}", FAILURE)
-    except BAD_RECORD as exc:
-        if run is None or shown is None or shown.where is None:
-            raise  # not a logged record: a bug, shown as one
-        fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     except KeyboardInterrupt:
         interrupted()
+
+
+def _check_options(ctx, run: Path | None, match: int, seat: int, delay: float, max_deals, html) -> None:
+    """Refuse a bad option, or one of a match played now given with RUN (one line, exit 2)."""
+    if not 0 <= seat <= 3:
+        fail(f"--seat must be 0, 1, 2 or 3, got {seat}")
+    check_delay(delay)
+    if match < 0:
+        fail(f"--match must be 0 or more, got {match}")
+    live_only = given_options(ctx, ("seed", "strategies", "ruleset", "max_deals"))
+    if run is not None and live_only:
+        fail(
+            f"{', '.join(live_only)} {'is' if len(live_only) == 1 else 'are'} for a match played now; "
+            f"watching {run} replays its log as it was played"
+        )
+    if run is None and match != 0:
+        fail("--match picks a match of RUN; a match played now is match 0 of --seed")
+    if max_deals is not None and max_deals < 1:
+        fail(f"--max-deals must be a positive whole number, got {max_deals}")
+    if html is not None:
+        from guandan_cli.cli.html_page import check_html_file
+
+        check_html_file(html)
+
+
+def _deals(run: Path | None, match: int, seed: int, strategies: str, ruleset: str, max_deals):
+    """The deals to show: match ``match`` of RUN (its first deal read, so a bad run or match is
+    refused before anything is shown), else match 0 of ``seed`` played now by the bots."""
+    import itertools
+
+    from guandan_cli.interactive.watch import WatchInputError, live_deals, logged_deals
+    from guandan_cli.logs.reader import LogLineError
+    from guandan_cli.runner.simulation import SimulationInputError, check_strategies, parse_strategies
+
+    try:
+        if run is not None:
+            deals = logged_deals(run, match)
+            first = next(deals)  # checks the run and the match before anything is shown
+            return itertools.chain([first], deals)
+        four = parse_strategies(strategies)
+        if "human" in four:
+            raise SimulationInputError("watch shows bots; to play a seat yourself use `guandan play`")
+        check_strategies(four)
+        from guandan_cli.engine.rules import get_ruleset
+
+        get_ruleset(ruleset, max_deals=max_deals)
+        return live_deals(seed, four, ruleset, max_deals)
+    except LogLineError as exc:  # the log is corrupt: a failure while working, not bad input
+        fail(f"{exc}; check the log with: guandan verify {run}", FAILURE)
+    except (WatchInputError, SimulationInputError, ValueError) as exc:
+        fail(exc)
+    except StopIteration:
+        fail(f"--match {match}: no deals in {run}")
 
 
 def _write_page(html: Path, deals, run: Path | None) -> None:
@@ -133,33 +140,22 @@ def _write_page(html: Path, deals, run: Path | None) -> None:
     from guandan_cli.engine.play import StrategyError
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.review.page import deal_data, render_page
-    from guandan_cli.review.walk import LoggedDeal, check_replays
-    from guandan_cli.runner.replay import BAD_RECORD
+    from guandan_cli.review.walk import UnfinishedDealError, check_replays
 
     check = f"; check the log with: guandan verify {run}" if run is not None else ""
     pages, shown = [], None
     try:
         for shown in deals:
-            logged = LoggedDeal(
-                shown.setup,
-                tuple(shown.actions),
-                tuple(shown.names),
-                shown.match_index,
-                shown.deal_index,
-                shown.match_seed,
-                where=shown.where or "",
-                end=tuple(shown.end),
-            )
-            check_replays(logged)
-            pages.append(deal_data(logged))
+            check_replays(shown)
+            pages.append(deal_data(shown))
     except KeyboardInterrupt:
         interrupted("nothing was written")
     except (StrategyError, IllegalActionError, LogReadError) as exc:
         where = f"{shown.where}: " if isinstance(exc, IllegalActionError) and shown and shown.where else ""
         fail(f"{where}{exc}{check}", FAILURE)
-    except BAD_RECORD as exc:
-        if run is None or shown is None or shown.where is None:
-            raise
+    except UnfinishedDealError as exc:
+        if run is None or shown is None or not shown.where:
+            raise  # a deal played now always ends: a bug, shown as one
         fail(f"{shown.where}: cannot show this deal: {exc}{check}", FAILURE)
     first = pages[0]["label"].split(" · ")[0]
     write_page(

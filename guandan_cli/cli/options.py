@@ -71,7 +71,7 @@ CountOnError = Annotated[
     str, Option(help="stop: a strategy failure stops; record: count the match as unfinished.")
 ]
 
-#: a bot's time per decision, and a worker's memory (``runner.watch``), for every command that runs bots
+#: a bot's time per decision, and a worker's memory (``runner.supervisor``), for every command that runs bots
 DecisionTimeoutOption = Annotated[
     float | None,
     Option(
@@ -93,14 +93,14 @@ MaxMemoryOption = Annotated[
 @contextmanager
 def run_limits(decision_timeout: float | None, max_memory: str | None) -> Iterator[None]:
     """The runs started inside take these limits (checked first: one line naming the option, exit 2)."""
-    from guandan_cli.runner import watch
+    from guandan_cli.runner import supervisor
 
     try:
-        watch.check_decision_timeout(decision_timeout)
-        watch.parse_memory(max_memory)
+        supervisor.check_decision_timeout(decision_timeout)
+        supervisor.parse_memory(max_memory)
     except ValueError as exc:
         fail(exc)
-    with watch.given_limits(decision_timeout, max_memory):
+    with supervisor.given_limits(decision_timeout, max_memory):
         yield
 
 

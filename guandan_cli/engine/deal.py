@@ -711,18 +711,22 @@ def actions_from_events(events: Iterable[Event]) -> list[tuple[int, Combo | int]
     return out
 
 
-def replay(setup: DealSetup, actions: Iterable[tuple[int, Combo | int] | Event]) -> Deal:
+def replay(
+    setup: DealSetup, actions: Iterable[tuple[int, Combo | int] | Event], *, numbered_from: int = 0
+) -> Deal:
     """Rebuild a deal from its setup and its ``actions`` (or its ``events``), verifying each.
 
     From the dealt hands this reproduces every state exactly: the result's
     ``snapshot()`` equals the original's. Raises ``IllegalActionError`` (with the
     action's index in the message) at the first action that is out of turn or illegal.
+    ``numbered_from``: the position that the messages number 0 (a logged deal's first
+    play-phase action, its tribute and return cards then negative).
     """
     actions = list(actions)
     if actions and all(isinstance(a, Event) for a in actions):
         actions = actions_from_events(actions)  # type: ignore[arg-type]
     deal = Deal(setup)
-    for i, (seat, action) in enumerate(actions):
+    for i, (seat, action) in enumerate(actions, -numbered_from):
         if seat != deal.to_move:
             raise IllegalActionError(
                 seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s"

@@ -51,7 +51,7 @@ class WorkerTraceback(Exception):
 
 class DecisionTimeout(BaseException):
     """Raised inside a bot that has not answered within the run's per-decision limit
-    (``--decision-timeout``; ``runner.watch``). A ``BaseException``, so a bot's own
+    (``--decision-timeout``; ``runner.supervisor``). A ``BaseException``, so a bot's own
     ``except Exception`` does not swallow it; it names no frame of the bot (``where_in_bot``):
     where a looping bot was when the limit came is chance, and a run's bytes must not be."""
 

@@ -133,7 +133,7 @@ def stored_game(out: Path) -> GameSpec:
     strategies = tuple(config.strategies or ())
     if strategies.count(HUMAN) != 1:
         raise PlayInputError(f"{out} holds a run of bots, not a game with one human seat")
-    if manifest.get("state") == "complete":
+    if manifest.complete:
         raise PlayInputError(f"the game in {out} is finished; replay it with: guandan replay {out}")
     return GameSpec(
         out=out,
@@ -200,7 +200,7 @@ def check_new_game(out: Path) -> None:
     if out.exists() and not out.is_dir():
         raise PlayInputError(f"output {out} exists and is not a directory")
     if manifest is not None:
-        if manifest.get("state") == "complete":
+        if manifest.complete:
             raise PlayInputError(f"{out} holds a finished game; choose another --out")
         raise PlayInputError(
             f"{out} holds an unfinished game; add --resume to continue it, or choose another --out"

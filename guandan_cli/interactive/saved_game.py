@@ -137,7 +137,7 @@ def _finished(run: Path) -> bool:
         manifest = read_manifest(run)
     except ValueError:
         return False  # stored_game names what is wrong with it
-    return manifest is not None and manifest.get("state") == "complete"
+    return manifest is not None and manifest.complete
 
 
 def _players(game: GameSpec, seed: int, source: SavedAnswers) -> list:

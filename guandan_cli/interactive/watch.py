@@ -1,6 +1,7 @@
 """``guandan watch``: a match shown action by action, played now by bots or read from a log.
 
-Both sources give the same :class:`ShownDeal` (setup, actions, names, the deal's end), and
+Both sources give the same :class:`~guandan_cli.review.walk.LoggedDeal` (setup, actions,
+names, the deal's end: the one type of a logged deal), and
 :func:`frames` turns one into screens by applying its actions to a fresh ``Deal`` one at a
 time: the table after every visible action, then the finish and the level change.
 
@@ -12,25 +13,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
+from guandan_cli.engine.deal import OVER, PLAY, Deal, IllegalActionError
 from guandan_cli.engine.match import Match, level_token
 from guandan_cli.engine.play import iter_match
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.logreaders.replay import dealless_match_problem, several_runs_problem
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, sources
-from guandan_cli.runner.records import record_actions
-from guandan_cli.runner.replay import (
-    BAD_RECORD,
-    dealless_match_problem,
-    logged_setup,
-    match_records,
-    record_end_lines,
-    record_rules,
-    several_runs_problem,
-)
+from guandan_cli.logs.records import RecordError
+from guandan_cli.review.walk import LoggedDeal, match_deals
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,
@@ -45,23 +38,9 @@ class WatchInputError(ValueError):
     """A run or match that cannot be watched (one line)."""
 
 
-@dataclass
-class ShownDeal:
-    """One deal to show: where it is, how it starts, what was done and how it ended."""
-
-    match_index: int
-    match_seed: int
-    deal_index: int
-    setup: DealSetup
-    actions: list
-    names: Sequence[str]
-    end: list[str]
-    where: str | None = None  # ``file:line`` of a logged deal
-
-
 def live_deals(
     seed: int, strategies: Sequence[str], ruleset: str, max_deals: int | None = None
-) -> Iterator[ShownDeal]:
+) -> Iterator[LoggedDeal]:
     """Play match 0 of a run with root ``seed`` deal by deal (the bots play each deal whole)."""
     from guandan_cli.strategies.registry import make_players
 
@@ -80,10 +59,12 @@ def live_deals(
             u.capped,
             u.winner,
         )
-        yield ShownDeal(0, mseed, pd.index, pd.setup, list(pd.deal.actions), list(strategies), end)
+        yield LoggedDeal(
+            pd.setup, tuple(pd.deal.actions), tuple(strategies), 0, pd.index, mseed, end=tuple(end)
+        )
 
 
-def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
+def logged_deals(run: str | os.PathLike, match: int) -> Iterator[LoggedDeal]:
     """The deals of match ``match`` of a run directory, in order."""
     run = Path(run)
     if not run.exists():
@@ -103,39 +84,30 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[ShownDeal]:
         total = options.matches
         if total is not None and not 0 <= match < total:
             raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
-    prev = None
     found = False
-    for source, line, rec in match_records(run, match):
-        found = True
+    deals = match_deals(run, match, options)
+    while True:
         try:
-            rules = record_rules(rec, options)
-            shown = ShownDeal(
-                match,
-                rec["match_seed"],
-                rec["deal"],
-                logged_setup(rec, prev, options, rules),
-                record_actions(rec),
-                rec["strategies"],
-                record_end_lines(rec),
-                f"{source}:{line}",
-            )
-        except BAD_RECORD as exc:  # a line edited by hand
-            raise LogLineError(source, line, f"cannot show this deal: {exc}") from None
-        yield shown
-        prev = rec
+            logged = next(deals)
+        except StopIteration:
+            break
+        except RecordError as exc:  # a line edited by hand
+            raise LogLineError(exc.source, exc.line, f"cannot show this deal: {exc.why}") from None
+        found = True
+        yield logged
     if not found:
         dealless = dealless_match_problem(run, match)
         raise WatchInputError(dealless or f"--match {match}: no deals of match {match} in {run}")
 
 
 def frames(
-    shown: ShownDeal, style: Style, seat: int = 0, open_hands: bool = False, legend: str = ""
+    shown: LoggedDeal, style: Style, seat: int = 0, open_hands: bool = False, legend: str = ""
 ) -> Iterator[str]:
     """The screens of one deal: the start, one per visible action, the end (each ending in
     ``legend``, the keys, when one is given)."""
     deal = Deal(shown.setup)
     title = (
-        f"match {shown.match_index} (seed {shown.match_seed}) · deal {shown.deal_index} · "
+        f"match {shown.match} (seed {shown.match_seed}) · deal {shown.deal} · "
         f"ruleset {shown.setup.rules.name}"
     )
     names = list(shown.names)
@@ -189,7 +161,7 @@ def frames(
         if deal.phase == OVER:
             break
         yield screen(note)
-    yield screen(f"deal {shown.deal_index} over", ["", *shown.end])
+    yield screen(f"deal {shown.deal} over", ["", *shown.end])
 
 
-__all__ = ["ShownDeal", "WatchInputError", "frames", "live_deals", "logged_deals"]
+__all__ = ["WatchInputError", "frames", "live_deals", "logged_deals"]

@@ -46,7 +46,7 @@ from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
 from guandan_cli.engine.match import LEVEL_TOKENS, MatchUpdate
 
-from .schema import SCHEMA_VERSION, _action_line, bomb_class, deal_record, hand_counts_at_play
+from .schema import SCHEMA_VERSION, _action_line, bomb_class, deal_record, hand_counts_at_play, is_jiefeng
 from .writer import dumps_line
 
 #: a face's name inside a JSON string (as ``format_cards`` joins them) / as a JSON string
@@ -199,13 +199,7 @@ def _derived_json(deal: Deal) -> str:
         lead = event[5]
         if lead:
             tricks += 1
-            if (
-                last_owner >= 0
-                and last_owner in finished
-                and seat == last_owner ^ 2
-                and (any_finisher or last_owner == finished[0])
-            ):
-                jiefeng += 1
+            jiefeng += is_jiefeng(seat, last_owner, finished, any_finisher)
         plays += 1
         type_, rank, cards = combo
         size = len(cards)

@@ -56,7 +56,7 @@ import polars as pl
 from guandan_cli.engine.cards import FACE_NAMES
 from guandan_cli.engine.rules import RULESETS
 
-from .schema import READABLE_VERSIONS
+from .schema import DEAL_FIELDS, MATCH_FIELDS, READABLE_VERSIONS
 
 #: level tokens and their index (A+ = 13, a won match)
 LEVEL_INDEX: dict[str, int] = {t: i for i, t in enumerate("23456789TJQKA")} | {"A+": 13}
@@ -128,40 +128,25 @@ def _common(kind: str) -> list[Check]:
 # ------------------------------------------------------------------ deal records
 
 
-DEAL_REQUIRED = (
-    "v",
-    "run_id",
-    "match",
-    "match_seed",
-    "deal",
-    "deal_seed",
-    "ruleset",
-    "strategies",
-    "level",
-    "levels_before",
-    "levels_after",
-    "hands",
-    "tribute",
-    "tribute.kind",
-    "tribute.resisted_by",
-    "tribute.payments",
-    "tribute.returns",
-    "first_leader",
-    "actions",
-    "finish_order",
-    "double_down",
-    "upgrade",
-    "winner_team",
-    "match_over",
-    "capped",
-    "derived",
-    "derived.tricks",
-    "derived.plays",
-    "derived.passes",
-    "derived.jiefeng",
-    "derived.bombs",
-    "derived.wild_plays",
-)
+#: the nested fields a record must hold, under their block
+NESTED_REQUIRED = {
+    "tribute": ("kind", "resisted_by", "payments", "returns"),
+    "derived": ("tricks", "plays", "passes", "jiefeng", "bombs", "wild_plays"),
+}
+
+
+def _required(fields: Seq[tuple[str, tuple[type, ...]]]) -> tuple[str, ...]:
+    """The fields of a record kind that may not be null, in line order, each block's nested
+    fields after it: read from the schema's field list (``schema.DEAL_FIELDS``), never written again."""
+    return tuple(
+        x
+        for name, kinds in fields
+        if type(None) not in kinds
+        for x in (name, *(f"{name}.{n}" for n in NESTED_REQUIRED.get(name, ())))
+    )
+
+
+DEAL_REQUIRED = _required(DEAL_FIELDS)
 
 
 def deal_helpers() -> list[pl.Expr]:
@@ -579,17 +564,7 @@ DEAL_CARRY = {
 # ------------------------------------------------------------------ match records
 
 
-MATCH_REQUIRED = (
-    "v",
-    "run_id",
-    "match",
-    "match_seed",
-    "ruleset",
-    "strategies",
-    "deals",
-    "final_levels",
-    "capped",
-)
+MATCH_REQUIRED = _required(MATCH_FIELDS)
 
 
 def match_helpers() -> list[pl.Expr]:

@@ -62,6 +62,8 @@ from .manifest import (  # noqa: F401 - MAX_MATCHES, MAX_PARTS and manifest_prob
     MAX_MATCHES,
     MAX_PARTS,
     STATES,
+    Manifest,
+    RunState,
     manifest_problem,
     part_plan,
     plan_problem,
@@ -230,7 +232,7 @@ class Completeness:
     """What of a run directory is finished and may be read (see the module docstring)."""
 
     path: Path
-    state: str  # the manifest's: running, complete, failed, interrupted
+    state: RunState  # the manifest's: running, complete, failed, interrupted
     total_matches: int  # the matches the run is to hold
     parts: tuple[CompletePart, ...]  # the complete parts, in order
     missing_parts: tuple[int, ...]  # indices of the parts not (yet) complete
@@ -313,7 +315,7 @@ class Completeness:
 
 
 def run_completeness(
-    path: str | os.PathLike, manifest: dict | None = None, *, journals: bool = True
+    path: str | os.PathLike, manifest: Manifest | None = None, *, journals: bool = True
 ) -> Completeness:
     """Which parts of the run at ``path`` are complete, and (``journals``) what the others' journals hold.
 
@@ -342,9 +344,7 @@ def run_completeness(
         if held is not None and held.entries:
             journaled.append(held)
     total = plan[-1][2] if plan else 0
-    return Completeness(
-        path, str(manifest.get("state")), total, tuple(done), tuple(missing), tuple(journaled)
-    )
+    return Completeness(path, manifest.state, total, tuple(done), tuple(missing), tuple(journaled))
 
 
 def _journaled(path: Path, index: int, first: int, stop: int) -> JournaledPart | None:

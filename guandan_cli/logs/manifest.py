@@ -7,11 +7,17 @@
 - :class:`PartialConfig` — some of those values: what a caller gave or requires (``simulate``'s
   options, a comparison's run), or what a stored manifest records (``PartialConfig.recorded``);
   a field not given is ``None`` and not in ``given``.
+- :class:`Manifest` — the whole file as one frozen value: its :class:`RunState`, the run's
+  config (:class:`RunConfig`, and what the file records of it, :class:`PartialConfig`), the
+  complete parts (:class:`PartEntry`), the totals (:class:`Totals`), the sessions
+  (:class:`SessionEntry`) and how the run is played (:class:`RunOptions`). Only
+  :func:`read_manifest` builds one from a file (:meth:`Manifest.from_dict`); a change is a
+  ``dataclasses.replace``; :meth:`Manifest.to_dict` writes the same JSON it was read from.
 - :func:`read_manifest` (with the checks of a hand-edited file, :func:`manifest_problem`) and
   :func:`write_manifest` (atomic).
 
-This module is the only one that spells the keys of a run's config: every other reads the
-config through these two values.
+This module is the only one that spells the keys of a manifest: every other reads it
+through these values.
 
 >>> cfg = RunConfig(seed=3, matches=50, strategies=("greedy", "random") * 2, max_deals=4)
 >>> cfg.to_dict()["strategies"], RunConfig.from_dict(cfg.to_dict()) == cfg
@@ -29,8 +35,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from enum import StrEnum
 from pathlib import Path
 
 from .schema import SCHEMA_VERSION
@@ -38,8 +45,19 @@ from .writer import COMPRESSIONS, atomic_write_bytes
 
 MANIFEST = "manifest.json"
 FORMAT = "guandan-run"
+
+
+class RunState(StrEnum):
+    """What a manifest's ``state`` says of its run (the values are the file's strings)."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    INTERRUPTED = "interrupted"
+    FAILED = "failed"
+
+
 #: what a manifest's ``state`` may say
-STATES = ("running", "complete", "interrupted", "failed")
+STATES = tuple(s.value for s in RunState)
 #: the matches per log part when a run names none
 DEFAULT_PART_SIZE = 1000
 
@@ -169,8 +187,11 @@ class PartialConfig:
         return cls.of(**{k: v for k, v in values.items() if v is not None})
 
     @classmethod
-    def recorded(cls, manifest: dict | None) -> PartialConfig:
-        """What the ``config`` block of ``manifest`` records (nothing without one), values as stored."""
+    def recorded(cls, manifest: dict | Manifest | None) -> PartialConfig:
+        """What the ``config`` block of ``manifest`` (its JSON object, or the value read from
+        it) records (nothing without one), values as stored."""
+        if isinstance(manifest, Manifest):
+            return manifest.recorded
         config = (manifest or {}).get("config")
         if not isinstance(config, dict):
             return cls()
@@ -261,11 +282,329 @@ def plan_problem(matches: int, part_size: int) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------ the manifest as a value
+
+
+def _whole_or_none(where: str, v) -> int | None:
+    if v is not None and not _whole(v):
+        raise ValueError(f"{where} must be a whole number, got {v!r}")
+    return v
+
+
+def _pair_or_none(where: str, v) -> tuple[int, int] | None:
+    if v is None:
+        return None
+    if not (isinstance(v, list) and len(v) == 2 and all(_whole(x) for x in v)):
+        raise ValueError(f"{where} must be a list of 2 whole numbers, got {v!r}")
+    return (v[0], v[1])
+
+
+def _text_or_none(where: str, v) -> str | None:
+    if v is not None and not isinstance(v, str):
+        raise ValueError(f"{where} must be a string, got {v!r}")
+    return v
+
+
+def _object(where: str, v) -> dict:
+    if not isinstance(v, dict):
+        raise ValueError(f"{where} must be an object, got {v!r}")
+    return v
+
+
+def _mapping(v) -> dict | None:
+    return v if isinstance(v, dict) else None
+
+
+def _put(out: dict, key: str, value) -> None:
+    """``out[key] = value`` unless ``value`` is ``None`` (a key the file did not have)."""
+    if value is not None:
+        out[key] = value
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    """What a manifest records of one part file: its name, lines, size and sha256."""
+
+    file: str
+    lines: int | None = None
+    bytes: int | None = None
+    sha256: str | None = None
+
+    @classmethod
+    def from_dict(cls, where: str, data) -> FileEntry:
+        data = _object(where, data)
+        name = data.get("file")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where}.file must be a file name, got {name!r}")
+        return cls(
+            name,
+            _whole_or_none(f"{where}.lines", data.get("lines")),
+            _whole_or_none(f"{where}.bytes", data.get("bytes")),
+            _text_or_none(f"{where}.sha256", data.get("sha256")),
+        )
+
+    def to_dict(self) -> dict:
+        out: dict = {"file": self.file}
+        for key in ("lines", "bytes", "sha256"):
+            _put(out, key, getattr(self, key))
+        return out
+
+
+#: the counts a part entry and the manifest's ``counts`` both hold
+COUNTED = ("matches", "deals", "errors", "capped", "wins")
+
+
+@dataclass(frozen=True)
+class PartEntry:
+    """A complete part as the manifest lists it: its matches ``first_match..stop_match - 1``,
+    what its records count, and its two files (``None``: not recorded, as for a part found
+    on disk after a crash by an older version)."""
+
+    index: int
+    first_match: int
+    stop_match: int
+    matches: int | None = None
+    deals: int | None = None
+    errors: int | None = None
+    capped: int | None = None
+    wins: tuple[int, int] | None = None
+    deals_file: FileEntry | None = None
+    matches_file: FileEntry | None = None
+
+    @classmethod
+    def from_dict(cls, where: str, data: dict) -> PartEntry:
+        files = {
+            key: FileEntry.from_dict(f"{where}.{key}", data[key]) if data.get(key) is not None else None
+            for key in ("deals_file", "matches_file")
+        }
+        counts = {k: _whole_or_none(f"{where}.{k}", data.get(k)) for k in COUNTED if k != "wins"}
+        wins = _pair_or_none(f"{where}.wins", data.get("wins"))
+        return cls(data["index"], data["first_match"], data["stop_match"], **counts, wins=wins, **files)
+
+    def to_dict(self) -> dict:
+        out: dict = {"index": self.index, "first_match": self.first_match, "stop_match": self.stop_match}
+        for key in ("matches", "deals", "errors", "capped"):
+            _put(out, key, getattr(self, key))
+        _put(out, "wins", list(self.wins) if self.wins is not None else None)
+        for key in ("deals_file", "matches_file"):
+            entry = getattr(self, key)
+            _put(out, key, entry.to_dict() if entry is not None else None)
+        return out
+
+    def files(self) -> tuple[FileEntry, ...]:
+        """The files the entry records (deals first)."""
+        return tuple(f for f in (self.deals_file, self.matches_file) if f is not None)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The manifest's ``counts``: the complete parts' counts summed, the parts planned and done."""
+
+    matches: int | None = None
+    deals: int | None = None
+    errors: int | None = None
+    capped: int | None = None
+    wins: tuple[int, int] | None = None
+    parts: int | None = None
+    parts_done: int | None = None
+
+    @classmethod
+    def of_parts(cls, parts: Sequence[PartEntry], planned: int) -> Totals:
+        """The totals of the complete ``parts`` of a run of ``planned`` parts."""
+        return cls(
+            sum(p.matches or 0 for p in parts),
+            sum(p.deals or 0 for p in parts),
+            sum(p.errors or 0 for p in parts),
+            sum(p.capped or 0 for p in parts),
+            (sum(p.wins[0] for p in parts if p.wins), sum(p.wins[1] for p in parts if p.wins)),
+            planned,
+            len(parts),
+        )
+
+    @classmethod
+    def from_dict(cls, data) -> Totals:
+        data = _object("counts", data)
+        values = {
+            k: _whole_or_none(f"counts.{k}", data.get(k))
+            for k in ("matches", "deals", "errors", "capped", "parts", "parts_done")
+        }
+        return cls(**values, wins=_pair_or_none("counts.wins", data.get("wins")))
+
+    def to_dict(self) -> dict:
+        out: dict = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            _put(out, f.name, list(value) if isinstance(value, tuple) else value)
+        return out
+
+    def get(self, name: str) -> int | tuple[int, int] | None:
+        """The count ``name`` (one of ``COUNTED``, ``parts``, ``parts_done``)."""
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class SessionEntry:
+    """One session of a run (a first start or a resume), as the manifest's ``sessions`` records it."""
+
+    started_at: str | None = None
+    ended_at: str | None = None
+    workers: int | None = None
+    backend: str | None = None
+    chunk_size: int | None = None
+    matches: int = 0
+    deals: int = 0
+    seconds: float = 0.0
+    state: str = RunState.RUNNING.value
+
+    @classmethod
+    def from_dict(cls, where: str, data) -> SessionEntry:
+        data = _object(where, data)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run is played (the manifest's ``options``): none of it changes its bytes."""
+
+    on_error: str | None = None
+    workers: int | None = None
+    backend: str | None = None
+    chunk_size: int | None = None
+    ray_address: str | None = None
+    decision_timeout: float | None = None
+    max_memory: int | None = None
+
+    @classmethod
+    def from_dict(cls, data) -> RunOptions:
+        data = _object("options", data)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def to_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A run's ``manifest.json`` as a value (see docs/log-format.md for each field).
+
+    ``config`` is the run's config (a key the file lacks takes its default); ``recorded``
+    what the file records of it, as stored (``PartialConfig.recorded``). Fields an older
+    version did not write are ``None``. :func:`read_manifest` alone builds one from a file;
+    :func:`new_manifest` starts a session's; ``dataclasses.replace`` changes one.
+    """
+
+    state: RunState
+    config: RunConfig
+    recorded: PartialConfig
+    parts: tuple[PartEntry, ...] = ()
+    counts: Totals | None = None
+    sessions: tuple[SessionEntry, ...] = ()
+    options: RunOptions | None = None
+    schema_version: int | None = None
+    package_version: str | None = None
+    run_id: str | None = None
+    instance: str | None = None
+    config_digest: str | None = None
+    command: str | None = None
+    started_in: str | None = None
+    #: the strategy spec of each seat, by seat number as text (``{"0": "greedy", …}``)
+    strategies: Mapping[str, str] | None = None
+    #: each strategy spec's code fingerprint, and the engine's (``strategies.fingerprint``)
+    fingerprints: Mapping[str, object] | None = None
+    setups_run_id: str | None = None
+    #: the ruleset as ``Ruleset.to_dict`` writes it
+    ruleset: Mapping[str, object] | None = None
+    error: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    #: the keys of the file, in its order (``to_dict`` writes them so)
+    keys: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the manifest says the run is complete."""
+        return self.state is RunState.COMPLETE
+
+    def matches_in_parts(self) -> int:
+        """The matches held by the complete parts listed."""
+        return sum(p.stop_match - p.first_match for p in self.parts)
+
+    def part_files(self) -> tuple[FileEntry, ...]:
+        """Every file the listed parts record, part by part (deals first)."""
+        return tuple(f for p in self.parts for f in p.files())
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Manifest:
+        """The value of a manifest's JSON object (``ValueError`` naming a field of the wrong kind);
+        ``manifest_problem(data)`` is checked first by :func:`read_manifest`."""
+        counts = data.get("counts")
+        options = data.get("options")
+        return cls(
+            state=RunState(data["state"]),
+            config=RunConfig.from_dict(data["config"]),
+            recorded=PartialConfig.recorded(data),
+            parts=tuple(PartEntry.from_dict(f"parts[{n}]", p) for n, p in enumerate(data.get("parts", []))),
+            counts=Totals.from_dict(counts) if counts is not None else None,
+            sessions=tuple(
+                SessionEntry.from_dict(f"sessions[{n}]", s) for n, s in enumerate(data.get("sessions") or [])
+            ),
+            options=RunOptions.from_dict(options) if options is not None else None,
+            schema_version=data.get("schema_version"),
+            package_version=_text_or_none("package_version", data.get("package_version")),
+            run_id=_text_or_none("run_id", data.get("run_id")),
+            instance=_text_or_none("instance", data.get("instance")),
+            config_digest=_text_or_none("config_digest", data.get("config_digest")),
+            command=_text_or_none("command", data.get("command")),
+            started_in=_text_or_none("started_in", data.get("started_in")),
+            strategies=_mapping(data.get("strategies")),
+            fingerprints=_mapping(data.get("fingerprints")),
+            setups_run_id=_text_or_none("setups_run_id", data.get("setups_run_id")),
+            ruleset=_mapping(data.get("ruleset")),
+            error=_text_or_none("error", data.get("error")),
+            started_at=_text_or_none("started_at", data.get("started_at")),
+            ended_at=_text_or_none("ended_at", data.get("ended_at")),
+            keys=tuple(data),
+        )
+
+    def to_dict(self) -> dict:
+        """The manifest's JSON object: the keys it was read or started with, in that order."""
+        values = {
+            "format": FORMAT,
+            "schema_version": self.schema_version,
+            "package_version": self.package_version,
+            "run_id": self.run_id,
+            "instance": self.instance,
+            "config_digest": self.config_digest,
+            "command": self.command,
+            "started_in": self.started_in,
+            "config": self.config.to_dict(),
+            "strategies": dict(self.strategies) if self.strategies is not None else None,
+            "fingerprints": self.fingerprints,
+            "setups_run_id": self.setups_run_id,
+            "ruleset": self.ruleset,
+            "options": self.options.to_dict() if self.options is not None else None,
+            "state": self.state.value,
+            "error": self.error,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "counts": self.counts.to_dict() if self.counts is not None else {},
+            "sessions": [s.to_dict() for s in self.sessions],
+            "parts": [p.to_dict() for p in self.parts],
+        }
+        return {k: values[k] for k in self.keys if k in values}
+
+
 # ------------------------------------------------------------------ reading and writing
 
 
-def read_manifest(path: str | os.PathLike) -> dict | None:
-    """The manifest of a run directory, or ``None`` when there is none (``ValueError`` if unreadable)."""
+def read_manifest(path: str | os.PathLike) -> Manifest | None:
+    """The manifest of a run directory, or ``None`` when there is none (``ValueError`` if
+    unreadable, naming the file and what is wrong): the one place a manifest's JSON becomes a value."""
     f = Path(path) / MANIFEST
     if not f.is_file():
         return None
@@ -286,12 +625,15 @@ def read_manifest(path: str | os.PathLike) -> dict | None:
     problem = manifest_problem(data)
     if problem is not None:
         raise ValueError(f"{f}: {problem}")
-    return data
+    try:
+        return Manifest.from_dict(data)
+    except ValueError as exc:
+        raise ValueError(f"{f}: {exc}") from None
 
 
-def write_manifest(path: str | os.PathLike, manifest: dict) -> None:
+def write_manifest(path: str | os.PathLike, manifest: Manifest) -> None:
     """Write ``manifest`` into the run directory ``path`` (``*.tmp``, fsync, rename)."""
-    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n"
     atomic_write_bytes(Path(path) / MANIFEST, text.encode())
 
 
@@ -302,77 +644,55 @@ def new_manifest(
     command: str,
     started_in: str,
     started_at: str,
-    sessions: list,
-    fingerprints: dict,
+    sessions: Sequence[SessionEntry],
+    fingerprints: Mapping[str, object],
     setups_run_id: str | None,
     instance: str,
-    on_error: str,
-    workers: int,
-    backend: str,
-    chunk_size: int,
-    ray_address: str | None,
-    decision_timeout: float | None = None,
-    max_memory: int | None = None,
-) -> dict:
+    options: RunOptions,
+) -> Manifest:
     """A manifest as a session starts writing it (``state`` running, no part yet): the run's
-    config (``config.to_dict()``), identity (run id, the run directory's random ``instance``,
-    the config's digest, code fingerprints, the setups' source run), the rules it plays, and how it is played (``options``); see docs/log-format.md."""
-    return {
-        "format": FORMAT,
-        "schema_version": SCHEMA_VERSION,
-        "package_version": package_version,
-        "run_id": config.run_id,
-        "instance": instance,
-        "config_digest": config.digest,
-        "command": command,
-        "started_in": started_in,
-        "config": config.to_dict(),
-        "strategies": {str(s): name for s, name in enumerate(config.strategies)},
-        "fingerprints": fingerprints,
-        **({"setups_run_id": setups_run_id} if setups_run_id else {}),
-        "ruleset": config.rules().to_dict(),
-        "options": {
-            "on_error": on_error,
-            "workers": workers,
-            "backend": backend,
-            "chunk_size": chunk_size,
-            "ray_address": ray_address,
-            "decision_timeout": decision_timeout,
-            "max_memory": max_memory,
-        },
-        "state": "running",
-        "error": None,
-        "started_at": started_at,
-        "ended_at": None,
-        "counts": {},
-        "sessions": sessions,
-        "parts": [],
-    }
+    config, identity (run id, the run directory's random ``instance``, the config's digest,
+    code fingerprints, the setups' source run), the rules it plays, and how it is played
+    (``options``); see docs/log-format.md."""
+    keys = [
+        "format", "schema_version", "package_version", "run_id", "instance", "config_digest", "command",
+        "started_in", "config", "strategies", "fingerprints", *(["setups_run_id"] if setups_run_id else []),
+        "ruleset", "options", "state", "error", "started_at", "ended_at", "counts", "sessions", "parts",
+    ]  # fmt: skip
+    return Manifest(
+        state=RunState.RUNNING,
+        config=config,
+        recorded=PartialConfig.recorded({"config": config.to_dict()}),
+        sessions=tuple(sessions),
+        options=options,
+        schema_version=SCHEMA_VERSION,
+        package_version=package_version,
+        run_id=config.run_id,
+        instance=instance,
+        config_digest=config.digest,
+        command=command,
+        started_in=started_in,
+        strategies={str(s): name for s, name in enumerate(config.strategies)},
+        fingerprints=fingerprints,
+        setups_run_id=setups_run_id or None,
+        ruleset=config.rules().to_dict(),
+        started_at=started_at,
+        keys=tuple(keys),
+    )
 
 
-def new_session(started_at: str, *, workers: int, backend: str, chunk_size: int) -> dict:
+def new_session(started_at: str, *, workers: int, backend: str, chunk_size: int) -> SessionEntry:
     """A session's entry in the manifest's ``sessions`` as it starts (counts 0, ``running``)."""
-    return {
-        "started_at": started_at,
-        "ended_at": None,
-        "workers": workers,
-        "backend": backend,
-        "chunk_size": chunk_size,
-        "matches": 0,
-        "deals": 0,
-        "seconds": 0.0,
-        "state": "running",
-    }
+    return SessionEntry(started_at, None, workers, backend, chunk_size)
 
 
-def part_plan(manifest: dict) -> tuple[int, int, str]:
+def part_plan(manifest: Manifest | None) -> tuple[int, int, str]:
     """``(matches, part_size, compression)`` of the run ``manifest`` describes (``ValueError``
-    if its config does not give them)."""
-    try:
-        config = manifest["config"]
-        return int(config["matches"]), int(config["part_size"]), config["compression"]
-    except (KeyError, TypeError, ValueError):
-        raise ValueError("no valid config (matches, part_size, compression)") from None
+    without one)."""
+    if manifest is None:
+        raise ValueError("no valid config (matches, part_size, compression)")
+    config = manifest.config
+    return config.matches, config.part_size, config.compression
 
 
 def manifest_problem(data: dict) -> str | None:
@@ -470,6 +790,7 @@ def _config_fields_problem(cfg: dict) -> str | None:
 
 __all__ = [
     "CONFIG_FIELDS",
+    "COUNTED",
     "DEFAULT_PART_SIZE",
     "FORMAT",
     "MANIFEST",
@@ -477,8 +798,15 @@ __all__ = [
     "MAX_PARTS",
     "NAMED_WHEN_SET",
     "STATES",
+    "FileEntry",
+    "Manifest",
+    "PartEntry",
     "PartialConfig",
     "RunConfig",
+    "RunOptions",
+    "RunState",
+    "SessionEntry",
+    "Totals",
     "manifest_problem",
     "new_manifest",
     "new_session",

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .journal import consistent_prefix, entry_lines, read_journal
 from .layout import JournaledPart, part_paths
+from .manifest import FileEntry, PartEntry
 
 #: what a journal's identity holds, in the order a mismatch is told, and what each means
 IDENTITY_FIELDS = (
@@ -71,7 +72,7 @@ def _short(value: object) -> str:
     return repr(value)
 
 
-def part_damage(out: Path, entry: dict, compression: str) -> str | None:
+def part_damage(out: Path, entry: PartEntry, compression: str) -> str | None:
     """What no longer matches of a complete part the manifest lists (``entry``), or ``None``.
 
     Each file the entry records (``deals_file``, ``matches_file``: ``{file, bytes, sha256}``)
@@ -79,24 +80,23 @@ def part_damage(out: Path, entry: dict, compression: str) -> str | None:
     after a crash) is not judged here.
     """
     said = []
-    for key, path in zip(("deals_file", "matches_file"), part_paths(out, entry["index"], compression)):
-        facts = entry.get(key)
-        if not isinstance(facts, dict) or not isinstance(facts.get("bytes"), int):
+    for facts, path in zip((entry.deals_file, entry.matches_file), part_paths(out, entry.index, compression)):
+        if facts is None or facts.bytes is None:
             continue
         try:
             size = path.stat().st_size
         except OSError:
             said.append(f"{path.name} missing")
             continue
-        if size != facts["bytes"]:
-            what = "truncated" if size < facts["bytes"] else "grown"
-            said.append(f"{path.name} {what} ({size} bytes, the manifest records {facts['bytes']})")
+        if size != facts.bytes:
+            what = "truncated" if size < facts.bytes else "grown"
+            said.append(f"{path.name} {what} ({size} bytes, the manifest records {facts.bytes})")
             continue
         with open(path, "rb") as fh:
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        if digest != facts.get("sha256"):
+        if digest != facts.sha256:
             said.append(
-                f"{path.name} changed (sha256 {digest[:12]}…, the manifest records {str(facts.get('sha256'))[:12]}…)"
+                f"{path.name} changed (sha256 {digest[:12]}…, the manifest records {str(facts.sha256)[:12]}…)"
             )
     return ", ".join(said) or None
 
@@ -203,7 +203,7 @@ def _record_vs_last_deal(rec: dict, last: dict | None, lines: int) -> str | None
     return None
 
 
-def file_facts(path: Path) -> dict:
+def file_facts(path: Path) -> FileEntry:
     """``{file, lines, bytes, sha256}`` of a part file as it is on disk (what ``PartWriter`` records)."""
     from .reader import open_part
 
@@ -211,7 +211,7 @@ def file_facts(path: Path) -> dict:
         digest = hashlib.file_digest(fh, "sha256").hexdigest()
     with open_part(path) as fh:
         lines = sum(1 for _ in fh)
-    return {"file": path.name, "lines": lines, "bytes": os.path.getsize(path), "sha256": digest}
+    return FileEntry(path.name, lines, os.path.getsize(path), digest)
 
 
 __all__ = [

@@ -86,7 +86,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .layout import MANIFEST, Completeness, JournalSource, Source, read_manifest, run_completeness
-from .manifest import PartialConfig, part_plan
+from .manifest import Manifest, PartialConfig, part_plan
 from .schema import DEAL_FIELDS, KINDS, MATCH_FIELDS, READABLE_VERSIONS
 from .writer import COMPRESSIONS, TMP_SUFFIX
 
@@ -305,11 +305,9 @@ def written_digests(run: str | os.PathLike) -> dict[str, tuple[int, str]]:
     except ValueError:
         return {}
     out: dict[str, tuple[int, str]] = {}
-    for part in (manifest or {}).get("parts") or ():
-        for key in ("deals_file", "matches_file"):
-            facts = part.get(key) if isinstance(part, dict) else None
-            if isinstance(facts, dict) and isinstance(facts.get("bytes"), int) and facts.get("sha256"):
-                out[str(facts.get("file"))] = (facts["bytes"], str(facts["sha256"]))
+    for facts in manifest.part_files() if manifest is not None else ():
+        if facts.bytes is not None and facts.sha256:
+            out[facts.file] = (facts.bytes, facts.sha256)
     return out
 
 
@@ -799,17 +797,18 @@ def _unparsed_line(path: Source, first: int, data: bytes, kind: str) -> LogLineE
     return LogLineError(path, first, "lines Polars cannot read")
 
 
-def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
+def part_bounds(path: Source, manifest: Manifest | None) -> tuple[int, int] | None:
     """``(first match, stop)`` of the part ``path`` in the run ``manifest`` plans, or None (no manifest).
 
     >>> cfg = {"matches": 25, "part_size": 10, "compression": "none"}
-    >>> part_bounds(Path("r/deals-00002.jsonl"), {"config": cfg}), part_bounds(Path("r/deals-00007.jsonl"), {"config": cfg})
+    >>> m = Manifest.from_dict({"state": "complete", "config": cfg})
+    >>> part_bounds(Path("r/deals-00002.jsonl"), m), part_bounds(Path("r/deals-00007.jsonl"), m)
     ((20, 25), (70, 70))
     """
     if isinstance(path, JournalSource):
         return path.part.first_match, path.part.stop_match
     try:
-        matches, size, _compression = part_plan(manifest or {})
+        matches, size, _compression = part_plan(manifest)
         index = int(path.name.split("-", 1)[1].split(".", 1)[0])
     except (ValueError, IndexError):
         return None
@@ -817,7 +816,7 @@ def part_bounds(path: Source, manifest: dict | None) -> tuple[int, int] | None:
     return first, max(first, min(first + size, matches))
 
 
-def _with_part_checks(rules, path: Source, manifest: dict | None, columns: set[str]):
+def _with_part_checks(rules, path: Source, manifest: Manifest | None, columns: set[str]):
     """``rules`` plus the checks that each line of ``path`` belongs to its run and part (see ``rules_of``)."""
     import polars as pl
 
@@ -826,8 +825,8 @@ def _with_part_checks(rules, path: Source, manifest: dict | None, columns: set[s
     if manifest is None:
         return rules
     extra = []
-    run_id = manifest.get("run_id")
-    if isinstance(run_id, str) and "run_id" in columns:
+    run_id = manifest.run_id
+    if run_id is not None and "run_id" in columns:
         said = json.dumps(run_id).replace("{", "{{").replace("}", "}}")
         extra.append(
             Check(
@@ -851,7 +850,7 @@ def _with_part_checks(rules, path: Source, manifest: dict | None, columns: set[s
     return Rules(rules.helpers, [*rules.rows, *extra], rules.computed, rules.sequence, rules.carry)
 
 
-def standalone_deals(manifest: dict | None) -> bool:
+def standalone_deals(manifest: Manifest | dict | None) -> bool:
     """Whether a run's deals stand alone: played from deal setups (``config.setups``) or with
     the tribute rule changed (``config.tribute``), rather than as the deals of whole matches.
 
@@ -952,7 +951,7 @@ class _CheckedReader:
             mode: invariants.rules_for(kind, self.checked, mode) if check else None for mode in (False, True)
         }
         self.modes: dict[Path, bool] = {}
-        self.manifests: dict[Path, dict | None] = {}
+        self.manifests: dict[Path, Manifest | None] = {}
         self.part_rules: dict[str, object] = {}
         self.sequences: dict[Path, invariants.Sequence] = {}  # by run directory (a journal's is its part's)
         self.carry = None

@@ -50,6 +50,23 @@ def hand_counts_at_play(deal: Deal) -> list[int]:
     return counts
 
 
+def is_jiefeng(seat: int, last_owner: int, finished: list[int], any_finisher: bool) -> bool:
+    """Whether ``seat``'s lead is 接风 (rules.md §7, §12): the last trick's top play was
+    ``last_owner``'s last cards, and ``seat`` is its partner; with ``any_finisher`` False
+    (``jiangsu2017``) only when ``last_owner`` went out first. ``finished``: the seats out so far,
+    in order. The one statement of the rule, for ``derive_stats`` and ``deal_lines``.
+
+    >>> is_jiefeng(2, 0, [0], False), is_jiefeng(3, 1, [0, 1], False), is_jiefeng(3, 1, [0, 1], True)
+    (True, False, True)
+    """
+    return (
+        last_owner >= 0
+        and last_owner in finished
+        and seat == last_owner ^ 2
+        and (any_finisher or last_owner == finished[0])
+    )
+
+
 def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
     """Facts derived from a finished deal's actions (tricks, bombs, wild use, 接风).
 
@@ -78,13 +95,7 @@ def derive_stats(deal: Deal, version: int = SCHEMA_VERSION) -> dict:
         seat = ev.seat
         if ev.lead:
             tricks += 1
-            if (
-                last_owner >= 0
-                and last_owner in finished
-                and seat == last_owner ^ 2
-                and (any_finisher or last_owner == finished[0])
-            ):
-                jiefeng += 1
+            jiefeng += is_jiefeng(seat, last_owner, finished, any_finisher)
         plays += 1
         if combo.type in BOMB_CLASS:
             opp = [counts[s] for s in ((seat + 1) % 4, (seat + 3) % 4) if s not in finished]

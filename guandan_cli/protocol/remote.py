@@ -270,7 +270,7 @@ class RemoteSeat:
 
     name = "remote"
     #: its client's time is kept by ``serve --timeout`` (and the reconnect wait), not by the
-    #: runner's ``--decision-timeout`` (``runner.watch.decision``)
+    #: runner's ``--decision-timeout`` (``runner.supervisor.decision``)
     own_decision_timeout = True
 
     def __init__(self, seat: int, rng=None) -> None:

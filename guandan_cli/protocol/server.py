@@ -328,7 +328,6 @@ def _checked_seats(
 def _stored_matches(out: Path, seats: list[str], remote_seats: list[int], wanted) -> int:
     """The matches a stored run in ``out`` holds (0 for none); ``ServeError`` when ``out`` is
     no place for this run (a file, a folder of other things, a complete or another run)."""
-    from guandan_cli.logs.manifest import PartialConfig
     from guandan_cli.runner.run import Run
 
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
@@ -339,12 +338,12 @@ def _stored_matches(out: Path, seats: list[str], remote_seats: list[int], wanted
         return 0
     try:
         stored = Run(out)
-        state, done = stored.state, stored.counts.get("matches", 0)
+        state, done = stored.state, stored.totals.matches or 0
     except Exception as exc:  # noqa: BLE001 - a damaged manifest, one line
         raise ServeError(f"output {out} holds an unreadable run ({exc}); choose another --out") from None
     if state == "complete":
         raise ServeError(f"output {out} holds a complete run; choose another --out")
-    changes = _stored_changes(PartialConfig.recorded(stored.manifest), seats, remote_seats, wanted)
+    changes = _stored_changes(stored.manifest.recorded, seats, remote_seats, wanted)
     if changes:  # found now, not once the clients have come
         raise ServeError(
             f"output {out} holds a run with another configuration: {', '.join(changes)}; choose another --out"
@@ -392,7 +391,7 @@ def _serve_series(
     names = {s: hub.names[s] for s in remote_seats}
     specs = [remote.register(names[s]) if s in names else seats[s] for s in range(4)]
     try:
-        hub.match_index = Run(out).counts.get("matches", 0) if (out / "manifest.json").is_file() else 0
+        hub.match_index = (Run(out).totals.matches or 0) if (out / "manifest.json").is_file() else 0
     except Exception:  # noqa: BLE001 - not a run yet: simulate says why
         hub.match_index = 0
     remote.HUB = hub
@@ -446,14 +445,14 @@ class _MatchDone:
 
 def _send_results(hub: Hub, run) -> None:
     """The series' result to every client still connected (``gameResult``)."""
-    wins = run.counts["wins"]
+    wins = run.totals.wins or (0, 0)
     for s, conn in hub.connected():
         conn.send(
             {
                 "type": "notify",
                 "stage": "gameResult",
                 "victoryNum": wins[s & 1],
-                "draws": run.counts["matches"] - sum(wins),
+                "draws": (run.totals.matches or 0) - sum(wins),
             }
         )
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import os
 import re
 from collections.abc import Sequence
@@ -27,7 +26,6 @@ from pathlib import Path
 import polars as pl
 from markupsafe import Markup, escape
 
-from guandan_cli.logs.manifest import PartialConfig
 from guandan_cli.view.names import strategy_names
 
 from .tables import INTERVAL_NOTE, readable_columns
@@ -265,32 +263,30 @@ class RunInfo:
 
 def run_info(path: str | os.PathLike) -> RunInfo | None:
     """The page's facts about the run at ``path`` (``None`` without a readable manifest)."""
-    manifest = Path(path) / "manifest.json"
-    try:
-        m = json.loads(manifest.read_text(encoding="utf-8"))
-        counts = m.get("counts") or {}
-        cfg = PartialConfig.recorded(m) if isinstance(m["config"], dict) else None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if cfg is None:
-        return None
-    counts = dict(counts)
-    state = str(m.get("state", "unknown"))
     from guandan_cli.logs.layout import run_completeness
+    from guandan_cli.logs.manifest import Totals, read_manifest
 
     try:
-        completeness = run_completeness(path, m, journals=state != "complete")
+        m = read_manifest(path)
+    except (OSError, ValueError):
+        return None
+    if m is None:
+        return None
+    cfg = m.recorded
+    totals = m.counts or Totals()
+    state = m.state.value
+    try:
+        completeness = run_completeness(path, m, journals=not m.complete)
     except ValueError:
         completeness = None
-    listed = [p for p in m.get("parts") or [] if isinstance(p, dict)]
     present = {p.index for p in completeness.parts} if completeness is not None else set()
-    gone = sorted({p.get("index") for p in listed} - present, key=str)
+    gone = sorted({p.index for p in m.parts} - present)
     if completeness is not None and gone:  # a listed part's file is gone: count what readers read
-        kept = [p for p in listed if p.get("index") in present]
-        counts = {k: sum(int(p.get(k) or 0) for p in kept) for k in ("matches", "deals", "errors", "capped")}
-        counts["wins"] = [sum(int((p.get("wins") or [0, 0])[t]) for p in kept) for t in (0, 1)]
+        totals = Totals.of_parts([p for p in m.parts if p.index in present], 0)
         state = f"part{'s' if len(gone) > 1 else ''} {', '.join(map(str, gone))} missing"
-    if m.get("state") != "complete":  # the manifest counts complete parts; add the journaled matches
+    counts = {k: totals.get(k) or 0 for k in ("matches", "deals", "errors", "capped")}
+    counts["wins"] = list(totals.wins or (0, 0))
+    if not m.complete:  # the manifest counts complete parts; add the journaled matches
         extra = completeness.journaled_counts() if completeness is not None else {}
         for key in ("matches", "deals", "errors", "capped"):
             counts[key] = int(counts.get(key, 0)) + extra.get(key, 0)

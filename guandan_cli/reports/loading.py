@@ -93,7 +93,7 @@ def source_record(run: str | os.PathLike, kind: str, *, digests: bool = True) ->
             parts.append([f.name, st.st_size, st.st_mtime_ns, _sha256(f) if digests else None])
         except OSError:
             return None
-    run_id = manifest.get("run_id") if manifest else None
+    run_id = manifest.run_id if manifest else None
     return {"kind": kind, "run_id": run_id, "parts": parts}
 
 
@@ -288,8 +288,8 @@ def distinct_runs(runs: Sequence) -> tuple:
             manifest = read_manifest(run)
         except ValueError:
             continue  # said when the run is read
-        run_id = (manifest or {}).get("run_id")
-        if not isinstance(run_id, str):
+        run_id = manifest.run_id if manifest is not None else None
+        if run_id is None:
             continue
         if run_id in by_id:
             raise LogReadError(
@@ -459,8 +459,8 @@ def _part_rows(part: Path) -> tuple[str, int, int] | None:
     except ValueError:
         return None
     bounds = reader.part_bounds(part, manifest)
-    run_id = (manifest or {}).get("run_id")
-    if bounds is None or not isinstance(run_id, str):
+    run_id = manifest.run_id if manifest is not None else None
+    if bounds is None or run_id is None:
         return None
     return run_id, bounds[0], bounds[1]
 
@@ -500,7 +500,7 @@ def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
         except ValueError:
             manifest = None
         if manifest is not None:
-            where[manifest.get("run_id")] = str(c.path)
+            where[manifest.run_id] = str(c.path)
     only = str(runs[0]) if len(runs) == 1 and isinstance(runs[0], str | os.PathLike) else None
     problems = []
     for row in bad.iter_rows(named=True):
@@ -525,7 +525,7 @@ def _run_paths(completeness) -> dict[str, Path]:
         except ValueError:
             manifest = None
         if manifest is not None:
-            where[manifest.get("run_id")] = c.path
+            where[manifest.run_id] = c.path
     return where
 
 

@@ -24,8 +24,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError
+from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError, replay
 from guandan_cli.engine.observation import Observation, observe
+from guandan_cli.logs.records import DealRecord, RecordError
 
 if TYPE_CHECKING:
     from guandan_cli.logs.manifest import PartialConfig
@@ -39,13 +40,18 @@ class ReviewRecordError(ValueError):
     """A logged deal that does not replay (a failure while working: one line, exit 1)."""
 
 
+class UnfinishedDealError(ValueError):
+    """A logged deal whose actions end before the deal is over."""
+
+
 @dataclass(frozen=True)
 class LoggedDeal:
-    """One deal to walk: where it is logged, how it starts, every action in order and the seats' names.
+    """One deal to walk or show: where it is logged, how it starts, every action in order, the
+    seats' names and how it ended (``end``: the lines ``replay`` and ``watch`` print).
 
     ``actions`` are ``(seat, action)`` pairs as ``Deal.apply`` takes them: tribute and return
-    cards first, then the play phase (``record["actions"]``), whose position is a decision's
-    ``index``.
+    cards first, then the play phase (``record.plays``), whose position is a decision's
+    ``index``. ``record`` is the log line it was read from (``None``: a deal played now).
     """
 
     setup: DealSetup
@@ -57,7 +63,7 @@ class LoggedDeal:
     deal_seed: int = 0
     where: str = ""
     end: tuple[str, ...] = ()
-    record: dict = field(default_factory=dict, compare=False, repr=False)
+    record: DealRecord | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def played(cls, setup: DealSetup, strategies: Sequence[str], seed: int = 0) -> LoggedDeal:
@@ -68,19 +74,42 @@ class LoggedDeal:
         deal = play_deal(Deal(setup), make_players(list(strategies), seed), seed, 0)
         return cls(setup, tuple(deal.actions), tuple(strategies), match_seed=seed)
 
+    @classmethod
+    def of_record(cls, rec: DealRecord, prev: DealRecord | None, options: PartialConfig) -> LoggedDeal:
+        """The deal a log line records (``prev``: the match's previous deal; ``options``: its
+        run's config as recorded); ``RecordError`` when its values make no deal. Not replayed
+        here (``check_replays`` does)."""
+        from guandan_cli.logreaders.replay import logged_setup, record_end_lines, record_rules
+
+        rules = record_rules(rec, options)
+        return cls(
+            setup=logged_setup(rec, prev, options, rules),
+            actions=tuple(rec.actions()),
+            names=rec.strategies,
+            match=rec.match,
+            deal=rec.deal,
+            match_seed=rec.match_seed,
+            deal_seed=rec.deal_seed,
+            where=rec.where,
+            end=tuple(record_end_lines(rec)),
+            record=rec,
+        )
+
     @property
     def first_play(self) -> int:
         """The position in ``actions`` of the first play-phase action (after tribute and return)."""
-        return len(self.actions) - len(self.record["actions"]) if self.record else _first_play(self)
+        if self.record is not None:
+            return len(self.actions) - len(self.record.plays)
+        return next((i for i, deal in _replayed(self) if deal.phase == PLAY), len(self.actions))
 
 
-def _first_play(logged: LoggedDeal) -> int:
+def _replayed(logged: LoggedDeal) -> Iterator[tuple[int, Deal]]:
+    """``(i, the deal before action i)`` for each action of ``logged``, applied in turn: the
+    one loop over a logged deal's actions (``engine.replay`` without its checks)."""
     deal = Deal(logged.setup)
     for i, (_seat, action) in enumerate(logged.actions):
-        if deal.phase == PLAY:
-            return i
+        yield i, deal
         deal.apply(action)
-    return len(logged.actions)
 
 
 def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> LoggedDeal:
@@ -92,64 +121,56 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
     """
     from pathlib import Path
 
+    from guandan_cli.logreaders.replay import DealNotFound, find_deal
     from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
-    from guandan_cli.runner.replay import DealNotFound, find_deal
 
     run = Path(run)
     try:
-        path, line, rec, prev = find_deal(run, match, deal)
+        _path, _line, rec, prev = find_deal(run, match, deal)
         manifest = read_manifest(run) if run.is_dir() else None
     except LogLineError:  # a corrupt line: a failure, not bad input
         raise
+    except RecordError as exc:
+        raise ReviewRecordError(f"{exc.where}: cannot replay this deal: {exc.why}") from None
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal; a bad manifest
         raise ReviewInputError(str(exc)) from None
-    return logged_from_record(f"{path}:{line}", rec, prev, PartialConfig.recorded(manifest))
+    return logged_from_record(rec, prev, PartialConfig.recorded(manifest))
 
 
-def logged_from_record(where: str, rec: dict, prev: dict | None, options: PartialConfig) -> LoggedDeal:
-    """The deal of record ``rec`` (logged at ``where``; ``prev`` the match's previous record,
-    ``options`` its run's ``config``), checked to replay (``ReviewRecordError`` if it does not)."""
-    from guandan_cli.runner.records import record_actions
-    from guandan_cli.runner.replay import BAD_RECORD, logged_setup, record_end_lines, record_rules
-
+def logged_from_record(rec: DealRecord, prev: DealRecord | None, options: PartialConfig) -> LoggedDeal:
+    """The deal of record ``rec`` (``prev`` the match's previous record, ``options`` its run's
+    ``config``), checked to replay (``ReviewRecordError`` naming ``file:line`` if it does not)."""
     try:
-        rules = record_rules(rec, options)
-        logged = LoggedDeal(
-            setup=logged_setup(rec, prev, options, rules),
-            actions=tuple(record_actions(rec)),
-            names=tuple(rec["strategies"]),
-            match=rec["match"],
-            deal=rec["deal"],
-            match_seed=rec["match_seed"],
-            deal_seed=rec["deal_seed"],
-            where=where,
-            end=tuple(record_end_lines(rec)),
-            record=rec,
-        )
+        logged = LoggedDeal.of_record(rec, prev, options)
         check_replays(logged)
     except IllegalActionError as exc:
-        raise ReviewRecordError(f"{where}: {exc}") from None
-    except BAD_RECORD as exc:
-        raise ReviewRecordError(f"{where}: cannot replay this deal: {exc}") from None
+        raise ReviewRecordError(f"{rec.where}: {exc}") from None
+    except RecordError as exc:
+        raise ReviewRecordError(f"{exc.where}: cannot replay this deal: {exc.why}") from None
+    except UnfinishedDealError as exc:
+        raise ReviewRecordError(f"{rec.where}: cannot replay this deal: {exc}") from None
     return logged
 
 
+def match_deals(run: str | os.PathLike, match: int, options: PartialConfig) -> Iterator[LoggedDeal]:
+    """The logged deals of match ``match`` of a run, in order, not replayed (``RecordError`` for
+    a line whose values make no deal): the one place a match's logged deals are listed."""
+    from guandan_cli.logreaders.replay import match_records
+
+    prev = None
+    for _source, _line, rec in match_records(run, match):
+        yield LoggedDeal.of_record(rec, prev, options)
+        prev = rec
+
+
 def check_replays(logged: LoggedDeal) -> Deal:
-    """The deal replayed to its end (``IllegalActionError`` at the first action that is not legal,
-    naming its play-phase index)."""
-    deal = Deal(logged.setup)
-    for i, seat, action in _indexed(logged):
-        if seat != deal.to_move:
-            raise IllegalActionError(
-                seat, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {seat}'s"
-            )
-        try:
-            deal.apply(action)
-        except IllegalActionError as exc:
-            raise IllegalActionError(seat, action, f"action {i}: {exc.rule}") from None
+    """The deal replayed to its end by ``engine.replay`` (``IllegalActionError`` at the first
+    action that is not legal, naming its play-phase index; ``UnfinishedDealError`` when the
+    actions end first)."""
+    deal = replay(logged.setup, logged.actions, numbered_from=logged.first_play)
     if deal.phase != OVER:
-        raise ValueError(f"the deal is not over after its {len(logged.actions)} actions")
+        raise UnfinishedDealError(f"the deal is not over after its {len(logged.actions)} actions")
     return deal
 
 
@@ -240,9 +261,11 @@ __all__ = [
     "ReviewInputError",
     "ReviewRecordError",
     "TableState",
+    "UnfinishedDealError",
     "check_replays",
     "decisions",
     "load_deal",
     "logged_from_record",
+    "match_deals",
     "table_states",
 ]

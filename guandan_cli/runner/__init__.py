@@ -10,7 +10,9 @@
 - :mod:`.tasks` — ``run_task((spec, start, stop))`` plays a chunk of matches in a worker;
 - :mod:`.backends` — ``local`` (in-process or a spawn ``multiprocess`` pool) and ``ray``;
 - :mod:`.run` — ``Run``, to read a run back; :mod:`.errors` — how a run stops;
-- :mod:`.verify` / :mod:`.replay` — ``guandan verify`` and ``guandan replay``.
+- :mod:`.supervisor` — the watched worker processes (a decision deadline, a dead worker replaced).
+
+``guandan verify`` and ``guandan replay`` read logs: ``guandan_cli.logreaders``.
 
 Imports no polars (workers import this package).
 """

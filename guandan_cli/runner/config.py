@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from guandan_cli.logs.layout import space_problem
-from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, PartialConfig, RunConfig, plan_problem
+from guandan_cli.logs.manifest import DEFAULT_PART_SIZE, Manifest, PartialConfig, RunConfig, plan_problem
 from guandan_cli.logs.schema import SCHEMA_VERSION
 from guandan_cli.logs.writer import COMPRESSIONS
 from guandan_cli.runner.backends import (
@@ -84,7 +84,7 @@ def _spec_of(item) -> str:
 def load_in_time(spec: str | type, timeout: float, name: str | None = None) -> type:
     """The strategy class of ``spec``, its loading (its module's import) held to ``timeout``
     seconds (0: none): past it, ``SimulationInputError`` in one line naming ``name``."""
-    from guandan_cli.runner.watch import DecisionTimeout, time_limit
+    from guandan_cli.runner.supervisor import DecisionTimeout, time_limit
     from guandan_cli.strategies.registry import load_strategy
 
     try:
@@ -136,7 +136,7 @@ class Session:
     progress: bool | Callable[[int, int], None] = False
     command: str | None = None
     label: str | None = None
-    #: seconds a bot may take over one decision (0: no limit; ``runner.watch``)
+    #: seconds a bot may take over one decision (0: no limit; ``runner.supervisor``)
     decision_timeout: float = 60.0
     #: bytes of address space per worker process (``None``: no limit)
     max_memory: int | None = None
@@ -147,7 +147,7 @@ class Session:
     def in_process(self) -> bool:
         """Whether the run plays in the calling process (one local worker asked for, or one core,
         and no memory limit); else a local run plays in watched worker processes, however few
-        its tasks (``runner.watch``)."""
+        its tasks (``runner.supervisor``)."""
         return (
             self.backend == "local" and (self.workers or default_workers()) == 1 and self.max_memory is None
         )
@@ -348,11 +348,11 @@ class SettledRun:
         return self.config.run_id
 
 
-def check_stored(out: Path, existing: dict, request: Request) -> None:
+def check_stored(out: Path, existing: Manifest, request: Request) -> None:
     """A stored run is continued with the code there is now: its strategies load (else one line,
     saying how a `guandan play` game or a run started elsewhere continues), and neither their
     code nor the setups' source run changed."""
-    stored = PartialConfig.recorded(existing)
+    stored = existing.recorded
     strategies = request.given.strategies or stored.strategies or ()
     try:
         check_strategies(strategies, request.by_value, request.session.decision_timeout)
@@ -369,9 +369,9 @@ def check_stored(out: Path, existing: dict, request: Request) -> None:
         raise SimulationInputError(refusal)
 
 
-def _started_elsewhere(manifest: dict, strategies) -> str:
+def _started_elsewhere(manifest: Manifest, strategies) -> str:
     """A hint when a run with relative ``file.py:Class`` strategies is resumed from another folder."""
-    started_in = manifest.get("started_in")
+    started_in = manifest.started_in
     relative = [
         s for s in strategies
         if isinstance(s, str) and ".py:" in s and not os.path.isabs(s.partition(".py:")[0])

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal
-from guandan_cli.runner import tasks, watch
+from guandan_cli.runner import supervisor, tasks
 from guandan_cli.runner.backends import BackendError, InProcess, open_backend
 from guandan_cli.runner.config import Session
 from guandan_cli.runner.errors import SimulationError
@@ -159,7 +159,9 @@ def check_result(res: tasks.TaskResult, on_error: str) -> None:
         raise SimulationError(res.fatal)
     if res.fatal is not None:
         raise SimulationError(f"engine failure in {res.fatal.splitlines()[0]}")
-    if res.errors and on_error == "stop":  # the bot's exception (or its worker's traceback) as the cause
+    if (
+        res.errors and on_error == tasks.OnError.STOP
+    ):  # the bot's exception (or its worker's traceback) as the cause
         error = SimulationError(
             f"{res.errors[0]} (use --on-error record to record errored matches and go on)"
         )
@@ -220,13 +222,13 @@ class Execution:
             watched = self.session.backend == "local" and not self.session.in_process
             try:
                 if watched:
-                    self.pool = watch.WatchedPool(plan.workers, limits)
+                    self.pool = supervisor.WatchedPool(plan.workers, limits)
                 else:
                     self.pool = open_backend(self.session.backend, plan.workers, self.session.ray_address)
             except BackendError as exc:
                 raise SimulationError(str(exc)) from None
             in_process = isinstance(self.pool, InProcess) and not self._person
-            here = watch.watched_here(limits) if in_process else contextlib.nullcontext()
+            here = supervisor.watched_here(limits) if in_process else contextlib.nullcontext()
             with here:
                 for res in self._results(self.pool):
                     self._save(res)
@@ -235,17 +237,19 @@ class Execution:
             self._tell_notes()
         self.writer.wait()
 
-    def _limits(self) -> watch.Limits:
+    def _limits(self) -> supervisor.Limits:
         """The session's limits; the bots' output goes to the run directory's ``bots.log``
         (for a game with a person, ``guandan play``, neither: it is their screen and their time)."""
         if self._person:
-            return watch.Limits(0.0, self.session.max_memory, None)
-        return watch.Limits(self.session.decision_timeout, self.session.max_memory, str(self._bots_log()))
+            return supervisor.Limits(0.0, self.session.max_memory, None)
+        return supervisor.Limits(
+            self.session.decision_timeout, self.session.max_memory, str(self._bots_log())
+        )
 
     def _bots_log(self) -> Path:
         """Where the bots' output goes: the session's file, else the run directory's ``bots.log``."""
         given = self.session.bots_log
-        return Path(given) if given is not None else self.directory.out / watch.BOTS_LOG
+        return Path(given) if given is not None else self.directory.out / supervisor.BOTS_LOG
 
     def _tell_notes(self) -> None:
         """Print the pool's notes (a worker lost and its match replayed) on stderr, once each."""

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from guandan_cli.logs.manifest import PartialConfig, read_manifest
+from guandan_cli.logs.manifest import Manifest, PartialConfig, read_manifest
 from guandan_cli.logs.schema import SCHEMA_VERSION
 
 
@@ -87,14 +87,14 @@ def strategy_fingerprints(
     return out
 
 
-def changed_strategies(manifest: dict, fingerprints: dict[str, dict]) -> list[str]:
+def changed_strategies(manifest: Manifest, fingerprints: dict[str, dict]) -> list[str]:
     """The strategies whose code differs from what ``manifest``'s run was played with.
 
     Runs written before fingerprints were recorded have none to compare: every strategy
     counts as changed.
     """
-    stored = manifest.get("fingerprints")
-    if not isinstance(stored, dict):
+    stored = manifest.fingerprints
+    if stored is None:
         return list(fingerprints)
     return [s for s, fp in fingerprints.items() if _code_of(stored.get(s)) != _code_of(fp)]
 
@@ -104,7 +104,7 @@ def _code_of(fp) -> tuple | None:
 
 
 def identity_changes(
-    manifest: dict,
+    manifest: Manifest,
     wanted: PartialConfig,
     fingerprints: dict[str, dict],
     *,
@@ -117,27 +117,27 @@ def identity_changes(
     run would write. Only the fields given in ``wanted`` are compared (and the schema), and
     with ``check_source`` the run id of the setups' source run (``source_run_id``).
     """
-    stored = PartialConfig.recorded(manifest)
-    if isinstance(manifest.get("fingerprints"), dict):
+    stored = manifest.recorded
+    if manifest.fingerprints is not None:
         out = [_changed(s, manifest, fingerprints) for s in changed_strategies(manifest, fingerprints)]
     else:
         out = ["no code fingerprints recorded"]  # written before they were
     out += [f"{k} {was!r} (now {now!r})" for k, was, now in wanted.differences(stored)]
-    if check_source and manifest.get("setups_run_id") != source_run_id:
+    if check_source and manifest.setups_run_id != source_run_id:
         out.append(f"the setups' source run {stored.setups} changed")
     if stored.schema_version != SCHEMA_VERSION:
         out.append(f"log schema {stored.schema_version!r} (now {SCHEMA_VERSION})")
     return out
 
 
-def _change_detail(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+def _change_detail(spec: str, manifest: Manifest, fingerprints: dict[str, dict]) -> str:
     """The files that changed in ``spec``'s code since ``manifest``'s run (``""``: not known)."""
     from guandan_cli.strategies.fingerprint import describe_change
 
-    return describe_change(manifest["fingerprints"].get(spec), fingerprints[spec])
+    return describe_change((manifest.fingerprints or {}).get(spec), fingerprints[spec])
 
 
-def _changed(spec: str, manifest: dict, fingerprints: dict[str, dict]) -> str:
+def _changed(spec: str, manifest: Manifest, fingerprints: dict[str, dict]) -> str:
     """``mybot.py:Mine changed (helper.py edited)``, or without the files when none is known."""
     detail = _change_detail(spec, manifest, fingerprints)
     return f"{spec} changed ({detail})" if detail else f"{spec} changed"
@@ -150,10 +150,10 @@ OLD_CODE_CHOICES = (
 )
 
 
-def changed_code_refusal(out: Path, existing: dict, fingerprints: dict[str, dict]) -> str | None:
+def changed_code_refusal(out: Path, existing: Manifest, fingerprints: dict[str, dict]) -> str | None:
     """Why a stored run cannot be continued with these strategies' code (``None``: it can):
     what changed, naming the files, and the two ways on (start over, or keep the old run)."""
-    if not isinstance(existing.get("fingerprints"), dict):
+    if existing.fingerprints is None:
         return None  # written before fingerprints were recorded: nothing to compare
     from guandan_cli.strategies.fingerprint import ENGINE
 
@@ -182,13 +182,13 @@ def setups_run_id(source: str | None) -> str | None:
         manifest = read_manifest(source) if Path(source).is_dir() else None
     except ValueError:
         return None
-    return None if manifest is None else manifest.get("run_id")
+    return None if manifest is None else manifest.run_id
 
 
-def changed_setups_refusal(out: Path, existing: dict) -> str | None:
+def changed_setups_refusal(out: Path, existing: Manifest) -> str | None:
     """Why a stored setups run cannot be continued: its source run is another run now."""
-    stored = existing.get("setups_run_id")
-    source = PartialConfig.recorded(existing).setups
+    stored = existing.setups_run_id
+    source = existing.recorded.setups
     if stored is None or stored == setups_run_id(source):
         return None
     return f"the setups' source run {source} changed since {out} was written; use --force to start over, or another --out"
@@ -209,9 +209,9 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
         return f"setups {source!r}: {exc}"
     if manifest is None:
         return f"setups {source!r}: expected 'fresh', 'random' or a run directory (with a manifest.json)"
-    have = manifest.get("counts", {}).get("deals", 0)
+    have = (manifest.counts.deals if manifest.counts is not None else None) or 0
     if have < matches:
-        unfinished = manifest.get("state") != "complete"
+        unfinished = not manifest.complete
         return (
             f"setups {source!r}: the run holds {have} deals"
             + (" in complete parts (an unfinished run: resume it first)" if unfinished else "")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from guandan_cli.runner.backends import default_workers
 from guandan_cli.runner.config import Session, SettledRun
-from guandan_cli.runner.tasks import RunSpec
+from guandan_cli.runner.tasks import OnError, RunSpec
 
 #: the most matches per task when none is given (a kill loses about workers × this many)
 DEFAULT_CHUNK = 8
@@ -37,7 +37,7 @@ def run_spec(settled: SettledRun, on_error: str) -> RunSpec:
         ruleset=config.ruleset,
         a_fail_limit=config.a_fail_limit,
         max_deals=config.max_deals,
-        on_error=on_error,
+        on_error=OnError(on_error),
         setups=config.setups,
         classes=settled.classes,
         tribute=config.tribute,

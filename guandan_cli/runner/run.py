@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guandan_cli.logs.layout import MANIFEST, Completeness, read_manifest, run_completeness
-from guandan_cli.logs.manifest import PartialConfig
+from guandan_cli.logs.manifest import Manifest, Totals
 from guandan_cli.view.names import strategy_name, strategy_names
 
 
@@ -87,7 +87,7 @@ class Run:
     # -------------------------------------------------------------- manifest
 
     @property
-    def manifest(self) -> dict:
+    def manifest(self) -> Manifest:
         """The manifest as stored now (re-read on every access)."""
         m = read_manifest(self.path)
         assert m is not None
@@ -95,19 +95,27 @@ class Run:
 
     @property
     def state(self) -> str:
-        return self.manifest["state"]
+        """The manifest's ``state`` (a ``RunState`` value: running, complete, interrupted, failed)."""
+        return self.manifest.state.value
 
     @property
     def complete(self) -> bool:
-        return self.state == "complete"
+        return self.manifest.complete
 
     @property
     def config(self) -> dict:
-        return self.manifest["config"]
+        """The manifest's ``config`` block as JSON (``manifest.config`` is the ``RunConfig``)."""
+        return self.manifest.config.to_dict()
+
+    @property
+    def totals(self) -> Totals:
+        """What the complete parts hold: matches, deals, errors, capped, wins, parts, parts_done."""
+        return self.manifest.counts or Totals()
 
     @property
     def counts(self) -> dict:
-        return self.manifest["counts"]
+        """``totals`` as the manifest's ``counts`` JSON (``{"matches": 6, "deals": 18, …}``)."""
+        return self.totals.to_dict()
 
     # -------------------------------------------------------------- the log
 
@@ -151,29 +159,26 @@ class Run:
 
     def team_wins(self) -> list[TeamWins]:
         m = self.manifest
-        strategies = PartialConfig.recorded(m).strategies or ()
-        counts = m["counts"]
-        decided = sum(counts["wins"])
-        return [
-            TeamWins(t, (t, t + 2), (strategies[t], strategies[t + 2]), counts["wins"][t], decided)
-            for t in (0, 1)
-        ]
+        strategies = m.recorded.strategies or ()
+        wins = (m.counts.wins if m.counts is not None else None) or (0, 0)
+        decided = sum(wins)
+        return [TeamWins(t, (t, t + 2), (strategies[t], strategies[t + 2]), wins[t], decided) for t in (0, 1)]
 
     def summary(self) -> str:
         """A one-screen text summary (what ``guandan simulate`` prints at the end)."""
         m = self.manifest
-        c = m["counts"]
-        cfg = PartialConfig.recorded(m)
-        lines = [f"run {self.path}  ({m['state']})"]
+        c = m.counts or Totals()
+        cfg = m.recorded
+        lines = [f"run {self.path}  ({m.state.value})"]
         lines.append(
-            f"matches  {c['matches']} of {cfg.matches}"
-            f"  (decided {sum(c['wins'])}, capped {c['capped']}, errored {c['errors']})"
+            f"matches  {c.matches} of {cfg.matches}"
+            f"  (decided {sum(c.wins or ())}, capped {c.capped}, errored {c.errors})"
         )
-        s = m["sessions"][-1] if m.get("sessions") else None
+        s = m.sessions[-1] if m.sessions else None
         speed = ""
-        if s and s.get("seconds"):
-            speed = f"  ({s['deals']} this session in {s['seconds']:.1f} s: {s['deals'] / s['seconds']:.1f} deals/s, {s['workers']} worker{'s' if s['workers'] != 1 else ''})"
-        lines.append(f"deals    {c['deals']}{speed}")
+        if s and s.seconds:
+            speed = f"  ({s.deals} this session in {s.seconds:.1f} s: {s.deals / s.seconds:.1f} deals/s, {s.workers} worker{'s' if s.workers != 1 else ''})"
+        lines.append(f"deals    {c.deals}{speed}")
         extra = []
         if cfg.max_deals:
             extra.append(f"max_deals={cfg.max_deals}")
@@ -186,27 +191,28 @@ class Run:
             rate = f"{tw.rate:6.1%}" if tw.decided else "   n/a"
             wins = f"  wins {tw.wins}/{tw.decided} = {rate}  95% CI [{lo:.1%}, {hi:.1%}]"
             lines += _team_lines(tw, wins, names=names)
-        if m.get("error"):
-            lines.append(f"error    {m['error'].splitlines()[0]}")
+        if m.error:
+            lines.append(f"error    {m.error.splitlines()[0]}")
         compression = "uncompressed" if cfg.compression == "none" else cfg.compression
-        lines.append(f"log      {self.path}/  ({len(m['parts'])} part(s), {compression})")
+        lines.append(f"log      {self.path}/  ({len(m.parts)} part(s), {compression})")
         return "\n".join(lines)
 
     def closing_text(self, quiet: bool = False) -> str | None:
         """What ``guandan simulate`` prints once done: that a resumed run was already complete,
         else the summary (``None`` with ``quiet``)."""
         if self.already_complete:
-            c = self.counts
+            c = self.totals
             return (
-                f"{self.path}: run already complete ({c['matches']} match{'' if c['matches'] == 1 else 'es'}, "
-                f"{c['deals']} deal{'' if c['deals'] == 1 else 's'}); nothing to do"
+                f"{self.path}: run already complete ({c.matches} match{'' if c.matches == 1 else 'es'}, "
+                f"{c.deals} deal{'' if c.deals == 1 else 's'}); nothing to do"
             )
         return None if quiet else self.summary()
 
     def __repr__(self) -> str:
         try:
             m = self.manifest
-            return f"Run({str(self.path)!r}, state={m['state']!r}, matches={m['counts']['matches']}, deals={m['counts']['deals']})"
+            c = m.counts or Totals()
+            return f"Run({str(self.path)!r}, state={m.state.value!r}, matches={c.matches}, deals={c.deals})"
         except Exception:  # noqa: BLE001
             return f"Run({str(self.path)!r})"
 

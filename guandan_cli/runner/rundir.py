@@ -42,7 +42,7 @@ import os
 import secrets
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from guandan_cli.logs.journal import Journal, consistent_prefix
@@ -60,8 +60,15 @@ from guandan_cli.logs.layout import (
 )
 from guandan_cli.logs.manifest import (
     CONFIG_FIELDS,
+    FileEntry,
+    Manifest,
+    PartEntry,
     PartialConfig,
     RunConfig,
+    RunOptions,
+    RunState,
+    SessionEntry,
+    Totals,
     new_manifest,
     new_session,
     write_manifest,
@@ -103,7 +110,7 @@ def run_files(path: Path) -> list[Path]:
             or (n.startswith(("deals-", "matches-")) and ".jsonl" in n)
             or (n.startswith("part-") and n.endswith(JOURNAL_SUFFIX))
             or n in PARQUET_COPIES
-            or n == "bots.log"  # what the bots printed (runner.watch.BOTS_LOG)
+            or n == "bots.log"  # what the bots printed (runner.supervisor.BOTS_LOG)
             or (n.endswith(".parquet" + TMP_SUFFIX) and n.removesuffix(TMP_SUFFIX) in PARQUET_COPIES)
         ):
             out.append(p)
@@ -124,16 +131,18 @@ class StoredRun:
     """What ``inspect`` found in a run directory: the manifest of a run to continue (or
     ``None``), and whether an old run is to be wiped first (``force``)."""
 
-    manifest: dict | None
+    manifest: Manifest | None
     wipe: bool
     #: complete parts found changed since they were written are to be played again
     #: (``--replay-damaged``; else a resume refuses them in one line)
     replay_damaged: bool = False
+    #: a run recorded complete whose parts are not all there, or not all as written
+    parts_missing: bool = False
 
     @property
     def complete(self) -> bool:
         """A complete run whose parts are all there: nothing to play."""
-        return self.manifest is not None and self.manifest["state"] == "complete"
+        return self.manifest is not None and self.manifest.complete and not self.parts_missing
 
     @property
     def config(self) -> PartialConfig:
@@ -144,7 +153,7 @@ class StoredRun:
         """The matches held by the complete parts the stored manifest lists (0 for a new run)."""
         if self.manifest is None or self.wipe:
             return 0
-        return sum(p["stop_match"] - p["first_match"] for p in self.manifest.get("parts", []))
+        return self.manifest.matches_in_parts()
 
 
 def inspect(
@@ -165,16 +174,17 @@ def inspect(
         return StoredRun(None, False)
     if force:
         return StoredRun(None, True)
-    _mark_missing_parts(out, existing)
+    missing = _parts_missing(out, existing)
     _refuse_other_config(out, existing, required)
-    if existing["state"] == "complete" and not resume:
+    stored = StoredRun(existing, False, replay_damaged, missing)
+    if stored.complete and not resume:
         raise SimulationInputError(
             f"output {out} holds a complete run; use --force to overwrite it or another --out"
         )
-    return StoredRun(existing, False, replay_damaged)
+    return stored
 
 
-def _stored_manifest(out: Path, force: bool) -> tuple[dict | None, bool]:
+def _stored_manifest(out: Path, force: bool) -> tuple[Manifest | None, bool]:
     """``(manifest, damaged)`` of the folder ``out``: ``(None, False)`` for an empty folder,
     ``(None, True)`` for a damaged run that ``force`` is to wipe."""
     try:
@@ -191,23 +201,22 @@ def _stored_manifest(out: Path, force: bool) -> tuple[dict | None, bool]:
     return existing, False
 
 
-def _mark_missing_parts(out: Path, existing: dict) -> None:
-    """A run recorded complete whose parts are not all there, or not all as written (size,
-    sha256), is ``incomplete``: a missing part is played again, a changed one refused or
-    played again (``RunDirectory.recover``)."""
-    if existing["state"] != "complete":
-        return
+def _parts_missing(out: Path, existing: Manifest) -> bool:
+    """Whether a run recorded complete has parts not all there, or not all as written (size,
+    sha256): it is then not complete, a missing part is played again, a changed one refused
+    or played again (``RunDirectory.recover``)."""
+    if not existing.complete:
+        return False
     try:
         whole = run_completeness(out, existing, journals=False).complete
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to start over or another --out") from None
-    compression = existing["config"]["compression"]
-    if not whole or any(part_damage(out, p, compression) for p in existing.get("parts", [])):
-        existing["state"] = "incomplete"  # a part went missing or changed: redo it
+    compression = existing.config.compression
+    return not whole or any(part_damage(out, p, compression) for p in existing.parts)
 
 
-def _refuse_other_config(out: Path, existing: dict, required: PartialConfig) -> None:
-    stored = PartialConfig.recorded(existing)
+def _refuse_other_config(out: Path, existing: Manifest, required: PartialConfig) -> None:
+    stored = existing.recorded
     differ = required.differences(stored, schema=True)
     if differ:
         shown = ", ".join(f"{k} {_shown(was)} (now {_shown(now)})" for k, was, now in differ)
@@ -270,7 +279,7 @@ def interruption(
         exc.nothing_written = True
     else:
         exc = SimulationInterrupted(out, c.matches, c.total_matches, reason)
-        exc.complete = c.complete and c.state == "complete"  # else a resume records it complete
+        exc.complete = c.complete and c.state == RunState.COMPLETE  # else a resume records it complete
     exc.args = (exc.resume_hint(),)
     return exc
 
@@ -314,7 +323,7 @@ def _lock(out: Path):
     return fh
 
 
-def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | None:
+def _clear_or_reload(out: Path, existing: Manifest | None, wipe: bool) -> Manifest | None:
     """Wipe the old run (``--force``) or re-read its manifest under the lock; drop ``*.tmp`` files."""
     if wipe:
         try:
@@ -332,8 +341,8 @@ def _clear_or_reload(out: Path, existing: dict | None, wipe: bool) -> dict | Non
 
 
 def _recover(
-    out: Path, plan, comp: str, existing: dict | None, identity: dict, replay_damaged: bool
-) -> tuple[dict[int, dict], dict[int, Journal]]:
+    out: Path, plan, comp: str, existing: Manifest | None, identity: dict, replay_damaged: bool
+) -> tuple[dict[int, PartEntry], dict[int, Journal]]:
     """What survives of an earlier session: complete parts' entries, and the journals of the others.
 
     Only what this run wrote is kept (``guandan_cli.logs.provenance``): a complete part
@@ -346,13 +355,13 @@ def _recover(
     does not), and its entries must hold valid records that agree with their facts (else
     refused in one line). Journals of complete parts (a crash after the rename) are deleted.
     """
-    parts: dict[int, dict] = {}
+    parts: dict[int, PartEntry] = {}
     journals: dict[int, Journal] = {}
     if existing is None:
         for index, _a, _b in plan:
             journal_path(out, index).unlink(missing_ok=True)
         return parts, journals
-    known = {p["index"]: p for p in existing.get("parts", [])}
+    known = {p.index: p for p in existing.parts}
     complete = {p.index for p in run_completeness(out, existing, journals=False).parts}
     _note_missing(out, known, complete, comp)
     complete -= _damaged_parts(out, known, complete, comp, replay_damaged)
@@ -402,7 +411,7 @@ def _admitted_journal(out: Path, index: int, start: int, stop: int, identity: di
     return journal
 
 
-def _note_missing(out: Path, known: dict, complete: set[int], comp: str) -> None:
+def _note_missing(out: Path, known: dict[int, PartEntry], complete: set[int], comp: str) -> None:
     """A note for each part the manifest lists as complete whose files are not all there: it is played again."""
     for index in sorted(set(known) - complete):
         gone = [f.name for f in part_paths(out, index, comp) if not f.is_file()]
@@ -414,7 +423,9 @@ def _note_missing(out: Path, known: dict, complete: set[int], comp: str) -> None
             )
 
 
-def _damaged_parts(out: Path, known: dict, complete: set[int], comp: str, replay: bool) -> set[int]:
+def _damaged_parts(
+    out: Path, known: dict[int, PartEntry], complete: set[int], comp: str, replay: bool
+) -> set[int]:
     """The complete parts whose files are not those the manifest records: refused in one line
     (``SimulationInputError`` naming each), or with ``replay`` moved aside (``NAME.damaged``) to be played again."""
     damaged = {i: d for i in sorted(complete) if i in known and (d := part_damage(out, known[i], comp))}
@@ -436,11 +447,12 @@ def _damaged_parts(out: Path, known: dict, complete: set[int], comp: str, replay
     return set(damaged)
 
 
-def _count_part(out: Path, index: int, compression: str, start: int, stop: int) -> dict:
+def _count_part(out: Path, index: int, compression: str, start: int, stop: int) -> PartEntry:
     """Facts of a complete part found on disk but missing from the manifest (a crash after its
     renames, before the manifest was written): its lines checked as records of this run and
     part first (``SimulationInputError`` naming the line if not), its files' facts computed."""
     from guandan_cli.logs.reader import LogReadError, checked_frames, iter_records
+    from guandan_cli.logs.records import MatchRecord
 
     deals_path, matches_path = part_paths(out, index, compression)
     try:
@@ -456,42 +468,22 @@ def _count_part(out: Path, index: int, compression: str, start: int, stop: int) 
         ) from None
     wins = [0, 0]
     errors = capped = n = 0
-    for _line, rec in iter_records(matches_path, "matches"):
+    for line, data in iter_records(matches_path, "matches"):
+        rec = MatchRecord.parse(data, matches_path, line)
         n += 1
-        if rec["winner"] is not None:
-            wins[rec["winner"]] += 1
-        capped += bool(rec["capped"])
-        errors += rec["error"] is not None
+        if rec.winner is not None:
+            wins[rec.winner] += 1
+        capped += rec.capped
+        errors += rec.error is not None
     dfacts, mfacts = file_facts(deals_path), file_facts(matches_path)
-    return _part_entry(index, start, stop, n, dfacts["lines"], errors, wins, capped, dfacts, mfacts)
+    return _part_entry(index, start, stop, n, dfacts.lines, errors, wins, capped, dfacts, mfacts)
 
 
 # ------------------------------------------------------------------ parts and counts
 
 
-def _part_entry(index, start, stop, matches, deals, errors, wins, capped, dfile, mfile) -> dict:
-    return {
-        "index": index,
-        "first_match": start,
-        "stop_match": stop,
-        "matches": matches,
-        "deals": deals,
-        "errors": errors,
-        "capped": capped,
-        "wins": list(wins),
-        "deals_file": dfile,
-        "matches_file": mfile,
-    }
-
-
-def _totals(parts: list[dict]) -> dict:
-    return {
-        "matches": sum(p["matches"] for p in parts),
-        "deals": sum(p["deals"] for p in parts),
-        "errors": sum(p["errors"] for p in parts),
-        "capped": sum(p["capped"] for p in parts),
-        "wins": [sum(p["wins"][0] for p in parts), sum(p["wins"][1] for p in parts)],
-    }
+def _part_entry(index, start, stop, matches, deals, errors, wins, capped, dfile, mfile) -> PartEntry:
+    return PartEntry(index, start, stop, matches, deals, errors, capped, (wins[0], wins[1]), dfile, mfile)
 
 
 def journal_facts(res) -> dict:
@@ -505,7 +497,7 @@ def journal_facts(res) -> dict:
     }
 
 
-def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journal: Journal) -> dict:
+def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journal: Journal) -> PartEntry:
     """Write part ``index``'s two files from its journal (each ``.tmp``, fsync, rename); its entry."""
     entries = journal.in_match_order()
     writers: list[PartWriter] = []
@@ -516,7 +508,7 @@ def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journa
             writers.append(writer)
             for e in entries:
                 writer.write(read(e))
-            files.append(writer.commit())
+            files.append(FileEntry(**writer.commit()))
     except BaseException:
         for writer in writers:
             writer.abort()
@@ -540,12 +532,12 @@ def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journa
 def _new_manifest(
     settled: SettledRun,
     command: str,
-    existing: dict | None,
+    existing: Manifest | None,
     session: Session,
     workers: int,
     chunk_size: int,
     instance: str,
-) -> dict:
+) -> Manifest:
     """The manifest this session starts (continuing ``existing``'s start, folder and sessions)."""
     from guandan_cli._version import __version__
 
@@ -554,19 +546,21 @@ def _new_manifest(
         package_version=__version__,
         command=command,
         # the folder relative paths (file.py:Class strategies) were read from
-        started_in=(existing or {}).get("started_in") or os.getcwd(),
-        started_at=(existing or {}).get("started_at") or now_iso(),
-        sessions=list((existing or {}).get("sessions", [])),
+        started_in=(existing and existing.started_in) or os.getcwd(),
+        started_at=(existing and existing.started_at) or now_iso(),
+        sessions=existing.sessions if existing is not None else (),
         fingerprints=settled.fingerprints,
         setups_run_id=settled.setups_run_id,
         instance=instance,
-        on_error=session.on_error,
-        workers=workers,
-        backend=session.backend,
-        chunk_size=chunk_size,
-        ray_address=session.ray_address,
-        decision_timeout=session.decision_timeout,
-        max_memory=session.max_memory,
+        options=RunOptions(
+            on_error=session.on_error,
+            workers=workers,
+            backend=session.backend,
+            chunk_size=chunk_size,
+            ray_address=session.ray_address,
+            decision_timeout=session.decision_timeout,
+            max_memory=session.max_memory,
+        ),
     )
 
 
@@ -589,21 +583,23 @@ class RunDirectory:
     writer) than ``journal``; the manifest is written under one lock.
     """
 
-    def __init__(self, out: Path, existing: dict | None, lock, replay_damaged: bool = False) -> None:
+    def __init__(self, out: Path, existing: Manifest | None, lock, replay_damaged: bool = False) -> None:
         self.out = out
         self.replay_damaged = replay_damaged
         #: the run directory's random id (drawn when the run starts, kept by every resume)
-        self.instance = (existing or {}).get("instance") or secrets.token_hex(8)
+        self.instance = (existing and existing.instance) or secrets.token_hex(8)
         self.identity: dict = {}
         #: the stored manifest as re-read under the lock (``None``: a new run)
         self.existing = existing
         self._lock = lock
-        self.parts: dict[int, dict] = {}
+        self.parts: dict[int, PartEntry] = {}
         self.journals: dict[int, Journal] = {}
         self.plan: list[tuple[int, int, int]] = []
         self.compression = "none"
-        self.manifest: dict = {}
-        self.session: dict = {}
+        #: this session's manifest as last written (``None`` before ``begin``)
+        self.manifest: Manifest | None = None
+        #: this session's entry in it (the last of its sessions)
+        self.session: SessionEntry = SessionEntry()
         self._mutex = threading.RLock()
 
     @classmethod
@@ -670,39 +666,43 @@ class RunDirectory:
         self, settled: SettledRun, command: str, session: Session, workers: int, chunk_size: int
     ) -> None:
         """Start this session's manifest (the run's config and identity, how it is played) and write it."""
-        self.manifest = _new_manifest(
-            settled, command, self.existing, session, workers, chunk_size, self.instance
-        )
+        manifest = _new_manifest(settled, command, self.existing, session, workers, chunk_size, self.instance)
         self.session = new_session(now_iso(), workers=workers, backend=session.backend, chunk_size=chunk_size)
-        self.manifest["sessions"].append(self.session)
+        self.manifest = replace(manifest, sessions=(*manifest.sessions, self.session))
         try:
             self.save()
         except OSError as exc:
             self.close_journals()
             raise _unwritable(self.out, exc) from None
 
-    def save(self, state: str | None = None) -> None:
-        """Write the manifest with the parts complete so far (and ``state`` if given)."""
+    def save(self, state: RunState | None = None, **changes) -> None:
+        """Write the manifest with the parts complete so far and this session's entry (and
+        ``state`` and the other ``changes`` of its fields if given)."""
         with self._mutex:
-            ordered = [self.parts[i] for i in sorted(self.parts)]
-            self.manifest["parts"] = ordered
-            self.manifest["counts"] = _totals(ordered) | {"parts": len(self.plan), "parts_done": len(ordered)}
-            if state is not None:
-                self.manifest["state"] = state
+            assert self.manifest is not None, "begin() writes the first manifest"
+            ordered = tuple(self.parts[i] for i in sorted(self.parts))
+            self.manifest = replace(
+                self.manifest,
+                parts=ordered,
+                counts=Totals.of_parts(ordered, len(self.plan)),
+                sessions=(*self.manifest.sessions[:-1], self.session),
+                state=RunState(state) if state is not None else self.manifest.state,
+                **changes,
+            )
             write_manifest(self.out, self.manifest)
 
     def note_session(self, matches: int, deals: int, seconds: float) -> None:
         """This session's counts so far (written with the next part)."""
-        self.session.update(matches=matches, deals=deals, seconds=round(seconds, 3))
+        with self._mutex:
+            self.session = replace(self.session, matches=matches, deals=deals, seconds=round(seconds, 3))
 
-    def end(self, state: str, error: str | None, matches: int, deals: int, seconds: float) -> None:
+    def end(self, state: RunState, error: str | None, matches: int, deals: int, seconds: float) -> None:
         """Record how the session ended and write the manifest (a disk gone away leaves the parts safe)."""
         self.note_session(matches, deals, seconds)
-        self.session.update(state=state, ended_at=now_iso())
-        self.manifest["error"] = error
-        self.manifest["ended_at"] = now_iso()
+        with self._mutex:
+            self.session = replace(self.session, state=RunState(state).value, ended_at=now_iso())
         try:
-            self.save(state)
+            self.save(state, error=error, ended_at=now_iso())
         except OSError:  # pragma: no cover - the disk went away; the parts are safe
             pass
 

@@ -27,7 +27,7 @@ The API (small and stable):
   - ``source_setup(name, seed, index, rules)``: setup ``index`` of the named source
     (``SETUP_SOURCES``), how a run made of setups is rebuilt (``guandan verify``).
   - ``run_setups(run_dir)``: every logged deal of a run directory in log order (match,
-    deal), each rebuilt with ``records.record_setup``.
+    deal), each rebuilt with ``logs.records.DealRecord.setup``.
   - ``load_setups(source, seed, count, rules)``: ``count`` setups from ``"fresh"``,
     ``"random"`` or a run directory (its first ``count`` deals).
 
@@ -68,8 +68,8 @@ from guandan_cli.engine.observation import observe
 from guandan_cli.engine.play import play_deal, strategy_error
 from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed, derived_rng
+from guandan_cli.logs.records import DealRecord
 from guandan_cli.logs.schema import deal_record
-from guandan_cli.runner.records import record_setup
 from guandan_cli.runner.seeds import match_seed
 
 #: named setup sources (anything else given to ``load_setups`` is a run directory)
@@ -150,14 +150,13 @@ def run_setups(run_dir: str | os.PathLike, rules: Ruleset | None = None) -> Iter
     if rules is None:
         cfg = PartialConfig.recorded(manifest)
         rules = get_ruleset(cfg.ruleset, a_fail_limit=cfg.a_fail_limit, max_deals=cfg.max_deals)
-    last: dict[int, dict] = {}
+    last: dict[int, DealRecord] = {}
     for f in part_files(path, "deals"):
-        for _line, rec in iter_records(f, "deals"):
-            prev = last.get(rec["match"]) if rec["deal"] > 0 else None
-            last[rec["match"]] = rec
-            yield SourcedSetup(
-                record_setup(rec, prev, rules), rec["match_seed"], rec["deal"], rec["deal_seed"]
-            )
+        for line, data in iter_records(f, "deals"):
+            rec = DealRecord.parse(data, f, line)
+            prev = last.get(rec.match) if rec.deal > 0 else None
+            last[rec.match] = rec
+            yield SourcedSetup(rec.setup(prev, rules), rec.match_seed, rec.deal, rec.deal_seed)
 
 
 def load_setups(source: str | os.PathLike, seed: int, count: int, rules: Ruleset) -> list[SourcedSetup]:

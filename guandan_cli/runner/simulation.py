@@ -101,7 +101,7 @@ def simulate(
     - ``decision_timeout``: seconds a bot may take over one decision (default 60, 0: no limit;
       a bot past it fails as if it had raised); ``max_memory``: each worker process's address
       space (``"2G"``; a bot over it fails with ``MemoryError``). A worker that dies or overruns
-      is replaced and its match recorded as errored (``runner.watch``); what bots print goes to
+      is replaced and its match recorded as errored (``runner.supervisor``); what bots print goes to
       the run directory's ``bots.log`` (or to the file ``bots_log``, appended to).
 
     Each finished task is journaled (fsynced) at once, so a stopped run loses only the
@@ -160,16 +160,16 @@ def simulate(
 
 def _limits(decision_timeout, max_memory) -> tuple[float, int | None]:
     """The session's per-decision time limit and per-worker memory limit, checked
-    (``runner.watch``; defaults: ``watch.limits_given``)."""
-    from guandan_cli.runner import watch
+    (``runner.supervisor``; defaults: ``supervisor.limits_given``)."""
+    from guandan_cli.runner import supervisor
 
-    given = watch.limits_given()
+    given = supervisor.limits_given()
     try:
-        timeout = watch.check_decision_timeout(
+        timeout = supervisor.check_decision_timeout(
             given.decision_timeout if decision_timeout is None else decision_timeout,
             "decision_timeout (--decision-timeout)",
         )
-        memory = watch.parse_memory(
+        memory = supervisor.parse_memory(
             given.max_memory if max_memory is None else max_memory, "max_memory (--max-memory)"
         )
     except ValueError as exc:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import itertools
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from guandan_cli.engine.failures import BotFailure
 from guandan_cli.engine.match import Match, deal_seed
@@ -26,7 +27,15 @@ from guandan_cli.logs.schema import match_record
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner.seeds import match_seed
 
-ON_ERROR = ("stop", "record")
+
+class OnError(StrEnum):
+    """What a strategy's failure does to a run (``--on-error``)."""
+
+    STOP = "stop"  # the run stops with SimulationError
+    RECORD = "record"  # the match is recorded with its error and the run goes on
+
+
+ON_ERROR = tuple(mode.value for mode in OnError)
 #: the cyclic garbage collector's first threshold while a task plays: a deal allocates tens of
 #: thousands of short-lived tuples and lists, hardly any in cycles; at the default 700 the
 #: collector ran ~150 times per 300 heuristic deals (~3% of the CPU time), at 10,000 ~20 times
@@ -43,7 +52,7 @@ class RunSpec:
     ruleset: str = "cgr2022"
     a_fail_limit: int | None = None
     max_deals: int | None = None
-    on_error: str = "stop"
+    on_error: OnError = OnError.STOP
     #: ``None``: whole matches; else a setup source (``"fresh"``, ``"random"``, ``"paying"``,
     #: ``"resisting"`` or a run directory, see ``runner/setups.py``): "match" ``i`` is one
     #: deal from setup ``i``
@@ -87,7 +96,7 @@ _CLASSES: dict[tuple, list] = {}
 #: classes given as objects to a run in this process (used as they are, never reloaded)
 LOCAL_CLASSES: dict[str, type] = {}
 
-#: in a watched worker process (``runner.watch``): the shared slots where the worker says which
+#: in a watched worker process (``runner.supervisor``): the shared slots where the worker says which
 #: match it plays and how many of its deals are done (two stores per deal), so the parent
 #: can name the match a dead worker was in; ``None`` elsewhere
 POSITION = None
@@ -143,7 +152,7 @@ def _setup(spec: RunSpec, index: int, rules):
 class Cut:
     """Where a match is cut short as errored without playing on: after ``deals`` deals, with
     ``seat`` (``None``: no seat was being asked) failing for ``cause``. How a match whose
-    worker died or overran is recorded (``runner.watch``): its deals before are replayed."""
+    worker died or overran is recorded (``runner.supervisor``): its deals before are replayed."""
 
     deals: int
     seat: int | None
@@ -225,7 +234,7 @@ def _cut_short(played, cut: Cut | None, players, match_seed: int, next_deal):
 def new_players(classes: list, match_seed: int, deal_index: int = 0) -> list:
     """One player per seat, each with its rng derived from (match seed, seat), as
     ``make_players`` makes them; a constructor that raises (or overruns the decision limit:
-    ``runner.watch`` watches this loop too) is its seat's failure, a ``StrategyError`` at the
+    ``runner.supervisor`` watches this loop too) is its seat's failure, a ``StrategyError`` at the
     match's first deal (``deal_index``).
     """
     if len(classes) != 4:  # make_players' error
@@ -364,7 +373,7 @@ def run_task(task: tuple[RunSpec, int, int]) -> TaskResult:
 
 def run_tracked(task: tuple[RunSpec, int]) -> TaskResult:
     """Play match ``index`` alone with each seat's calls named in ``POSITION`` (where a worker
-    that dies in it died: ``runner.watch``)."""
+    that dies in it died: ``runner.supervisor``)."""
     global TRACK_SEATS
     spec, index = task
     TRACK_SEATS = True
@@ -412,7 +421,7 @@ def _run_task(spec: RunSpec, start: int, stop: int, cut: Cut | None = None) -> T
         if facts["error"] is not None:
             res.errors.append(f"match {i}: {facts['error']}")
             res.failure = res.failure or facts["failure"]
-            if spec.on_error == "stop":
+            if spec.on_error == OnError.STOP:
                 res.stop = i + 1
                 break
     res.deal_lines = b"".join(deal_parts)

@@ -5,7 +5,7 @@
 'heuristic'
 """
 
-import guandan_cli  # noqa: F401  (its import guards the compiled plan, memory and bot)
+import guandan_cli.native.compiled  # noqa: F401  (the guard: the compiled plan, memory and bot run only if built from their sources)
 
 from .bot import HeuristicStrategy
 from .plan import Group, Plan, make_plan

@@ -8,7 +8,7 @@ by ``+``, as ``SearchStrategy``'s keyword arguments) with another.
 ('search', 16)
 """
 
-import guandan_cli  # noqa: F401  (its import guards the compiled heuristic)
+import guandan_cli.native.compiled  # noqa: F401  (the guard: the compiled heuristic runs only if built from its sources)
 
 from .bot import ActionValue, SearchStrategy, candidate_actions
 from .spec import SearchSpecError, search_strategy_class

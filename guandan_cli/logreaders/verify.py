@@ -38,11 +38,11 @@ from guandan_cli.engine.deal import OVER, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.layout import MANIFEST
-from guandan_cli.logs.manifest import PartialConfig, part_plan, read_manifest
+from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, part_plan, read_manifest
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
+from guandan_cli.logs.records import record_actions, record_setup
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
-from guandan_cli.runner.records import record_actions, record_setup
 from guandan_cli.runner.seeds import match_seed as _match_seed
 from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
 
@@ -135,9 +135,9 @@ class _RunFacts:
     run_id: str | None
 
 
-def _facts(manifest: dict | None, inferred: dict | None = None) -> _RunFacts:
+def _facts(manifest: Manifest | None, inferred: dict | None = None) -> _RunFacts:
     config = PartialConfig.recorded(manifest).updated(PartialConfig.of(**(inferred or {})))
-    return _RunFacts(config, (manifest or {}).get("run_id"))
+    return _RunFacts(config, manifest.run_id if manifest is not None else None)
 
 
 #: the fields of a match's last deal that its match record is checked against
@@ -195,10 +195,20 @@ class _RunVerifier:
         st.deals += 1
         st.where = (str(path), line)
 
-    def _check_deal(self, rec: dict, st: _MatchState, problems: list[str]) -> None:
+    def _check_deal(self, rec: dict, st: _MatchState, problems: list) -> None:
         if self.setups is not None:
             self._check_setup_deal(rec, problems)
             return
+        self._check_identity(rec, problems)
+        try:
+            rules = self.rules(rec["ruleset"])
+        except ValueError as exc:
+            problems.append(str(exc))
+            return
+        self._check_play(rec, st, rules, problems)
+
+    def _check_identity(self, rec: dict, problems: list) -> None:
+        """The line's seeds, run id and strategies against the run's (the manifest's, or inferred)."""
         m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         if self.seed is not None and mseed != _match_seed(self.seed, m):
             problems.append(
@@ -220,11 +230,11 @@ class _RunVerifier:
             )
         if rec["deal_seed"] != deal_seed(mseed, d):
             problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
-        try:
-            rules = self.rules(rec["ruleset"])
-        except ValueError as exc:
-            problems.append(str(exc))
-            return
+
+    def _check_play(self, rec: dict, st: _MatchState, rules, problems: list) -> None:
+        """The deal's place in its match, its hands and setup, its actions replayed, and the
+        record the replay rebuilds compared with the line, field by field."""
+        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
         prev = st.last
         if prev is None:
             if d != 0:
@@ -299,7 +309,7 @@ class _RunVerifier:
         """A deal of a setups run stands alone: its setup is rebuilt from its named source
         (``random``, ``paying``, ``resisting``: seeds, hands and situation checked against it)
         or, for a run directory's deals, from the record itself."""
-        from guandan_cli.runner.records import record_setup_alone
+        from guandan_cli.logs.records import record_setup_alone
 
         rules = self.rules(rec["ruleset"])
         item = self.sourced(rec["match"], rules)
@@ -647,7 +657,7 @@ def inferred_note(options: dict[str, int | str]) -> str:
 def _start_run(
     report: VerifyReport,
     problem,
-    manifest,
+    manifest: Manifest | None,
     files,
     run_dir: Path,
     whole: bool,
@@ -668,14 +678,13 @@ def _start_run(
         report.no_manifest.append(str(run_dir))
 
 
-def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
+def _check_listed(manifest: Manifest, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
     """Each part the manifest lists as written is read: a listed part file gone (or not a file) is a problem."""
     read = {f.name for f in files}
-    for part in manifest.get("parts", []):
-        for key in ("deals_file", "matches_file"):
-            facts = part.get(key)
-            name = facts.get("file") if isinstance(facts, dict) else None
-            if not isinstance(name, str) or name in read:
+    for part in manifest.parts:
+        for facts in part.files():
+            name = facts.file
+            if name in read:
                 continue
             path = run_dir / name
             if path.is_file():
@@ -685,7 +694,7 @@ def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: Veri
                 Problem(
                     str(run_dir),
                     None,
-                    f"part {part.get('index')} listed in the manifest is {what}: {name}",
+                    f"part {part.index} listed in the manifest is {what}: {name}",
                     ("listed", name),
                 )
             )
@@ -695,7 +704,7 @@ def _check_listed(manifest: dict, run_dir: Path, files: list[Path], report: Veri
 _IDENTITY = ("run_id", "seed", "strategies")
 
 
-def _fold_identity(report: VerifyReport, manifest: dict, run_dir: Path, mark: dict, _result=None) -> None:
+def _fold_identity(report: VerifyReport, manifest: Manifest, run_dir: Path, mark: dict, _result=None) -> None:
     """One problem for a manifest that disagrees with every deal line of its run on ``run_id``,
     ``seed`` or ``strategies``, in place of the problems that follow from it.
 
@@ -720,10 +729,10 @@ def _fold_identity(report: VerifyReport, manifest: dict, run_dir: Path, mark: di
     # another run's manifest: its sha256s, listed parts and counts are that run's (folded in, counted in n)
     folded = set(_IDENTITY) | {"sha256", "listed", "counts"} if "run_id" in roots else set(roots)
     kept = [p for p in own if p.cause is None or p.cause[0] not in folded]
-    cfg = PartialConfig.recorded(manifest)
+    cfg = manifest.recorded
     said = []
     if "run_id" in roots:
-        said.append(f"its run_id {manifest.get('run_id')!r} is not the log's {seen['run_id']!r}")
+        said.append(f"its run_id {manifest.run_id!r} is not the log's {seen['run_id']!r}")
     if "seed" in roots:
         said.append(f"its seed {cfg.seed!r} gives none of the log's match seeds")
     if "strategies" in roots:
@@ -784,9 +793,9 @@ def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> in
         except ValueError:
             return None
         listed = {  # the lines the writer wrote (a hand-edited ``deals`` count is verify's to report)
-            p["deals_file"]["file"]: p["deals_file"].get("lines", p.get("deals"))
-            for p in (manifest or {}).get("parts", [])
-            if p.get("deals_file")
+            p.deals_file.file: p.deals_file.lines if p.deals_file.lines is not None else p.deals
+            for p in (manifest.parts if manifest is not None else ())
+            if p.deals_file is not None
         }
         for f in deal_files:
             if not isinstance(listed.get(f.name), int):
@@ -795,12 +804,8 @@ def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> in
     return total
 
 
-def _check_hashes(manifest: dict, files: list[Path], report: VerifyReport) -> None:
-    want = {}
-    for part in manifest.get("parts", []):
-        for key in ("deals_file", "matches_file"):
-            if part.get(key):
-                want[part[key]["file"]] = part[key]["sha256"]
+def _check_hashes(manifest: Manifest, files: list[Path], report: VerifyReport) -> None:
+    want = {facts.file: facts.sha256 for facts in manifest.part_files()}
     for f in files:
         sha = want.get(f.name)
         if sha is not None and _hash(f) != sha:
@@ -847,21 +852,13 @@ class _Tally:
     match_files: dict[str, _PartCounts] = field(default_factory=dict)
 
 
-#: the counts of a part's manifest entry (and of ``counts``, summed over the parts)
-COUNTED = ("matches", "deals", "errors", "capped", "wins")
-
-
-def _file_name(part: dict, key: str) -> str | None:
-    facts = part.get(key)
-    return facts.get("file") if isinstance(facts, dict) and isinstance(facts.get("file"), str) else None
-
-
-def _recounted(part: dict, tally: _Tally) -> dict | None:
+def _recounted(part: PartEntry, tally: _Tally) -> dict | None:
     """What the records of a listed part count (``COUNTED``, and each file's ``lines``), or
     ``None`` when its files were not both read."""
-    index = part.get("index")
+    index = part.index
     compression = None
-    dname, mname = _file_name(part, "deals_file"), _file_name(part, "matches_file")
+    dname = part.deals_file.file if part.deals_file is not None else None
+    mname = part.matches_file.file if part.matches_file is not None else None
     if dname is None or mname is None:  # found on disk after a crash: named by its index
         for name in tally.match_files:
             if isinstance(index, int) and name.startswith(f"matches-{index:05d}.jsonl"):
@@ -881,28 +878,33 @@ def _recounted(part: dict, tally: _Tally) -> dict | None:
     }
 
 
-def _of_part(n: int, part: dict) -> str:
+def _of_part(n: int, part: PartEntry) -> str:
     """`` (part 3)`` when a part's place in the list is not its index (a part missing before it)."""
-    return "" if part.get("index") == n else f" (part {part.get('index')})"
+    return "" if part.index == n else f" (part {part.index})"
 
 
-def _listed_value(part: dict, key: str):
+def _as_json(value):
+    """A count as the manifest's JSON holds it (a pair of wins as a list)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _listed_value(part: PartEntry, key: str):
     if "." in key:
         outer, inner = key.split(".")
-        facts = part.get(outer)
-        return facts.get(inner) if isinstance(facts, dict) else None
-    return part.get(key)
+        facts = getattr(part, outer)
+        return getattr(facts, inner) if facts is not None else None
+    return _as_json(getattr(part, key))
 
 
 def _check_counts(
-    report: VerifyReport, manifest: dict, run_dir: Path, tally: _Tally, whole: bool, _result=None
+    report: VerifyReport, manifest: Manifest, run_dir: Path, tally: _Tally, whole: bool, _result=None
 ) -> None:
     """Every count the manifest holds, against the records: each listed part's ``matches``,
     ``deals``, ``errors``, ``capped``, ``wins`` and files' ``lines``, and (the run read whole)
     ``counts``: those summed, ``parts`` (planned) and ``parts_done`` (listed). One problem per
     count that differs, naming the field, the manifest's value and the records'."""
     where = str(run_dir / MANIFEST)
-    parts = [p for p in manifest.get("parts") or [] if isinstance(p, dict)]
+    parts = manifest.parts
     totals: dict[str, object] = {"matches": 0, "deals": 0, "errors": 0, "capped": 0, "wins": [0, 0]}
     all_read = whole
     for n, part in enumerate(parts):
@@ -924,8 +926,8 @@ def _check_counts(
         for key in COUNTED:
             v = got[key]
             totals[key] = [a + b for a, b in zip(totals[key], v)] if key == "wins" else totals[key] + v
-    counts = manifest.get("counts")
-    if not (all_read and parts) or not isinstance(counts, dict):  # no part to count: "nothing to verify"
+    counts = manifest.counts
+    if not (all_read and parts) or counts is None:  # no part to count: "nothing to verify"
         return
     try:
         totals["parts"] = len(_planned_parts(manifest))
@@ -933,15 +935,14 @@ def _check_counts(
         pass
     totals["parts_done"] = len(parts)
     for key, value in totals.items():
-        if key in counts and counts[key] != value:
+        said = _as_json(counts.get(key))
+        if said is not None and said != value:
             report.problems.append(
-                Problem(
-                    where, None, f"counts.{key} is {counts[key]}, the records give {value}", ("counts", key)
-                )
+                Problem(where, None, f"counts.{key} is {said}, the records give {value}", ("counts", key))
             )
 
 
-def _planned_parts(manifest: dict) -> list:
+def _planned_parts(manifest: Manifest) -> list:
     from guandan_cli.logs.layout import plan_parts
 
     matches, size, _compression = part_plan(manifest)

@@ -655,7 +655,11 @@ class WatchedPool(Backend):
                 return None
             parts.append(part)
             end = group.ends[at]
-            if part.fatal is not None or part.stop < end or (part.errors and group.spec.on_error == "stop"):
+            if (
+                part.fatal is not None
+                or part.stop < end
+                or (part.errors and group.spec.on_error == tasks.OnError.STOP)
+            ):
                 break
             at = end
         group.done = True

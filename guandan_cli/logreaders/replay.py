@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from guandan_cli.engine.deal import DealSetup, replay
-from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, check_unchanged, iter_records, sources, written_digests
-from guandan_cli.runner.records import record_actions, record_setup
+from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError
 from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
 
@@ -26,10 +25,6 @@ class DealNotFound(LookupError):
 
 #: the widest line replay prints (a terminal of 80 to 100 columns)
 WIDTH = 80
-
-#: what the engine or the layout raise on a record edited by hand (values the reader's field
-#: types let through): ``replay`` and ``watch`` report them as ``file:line: reason``
-BAD_RECORD = (ValueError, KeyError, IndexError, TypeError)
 
 
 def _columns(text: str) -> int:
@@ -51,12 +46,13 @@ def several_runs_problem(run: str | os.PathLike) -> str | None:
 
 def find_deal(
     run: str | os.PathLike, match: int, deal: int | None = None
-) -> tuple[Path, int, dict, dict | None]:
+) -> tuple[Path, int, DealRecord, DealRecord | None]:
     """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``.
 
     ``deal=None``: the match's first logged deal (deal 0, or in a run of deal setups taken
     from another run, the deal number the setup had there). An unfinished run's journaled
-    matches are found too (``file`` is then ``part-N.journal[deals]``).
+    matches are found too (``file`` is then ``part-N.journal[deals]``). A record of the
+    match that does not read as a deal is ``RecordError``.
     """
     problem = several_runs_problem(run)
     if problem is not None:
@@ -64,9 +60,9 @@ def find_deal(
     prev = None
     numbers: list[int] = []
     for f, line, rec in match_records(run, match):
-        if deal is None or rec["deal"] == deal:
+        if deal is None or rec.deal == deal:
             return f, line, rec, prev
-        numbers.append(rec["deal"])
+        numbers.append(rec.deal)
         prev = rec
     if not numbers:
         dealless = dealless_match_problem(run, match)
@@ -97,10 +93,11 @@ def dealless_match_problem(run: str | os.PathLike, match: int) -> str | None:
         return None
     for f in files:
         try:
-            for _line, rec in iter_records(f, "matches"):
-                if rec["match"] == match:
-                    if rec["deals"] == 0 and rec.get("error"):
-                        return f"match {match} has no finished deal: it ended with an error ({rec['error']})"
+            for line, data in iter_records(f, "matches"):
+                if data["match"] == match:
+                    rec = MatchRecord.parse(data, f, line)
+                    if rec.deals == 0 and rec.error:
+                        return f"match {match} has no finished deal: it ended with an error ({rec.error})"
                     return None
         except (LogLineError, OSError, ValueError):
             return None
@@ -118,13 +115,14 @@ def _planned_matches(run: str | os.PathLike) -> int | None:
     return total if type(total) is int and total > 0 else None
 
 
-def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, dict]]:
+def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, DealRecord]]:
     """``(source, line, record)`` of each deal of match ``match`` of a run, in order (none if absent).
 
     Journaled matches of an unfinished run are found too; in a run directory only the part
     that holds the match is read; a corrupt line on the way is ``LogLineError``, and once the
     match is reached the part's sha256 is checked against the manifest's (``LogReadError``
-    naming it when the part changed since it was written).
+    naming it when the part changed since it was written). Each of the match's lines is
+    parsed into a ``DealRecord`` (``RecordError`` for one whose values make no deal).
     """
     run = Path(run)
     files = sources(run, "deals")
@@ -143,26 +141,26 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
                 names = rec["strategies"]
                 if len(names) != 4 or not all(isinstance(n, str) for n in names):
                     raise LogLineError(f, line, f"strategies {names!r} are not 4 names (seats 0-3)")
-                yield f, line, rec
+                yield f, line, DealRecord.parse(rec, f, line)
             elif seen:
                 return
 
 
-def record_end_lines(rec: dict) -> list[str]:
+def record_end_lines(rec: DealRecord) -> list[str]:
     """The end of a logged deal as ``replay`` and ``watch`` print it (finish, levels, match end)."""
     return deal_end_lines(
-        rec["finish_order"],
-        rec["double_down"],
-        rec["winner_team"],
-        rec["upgrade"],
-        rec["levels_after"],
-        rec["match_over"],
-        rec["capped"],
-        rec["match_winner"],
+        rec.finish_order,
+        rec.double_down,
+        rec.winner_team,
+        rec.upgrade,
+        rec.levels_after,
+        rec.match_over,
+        rec.capped,
+        rec.match_winner,
     )
 
 
-def logged_setup(rec: dict, prev: dict | None, options: PartialConfig, rules) -> DealSetup:
+def logged_setup(rec: DealRecord, prev: DealRecord | None, options: PartialConfig, rules) -> DealSetup:
     """The setup a logged deal was played from, given its run's config as recorded (``options``).
 
     A whole match's deal follows from the previous one (``prev``); a deal of a setups run
@@ -173,28 +171,22 @@ def logged_setup(rec: dict, prev: dict | None, options: PartialConfig, rules) ->
 
     source = options.setups
     if source in SETUP_SOURCES and options.seed is not None:
-        return source_setup(source, options.seed, rec["match"], rules).setup
+        return source_setup(source, options.seed, rec.match, rules).setup
     if source is not None:
-        from guandan_cli.runner.records import record_setup_alone
-
-        return record_setup_alone(rec, rules)
-    return record_setup(rec, prev, rules)
+        return rec.setup_alone(rules)
+    return rec.setup(prev, rules)
 
 
-def record_rules(rec: dict, options: PartialConfig):
+def record_rules(rec: DealRecord, options: PartialConfig):
     """The rules a logged deal record ``rec`` was played under: its ruleset with its run's
-    options (``options``: the manifest's ``config``, as a ``PartialConfig``)."""
-    return get_ruleset(
-        rec["ruleset"],
-        a_fail_limit=options.a_fail_limit,
-        max_deals=options.max_deals,
-        tribute=options.tribute,
-    )
+    options (``options``: the manifest's ``config``, as a ``PartialConfig``); ``RecordError``
+    for a ruleset or option that is not known."""
+    return rec.rules(a_fail_limit=options.a_fail_limit, max_deals=options.max_deals, tribute=options.tribute)
 
 
 def render_deal(
-    rec: dict,
-    prev: dict | None,
+    rec: DealRecord,
+    prev: DealRecord | None,
     *,
     symbols: bool = True,
     options: PartialConfig | dict | None = None,
@@ -207,20 +199,20 @@ def render_deal(
     options = options or PartialConfig()
     rules = record_rules(rec, options)
     setup = logged_setup(rec, prev, options, rules)
-    deal = replay(setup, record_actions(rec))
+    deal = replay(setup, rec.actions())
     style = style or Style(symbols=symbols, colour=False)
     if deal.tribute_kind == "none" and setup.previous is not None:
         tribute = ["tribute: none (tribute switched off)"]
     else:
         tribute = tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
     lines = replay_lines(
-        header=f"match {rec['match']} (seed {rec['match_seed']})  deal {rec['deal']} "
-        f"(seed {rec['deal_seed']})  ruleset {rec['ruleset']}",
+        header=f"match {rec.match} (seed {rec.match_seed})  deal {rec.deal} "
+        f"(seed {rec.deal_seed})  ruleset {rec.ruleset}",
         level=setup.level,
-        level_team=rec["level_team"],
-        levels_before=rec["levels_before"],
+        level_team=rec.level_team,
+        levels_before=list(rec.levels_before),
         hands=setup.hands,
-        strategies=rec["strategies"],
+        strategies=list(rec.strategies),
         tribute=tribute,
         leader=deal.leader,
         events=deal.events,
@@ -231,4 +223,4 @@ def render_deal(
     return "\n".join(lines)
 
 
-__all__ = ["BAD_RECORD", "DealNotFound", "find_deal", "hand_lines", "render_deal"]
+__all__ = ["DealNotFound", "RecordError", "find_deal", "hand_lines", "render_deal"]

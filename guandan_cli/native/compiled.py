@@ -4,7 +4,7 @@
 the same Python source, turned into C extension modules that sit next to the ``.py`` files
 and that Python imports in their place. Their decisions are the same, bit for bit (the logs
 of a seed do not change); only the speed does. The build records the sha256 of each source it
-compiled (:data:`RECORD_NAME`, in this package's folder).
+compiled (:data:`RECORD_NAME`, in the folder of ``guandan_cli``).
 
 An extension module found beside its source shadows it, so after an edit of ``plan.py`` in an
 editable install the old build would run. :func:`install` (run by ``import guandan_cli``) puts
@@ -61,6 +61,7 @@ def source_sha256(path: Path) -> str:
 
 
 def _record_path() -> Path:
+    """Where the build records the sources it compiled (``guandan_cli/_compiled_sources.json``)."""
     return _PACKAGE / RECORD_NAME
 
 
@@ -68,7 +69,7 @@ def _record_path() -> Path:
 #: when installed from a wheel, the folder ``strategies`` beside it in a source tree (an
 #: editable install). The compiled modules' files are found from them without importing
 #: anything (the decision may be taken in the middle of an import).
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def source_path(module: str) -> Path:
