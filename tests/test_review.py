@@ -64,7 +64,14 @@ def blunder_run(tmp_path_factory) -> Path:
 
 
 def _json_rows(output: str) -> list[dict]:
-    return [json.loads(line) for line in output.splitlines() if line.strip()]
+    """The decision records of ``review -f json`` (the summary objects left out)."""
+    rows = [json.loads(line) for line in output.splitlines() if line.strip()]
+    return [row for row in rows if "summary" not in row]
+
+
+def _json_summaries(output: str) -> list[dict]:
+    rows = [json.loads(line) for line in output.splitlines() if line.strip()]
+    return [row["summary"] for row in rows if "summary" in row]
 
 
 def _record(run: Path, match: int, deal: int) -> dict:
@@ -220,6 +227,38 @@ def test_text_lines_and_the_summary_agree_with_the_json(run_dir):
         summary = next(x for x in lines if x.startswith(f"seat {seat} ("))
         assert f"{len(mine)} decision" in summary and f"{sum(r['mistake'] for r in mine)} mistake" in summary
         assert f"loss {sum(r['loss'] for r in mine):.2f} levels" in summary
+    summaries = _json_summaries(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    assert [s["seat"] for s in summaries] == [0, 1, 2, 3] and {s["deal"] for s in summaries} == {1}
+    for s in summaries:
+        mine = [r for r in rows if r["seat"] == s["seat"]]
+        assert s["decisions"] == len(mine) and s["graph"] == [
+            [r["index"], round(r["played_value"], 4)] for r in mine
+        ]
+        assert s["total_loss"] == round(sum(max(r["loss"], 0) for r in mine), 4)
+        line = next(x for x in lines if x.startswith(f"seat {s['seat']} (") and "accuracy" in x)
+        assert f"accuracy {s['accuracy']:.0f}% over {len(mine)} decision" in line
+
+
+def test_without_deal_every_deal_of_the_match_is_reviewed_and_summed_up(run_dir):
+    """No --deal: each deal of the match in turn, a summary per deal and seat, then the match's,
+    whose figures are the sums of the deals' decision records."""
+    args = ["review", str(run_dir), "--seat", "0", "--worlds", "2", "-f", "json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    rows, summaries = _json_rows(res.stdout), _json_summaries(res.stdout)
+    deals = sorted({r["deal"] for r in rows})
+    assert deals == list(range(len(deals))) and len(deals) >= 2
+    assert [s["deal"] for s in summaries] == [*deals, None]
+    whole = summaries[-1]
+    assert whole["decisions"] == len(rows) == sum(s["decisions"] for s in summaries[:-1])
+    assert whole["mistakes"] + whole["blunders"] == sum(s["mistakes"] + s["blunders"] for s in summaries[:-1])
+    assert whole["total_loss"] == round(sum(max(r["loss"], 0) for r in rows), 4)
+    one = _json_rows(
+        runner.invoke(
+            app, ["review", str(run_dir), "--seat", "0", "--worlds", "2", "-f", "json", "--deal", "1"]
+        ).stdout
+    )
+    assert one == [r for r in rows if r["deal"] == 1]  # the same values, reviewed alone
 
 
 def test_an_obviously_losing_play_is_flagged(blunder_run):

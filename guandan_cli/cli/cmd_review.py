@@ -44,35 +44,80 @@ def review(
         bool, Option("--plain", help="Letters S H C D (automatic when not a terminal).")
     ] = False,
 ) -> None:
-    """Review deal DEAL of match MATCH: at each decision of the chosen seats, the value of the play
+    """Review the decisions of the chosen seats in deal DEAL of match MATCH (every deal of the match
+    that has ended when --deal is left out, a game that play saved included): the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
-    against the best with its interval, and the mistakes (the interval excludes 0 and the loss is at
-    least 0.25 levels; docs/review.md)."""
-    from guandan_cli.cli.html_page import write_page
-    from guandan_cli.review import MISTAKE_THRESHOLD
+    against the best with its interval, the mistakes (docs/review.md), and each seat's summary per
+    deal and per match (accuracy, inaccuracies, mistakes, blunders, the evaluation graph)."""
+    from guandan_cli.review.evaluators import evaluator_maker
 
     seats, worlds = _checked_options(seat, worlds, workers, match, fmt, html)
-    logged = _loaded(run, match, deal)
+    deals = _loaded(run, match, deal)
+    maker, described = evaluator_maker(deals[0].setup.rules)
+    style = _style(symbols, plain)
+    pages, everything = [], []
+    for n, logged in enumerate(deals):
+        if fmt == "text":
+            _header(logged, described, worlds, seats, first=n == 0)
+        reviews = _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html)
+        _summaries(reviews, seats, logged, fmt, scope=f"deal {logged.deal}")
+        everything += reviews
+        pages.append((logged, reviews))
+    if len(deals) > 1:
+        _summaries(everything, seats, deals[0], fmt, scope=f"match {match}, {len(deals)} deals", whole=True)
+    if html is not None:
+        _write_html(html, pages, described)
 
-    from guandan_cli.review.evaluators import evaluator_maker
-    from guandan_cli.review.text import header_lines, summary_lines
 
-    maker, described = evaluator_maker(logged.setup.rules)
-    if fmt == "text":
-        for line in header_lines(logged, described, worlds, seats):
-            click.echo(line)
-    reviews = _reviewed(logged, maker, seats, worlds, seed, workers, fmt, _style(symbols, plain), html)
-    if fmt == "text":
+def _header(logged, described: str, worlds: int, seats: list[int], first: bool) -> None:
+    """The deal's header lines (the budget line only before the first deal)."""
+    from guandan_cli.review.text import header_lines
+
+    lines = header_lines(logged, described, worlds, seats)
+    if not first:
         click.echo("")
+    for line in lines if first else lines[:2]:
+        click.echo(line)
+
+
+def _summaries(reviews: list, seats: list[int], logged, fmt: str, scope: str, whole: bool = False) -> None:
+    """Each seat's summary of ``reviews`` (a deal's, or with ``whole`` the match's): lines after the
+    decisions, or one ``{"summary": …}`` object per seat."""
+    import json
+
+    from guandan_cli.review.summary import summaries, summary_text
+    from guandan_cli.review.text import summary_lines
+    from guandan_cli.view.names import strategy_names
+
+    found = summaries(reviews)
+    if fmt == "json":
+        for s in found:
+            where = {"match": logged.match, "deal": None if whole else logged.deal}
+            click.echo(json.dumps({"summary": {**where, **s.as_dict()}}, ensure_ascii=False))
+        return
+    click.echo("")
+    if not whole:
         for line in summary_lines(reviews, seats, logged.names):
             click.echo(line)
-    if html is not None:
-        from guandan_cli.review.page import deal_data, render_page
+    readable = strategy_names(logged.names)
+    names = [readable[name] for name in logged.names]
+    for s in found:
+        click.echo(summary_text(s, names, scope))
 
-        data = deal_data(logged, reviews, evaluator=described, threshold=MISTAKE_THRESHOLD)
-        write_page(
-            html, render_page([data], title=f"guandan review · match {logged.match} · deal {logged.deal}")
-        )
+
+def _write_html(html: Path, pages: list, described: str) -> None:
+    """The review page: every reviewed deal, stepping through each."""
+    from guandan_cli.cli.html_page import write_page
+    from guandan_cli.review import MISTAKE_THRESHOLD
+    from guandan_cli.review.page import deal_data, render_page
+
+    data = [
+        deal_data(logged, reviews, evaluator=described, threshold=MISTAKE_THRESHOLD)
+        for logged, reviews in pages
+    ]
+    first = pages[0][0]
+    which = f"deal {first.deal}" if len(pages) == 1 else f"{len(pages)} deals"
+    write_page(html, render_page(data, title=f"guandan review · match {first.match} · {which}"))
 
 
 def _checked_options(
@@ -104,17 +149,19 @@ def _checked_options(
     return seats, worlds
 
 
-def _loaded(run: Path, match: int, deal: int | None):
-    """The logged deal to review (a corrupt or unreplayable line: exit 1; no such deal: exit 2)."""
+def _loaded(run: Path, match: int, deal: int | None) -> list:
+    """The deals to review: deal ``deal``, or every deal of the match that has ended (a corrupt or
+    unreplayable line: exit 1; no such run, match or deal: exit 2)."""
     from guandan_cli.logs.reader import LogLineError
     from guandan_cli.review import ReviewInputError, ReviewRecordError, load_deal
+    from guandan_cli.review.walk import load_match
 
     try:
-        return load_deal(run, match, deal)
+        return [load_deal(run, match, deal)] if deal is not None else load_match(run, match)
     except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
     except ReviewInputError as exc:  # no such run, match or deal: or a game whose match goes on
-        return _saved_deal(run, match, deal) or fail(exc)
+        return _saved_deals(run, match, deal) or fail(exc)
     except ReviewRecordError as exc:  # the record does not replay: an unknown ruleset, edited actions
         fail(exc, FAILURE)
 
@@ -158,12 +205,16 @@ def _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html) -> 
     return reviews
 
 
-def _saved_deal(run: Path, match: int, deal: int | None):
-    """A finished deal of a game ``play`` saved before its match ended (``None``: not such a game)."""
-    from guandan_cli.interactive.saved_game import saved_deal
+def _saved_deals(run: Path, match: int, deal: int | None) -> list:
+    """The finished deals (or deal ``deal``) of a game ``play`` saved before its match ended (empty:
+    not such a game)."""
+    from guandan_cli.interactive.saved_game import saved_deal, saved_deals
     from guandan_cli.review import ReviewInputError
 
     try:
-        return saved_deal(run, match, deal)
+        if deal is not None:
+            found = saved_deal(run, match, deal)
+            return [found] if found is not None else []
+        return saved_deals(run, match)
     except ReviewInputError as exc:
         fail(exc)

@@ -130,6 +130,14 @@ def saved_deal(run: Path, match: int, deal: int | None) -> LoggedDeal | None:
     )
 
 
+def saved_deals(run: Path, match: int) -> list[LoggedDeal]:
+    """Every deal of the unfinished game in ``run`` that has ended (empty if ``run`` is no such
+    game); ``ReviewInputError`` when none has ended yet."""
+    if saved_deal(run, match, 0) is None:
+        return []
+    return finished_deals(run)
+
+
 def _finished(run: Path) -> bool:
     from guandan_cli.logs.manifest import read_manifest
 
@@ -175,4 +183,4 @@ def _logged(game: GameSpec, seed: int, pd, path: Path) -> LoggedDeal:
     )
 
 
-__all__ = ["SavedAnswers", "finished_deals", "saved_deal"]
+__all__ = ["SavedAnswers", "finished_deals", "saved_deal", "saved_deals"]

@@ -147,6 +147,21 @@ def summaries(reviews: Sequence[Reviewed]) -> list[SeatSummary]:
     ]
 
 
+def summary_text(s: SeatSummary, names: Sequence[str], scope: str = "") -> str:
+    """``seat 2 (human), deal 0: accuracy 84% · 1 mistake, 2 inaccuracies (1 unclear) · loss 0.80
+    levels (0.042 per decision) · ▁▂▃▅▆``: one seat's summary as one line."""
+    counts = [(s.blunders, "blunder", "blunders"), (s.mistakes, "mistake", "mistakes")]
+    counts.append((s.inaccuracies, "inaccuracy", "inaccuracies"))
+    flags = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n) or "no mistake"
+    unclear = f" ({s.unclear} unclear)" if s.unclear else ""
+    where = f", {scope}" if scope else ""
+    return (
+        f"seat {s.seat} ({names[s.seat]}){where}: accuracy {s.accuracy:.0f}% over {s.decisions} "
+        f"decision{'s' if s.decisions != 1 else ''} · {flags}{unclear} · loss {s.total_loss:.2f} levels "
+        f"({s.mean_loss:.3f} per decision) · {sparkline([v for _, v in s.graph])}"
+    )
+
+
 SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -176,4 +191,5 @@ __all__ = [
     "severity",
     "sparkline",
     "summaries",
+    "summary_text",
 ]

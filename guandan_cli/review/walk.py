@@ -138,6 +138,27 @@ def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> Lo
     return logged_from_record(rec, prev, PartialConfig.recorded(manifest))
 
 
+def load_match(run: str | os.PathLike, match: int) -> list[LoggedDeal]:
+    """Every logged deal of match ``match`` of a run, in order, each checked to replay (the errors
+    of :func:`load_deal`; ``ReviewInputError`` when the run or the match holds no deal)."""
+    from pathlib import Path
+
+    from guandan_cli.logreaders.replay import match_records
+    from guandan_cli.logs.manifest import PartialConfig, read_manifest
+
+    load_deal(run, match)  # the first deal: the run and the match are there, or the error says why
+    run = Path(run)
+    options = PartialConfig.recorded(read_manifest(run) if run.is_dir() else None)
+    deals, prev = [], None
+    try:
+        for _source, _line, rec in match_records(run, match):
+            deals.append(logged_from_record(rec, prev, options))
+            prev = rec
+    except RecordError as exc:
+        raise ReviewRecordError(f"{exc.where}: cannot replay this deal: {exc.why}") from None
+    return deals
+
+
 def logged_from_record(rec: DealRecord, prev: DealRecord | None, options: PartialConfig) -> LoggedDeal:
     """The deal of record ``rec`` (``prev`` the match's previous record, ``options`` its run's
     ``config``), checked to replay (``ReviewRecordError`` naming ``file:line`` if it does not)."""
@@ -265,6 +286,7 @@ __all__ = [
     "check_replays",
     "decisions",
     "load_deal",
+    "load_match",
     "logged_from_record",
     "match_deals",
     "table_states",
