@@ -650,3 +650,32 @@ def test_replay_names_an_action_that_is_no_string_in_an_edited_log(tmp_path, bad
     assert res.exit_code == 1, res.output
     assert f"cannot replay this deal: action 2 {bad!r}: expected a string 'SEAT pass'" in res.stderr
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    "strategies, seed",
+    [
+        (["heuristic", "greedy", "heuristic", "greedy"], 1),
+        (["search:worlds=2+candidates=2+first=2+batch=1", "heuristic", "greedy", "heuristic"], 2),
+    ],
+)
+def test_watch_plays_lazily_and_shows_the_screens_of_the_whole_deals(strategies, seed):
+    """`watch` played now asks one bot at a time (live_frames): the screens it waits on are those
+    of the same match played whole first (frames of live_deals), and a search is shown thinking
+    before each of its decisions, on a screen that does not wait."""
+    from guandan_cli.interactive.watch import frames, live_deals, live_frames
+    from guandan_cli.view.table import Style
+
+    style = Style.plain()
+    whole = [
+        t
+        for d in live_deals(seed, strategies, "cgr2022", 2)
+        for t in frames(d, style, seat=1, open_hands=True)
+    ]
+    lazy = list(live_frames(seed, strategies, "cgr2022", 2, style, seat=1, open_hands=True))
+    assert [f.text for f in lazy if f.wait] == whole
+    thinking = [f.text for f in lazy if not f.wait]
+    if strategies[0].startswith("search"):
+        assert thinking and all("seat 0 (search:" in t and "is thinking…" in t for t in thinking)
+    else:
+        assert not thinking

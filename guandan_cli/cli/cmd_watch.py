@@ -49,12 +49,12 @@ def watch(
     from guandan_cli.engine.deal import IllegalActionError
     from guandan_cli.engine.play import StrategyError
     from guandan_cli.interactive.terminal import Pacer, Quit, Screen, is_tty, watch_delay
-    from guandan_cli.interactive.watch import frames
+    from guandan_cli.interactive.watch import frames, live_frames
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.view.table import Style
 
     _check_options(ctx, run, match, seat, delay, max_deals, html)
-    deals = _deals(run, match, seed, strategies, ruleset, max_deals)
+    deals, four = _deals(run, match, seed, strategies, ruleset, max_deals)
     if html is not None:
         _write_page(html, deals, run)
         return
@@ -67,7 +67,16 @@ def watch(
     check = f"; check the log with: guandan verify {run}" if run is not None else ""
     try:
         with Pacer(step, delay) as pacer:
-            for shown in deals:
+            if four is not None:  # played now, one action at a time
+                for frame in live_frames(
+                    seed, four, ruleset, max_deals, style, seat, open_hands, pacer.legend
+                ):
+                    screen.frame(frame.text)
+                    if frame.after_thinking:
+                        pacer.drop_typed()  # keys pressed while a bot thought skip nothing
+                    if frame.wait:
+                        pacer.wait()
+            for shown in deals if four is None else ():
                 for text in frames(shown, style, seat=seat, open_hands=open_hands, legend=pacer.legend):
                     screen.frame(text)
                     pacer.wait()
@@ -104,8 +113,9 @@ def _check_options(ctx, run: Path | None, match: int, seat: int, delay: float, m
 
 
 def _deals(run: Path | None, match: int, seed: int, strategies: str, ruleset: str, max_deals):
-    """The deals to show: match ``match`` of RUN (its first deal read, so a bad run or match is
-    refused before anything is shown), else match 0 of ``seed`` played now by the bots."""
+    """``(deals, strategies)``: match ``match`` of RUN (its first deal read, so a bad run or match
+    is refused before anything is shown; strategies ``None``), else match 0 of ``seed`` played now
+    by the bots (the four strategies: the terminal plays it lazily, ``live_frames``)."""
     import itertools
 
     from guandan_cli.interactive.watch import WatchInputError, live_deals, logged_deals
@@ -116,7 +126,7 @@ def _deals(run: Path | None, match: int, seed: int, strategies: str, ruleset: st
         if run is not None:
             deals = logged_deals(run, match)
             first = next(deals)  # checks the run and the match before anything is shown
-            return itertools.chain([first], deals)
+            return itertools.chain([first], deals), None
         four = parse_strategies(strategies)
         if "human" in four:
             raise SimulationInputError("watch shows bots; to play a seat yourself use `guandan play`")
@@ -124,7 +134,7 @@ def _deals(run: Path | None, match: int, seed: int, strategies: str, ruleset: st
         from guandan_cli.engine.rules import get_ruleset
 
         get_ruleset(ruleset, max_deals=max_deals)
-        return live_deals(seed, four, ruleset, max_deals)
+        return live_deals(seed, four, ruleset, max_deals), four
     except LogLineError as exc:  # the log is corrupt: a failure while working, not bad input
         fail(f"{exc}; check the log with: guandan verify {run}", FAILURE)
     except (WatchInputError, SimulationInputError, ValueError) as exc:

@@ -127,14 +127,7 @@ def play_deal(
     deal: Deal, players: Sequence[object], match_seed: int | None = None, deal_index: int | None = None
 ) -> Deal:
     """Play ``deal`` to its end, asking each seat's player in turn."""
-    watchers = [
-        (s, w) for s, p in enumerate(players) if (w := getattr(p, "observe_action", None)) is not None
-    ]
-    listeners = [(s, p) for s, p in enumerate(players) if hasattr(p, "on_public_events")]
-    seen = len(deal.events)
-    shortcuts = [getattr(p, "choose_from_legal", None) for p in players]
-    # a shortcut bot with ``lazy_legal = True`` may be given a lazy sequence (engine.legal.PlainLeads)
-    legal_of = [deal._legal_lazy if getattr(p, "lazy_legal", False) else deal._legal_tuple for p in players]
+    watchers, listeners, shortcuts, legal_of = _hooks(deal, players)
     if not watchers and not listeners:
         if None not in shortcuts:
             _play_by_shortcuts(deal, players, shortcuts, legal_of, match_seed, deal_index)
@@ -142,8 +135,49 @@ def play_deal(
         if shortcuts.count(None) == len(shortcuts):
             _play_by_observations(deal, players, match_seed, deal_index)
             return deal
+    for _seat in _steps(deal, players, shortcuts, legal_of, watchers, listeners, match_seed, deal_index):
+        pass
+    return deal
+
+
+def deal_steps(
+    deal: Deal, players: Sequence[object], match_seed: int | None = None, deal_index: int | None = None
+) -> Iterator[int]:
+    """Play ``deal`` one action at a time: yields the seat about to be asked, then (when the
+    caller asks for the next) asks it and applies its action. The same actions as
+    :func:`play_deal` (``guandan watch`` plays a match this way, showing each action as it comes).
+    """
+    watchers, listeners, shortcuts, legal_of = _hooks(deal, players)
+    return _steps(deal, players, shortcuts, legal_of, watchers, listeners, match_seed, deal_index)
+
+
+def _hooks(deal: Deal, players: Sequence[object]) -> tuple[list, list, list, list]:
+    """What the seats' players ask for: ``(watchers, listeners, shortcuts, legal_of)``."""
+    watchers = [
+        (s, w) for s, p in enumerate(players) if (w := getattr(p, "observe_action", None)) is not None
+    ]
+    listeners = [(s, p) for s, p in enumerate(players) if hasattr(p, "on_public_events")]
+    shortcuts = [getattr(p, "choose_from_legal", None) for p in players]
+    # a shortcut bot with ``lazy_legal = True`` may be given a lazy sequence (engine.legal.PlainLeads)
+    legal_of = [deal._legal_lazy if getattr(p, "lazy_legal", False) else deal._legal_tuple for p in players]
+    return watchers, listeners, shortcuts, legal_of
+
+
+def _steps(
+    deal: Deal,
+    players,
+    shortcuts: list,
+    legal_of: list,
+    watchers: list,
+    listeners: list,
+    match_seed,
+    deal_index,
+) -> Iterator[int]:
+    """``play_deal``'s general loop, one action per step (see :func:`deal_steps`)."""
+    seen = len(deal.events)
     while deal.phase != "over":
         seat = deal.to_move
+        yield seat
         player = players[seat]
         pick = shortcuts[seat]
         if pick is not None:
@@ -173,7 +207,6 @@ def play_deal(
             _tell(watchers, deal, players, match_seed, deal_index)
         if listeners:
             seen = _announce(listeners, deal, seat, seen, match_seed, deal_index)
-    return deal
 
 
 def _answer(player: object, obs: Observation, phase: str) -> object:
@@ -340,19 +373,27 @@ def _find_legal(action: object, legal: tuple | _LazyPlays) -> object | None:
     return legal[i]
 
 
+def start_deal(match: Match, setup, players: Sequence[object]) -> Deal:
+    """The match's next deal from ``setup`` (``match.next_setup()``), each player told of it
+    (``start_deal``)."""
+    index = match.deal_index
+    deal = Deal(setup, check=type(match) is not Match)  # a Match deals two whole decks
+    for seat, p in enumerate(players):
+        hook = getattr(p, "start_deal", None)
+        if hook is not None and not getattr(hook, "does_nothing", False):
+            try:
+                hook(index, observe(deal, seat))
+            except BOT_FAILURES as exc:  # reported like any bot failure
+                raise strategy_error(seat, p, match.seed, index, exc) from exc
+    return deal
+
+
 def iter_match(match: Match, players: Sequence[object]) -> Iterator[PlayedDeal]:
     """Play ``match`` deal by deal, yielding each finished deal and its update."""
     while not match.over:
         index = match.deal_index
         setup = match.next_setup()
-        deal = Deal(setup, check=type(match) is not Match)  # a Match deals two whole decks
-        for seat, p in enumerate(players):
-            hook = getattr(p, "start_deal", None)
-            if hook is not None and not getattr(hook, "does_nothing", False):
-                try:
-                    hook(index, observe(deal, seat))
-                except BOT_FAILURES as exc:  # reported like any bot failure
-                    raise strategy_error(seat, p, match.seed, index, exc) from exc
+        deal = start_deal(match, setup, players)
         play_deal(deal, players, match.seed, index)
         update = match.record(deal.result)
         yield PlayedDeal(index, setup, deal, update)

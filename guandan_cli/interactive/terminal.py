@@ -146,6 +146,13 @@ class Pacer:
             termios.tcsetattr(self.stdin.fileno(), termios.TCSADRAIN, self._saved)
             self._saved = None
 
+    def drop_typed(self) -> None:
+        """Forget the keys pressed so far (while a bot thought: they would skip screens unseen)."""
+        if self.keys:
+            import termios
+
+            termios.tcflush(self.stdin.fileno(), termios.TCIFLUSH)
+
     def _key(self, timeout: float | None) -> str | None:
         fd = self.stdin.fileno()
         ready, _, _ = select.select([fd], [], [], timeout)

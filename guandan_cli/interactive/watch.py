@@ -12,12 +12,14 @@ strategies, so a watched match can be found again in a run.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from guandan_cli.engine.deal import OVER, PLAY, Deal, IllegalActionError
 from guandan_cli.engine.match import Match, level_token
-from guandan_cli.engine.play import iter_match
+from guandan_cli.engine.play import deal_steps, iter_match, start_deal
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logreaders.replay import dealless_match_problem, several_runs_problem
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
@@ -100,26 +102,38 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[LoggedDeal]:
         raise WatchInputError(dealless or f"--match {match}: no deals of match {match} in {run}")
 
 
-def frames(
-    shown: LoggedDeal, style: Style, seat: int = 0, open_hands: bool = False, legend: str = ""
-) -> Iterator[str]:
-    """The screens of one deal: the start, one per visible action, the end (each ending in
-    ``legend``, the keys, when one is given)."""
-    deal = Deal(shown.setup)
-    title = (
-        f"match {shown.match} (seed {shown.match_seed}) · deal {shown.deal} · "
-        f"ruleset {shown.setup.rules.name}"
-    )
-    names = list(shown.names)
+class _Screens:
+    """The screens of one deal as its actions are applied to ``deal``: the table, a note on the
+    last action, and the keys (``legend``)."""
 
-    def screen(note: str, extra: Sequence[str] = ()) -> str:
-        hands = {s: deal.hands[s] for s in range(4)} if open_hands else {seat: deal.hands[seat]}
+    def __init__(
+        self,
+        deal: Deal,
+        title: str,
+        names: Sequence[str],
+        style: Style,
+        seat: int,
+        open_hands: bool,
+        legend: str,
+    ) -> None:
+        self.deal = deal
+        self.title = title
+        self.names = list(names)
+        self.style = style
+        self.seat = seat
+        self.open_hands = open_hands
+        self.legend = legend
+        self.log = TrickLog(deal.level, style)
+
+    def screen(self, note: str, extra: Sequence[str] = ()) -> str:
+        deal, seat = self.deal, self.seat
+        hands = {s: deal.hands[s] for s in range(4)} if self.open_hands else {seat: deal.hands[seat]}
         return render_table(
-            title=title,
+            title=self.title,
             level=deal.level,
-            levels=shown.setup.levels,
-            level_team=shown.setup.level_team,
-            names=names,
+            levels=deal.setup.levels,
+            level_team=deal.setup.level_team,
+            names=self.names,
             counts=deal.card_counts(),
             finished=deal.finished,
             events=deal.events,
@@ -128,28 +142,26 @@ def frames(
             resisted_by=deal.resisted_by,
             hands={s: h for s, h in hands.items() if h},
             bottom=seat,
-            style=style,
-            footer=[note, *extra, *([legend] if legend else [])],
+            style=self.style,
+            footer=[note, *extra, *([self.legend] if self.legend else [])],
         )
 
-    start = "dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads"
-    yield screen(start)
-    log = TrickLog(deal.level, style)
-    for i, (who, action) in enumerate(shown.actions):
-        if who != deal.to_move:  # a log edited by hand: replay() refuses it the same way
-            raise IllegalActionError(
-                who, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {who}'s"
-            )
-        before = len(deal.events)
-        deal.apply(action)
+    def start(self) -> str:
+        deal = self.deal
+        return self.screen("dealt" if deal.phase != PLAY else f"seat {deal.to_move} leads")
+
+    def after(self, who: int, before: int) -> str | None:
+        """The screen after ``who``'s action (the deal had ``before`` events), ``None`` when it
+        showed nothing (a tribute or return card is hidden until all are chosen) or ended the deal."""
+        deal = self.deal
         new = deal.events[before:]
         if not new:
-            continue  # a tribute or return card is hidden until all are chosen
+            return None
         for ev in new:
-            log.feed(ev)
+            self.log.feed(ev)
         last = new[-1]
         if last.kind == PLAY:
-            note = f"seat {who} plays {play_text(last.combo, deal.level, style)}"
+            note = f"seat {who} plays {play_text(last.combo, deal.level, self.style)}"
         elif last.kind == "pass":
             note = f"seat {who} passes"
         else:
@@ -158,10 +170,103 @@ def frames(
             )
         if deal.phase == PLAY and deal.top is None and last.kind == "pass":
             note += f" · the trick is over; seat {deal.to_move} leads"
+        return None if deal.phase == OVER else self.screen(note)
+
+
+def _title(match: int, match_seed: int, deal: int, rules) -> str:
+    return f"match {match} (seed {match_seed}) · deal {deal} · ruleset {rules.name}"
+
+
+def frames(
+    shown: LoggedDeal, style: Style, seat: int = 0, open_hands: bool = False, legend: str = ""
+) -> Iterator[str]:
+    """The screens of one deal: the start, one per visible action, the end (each ending in
+    ``legend``, the keys, when one is given)."""
+    deal = Deal(shown.setup)
+    title = _title(shown.match, shown.match_seed, shown.deal, shown.setup.rules)
+    screens = _Screens(deal, title, shown.names, style, seat, open_hands, legend)
+    yield screens.start()
+    for i, (who, action) in enumerate(shown.actions):
+        if who != deal.to_move:  # a log edited by hand: replay() refuses it the same way
+            raise IllegalActionError(
+                who, action, f"action {i}: it is seat {deal.to_move}'s turn, not seat {who}'s"
+            )
+        before = len(deal.events)
+        deal.apply(action)
+        text = screens.after(who, before)
         if deal.phase == OVER:
             break
-        yield screen(note)
-    yield screen(f"deal {shown.deal} over", ["", *shown.end])
+        if text is not None:
+            yield text
+    yield screens.screen(f"deal {shown.deal} over", ["", *shown.end])
 
 
-__all__ = ["WatchInputError", "frames", "live_deals", "logged_deals"]
+@dataclass(frozen=True)
+class Frame:
+    """One screen of a match played now; ``wait``: pause after it (a key, or the delay);
+    ``after_thinking``: it follows a bot's long think (keys pressed meanwhile are dropped)."""
+
+    text: str
+    wait: bool = True
+    after_thinking: bool = False
+
+
+#: a bot that took this long (seconds) over a decision is shown thinking before its next ones
+SLOW_DECISION = 0.25
+
+
+def live_frames(
+    seed: int,
+    strategies: Sequence[str],
+    ruleset: str,
+    max_deals: int | None,
+    style: Style,
+    seat: int = 0,
+    open_hands: bool = False,
+    legend: str = "",
+) -> Iterator[Frame]:
+    """Match 0 of a run with root ``seed``, played one action at a time as it is watched: a
+    screen after each visible action, and ``seat N (name) is thinking…`` before a slow bot's
+    decision (one that took over ``SLOW_DECISION`` seconds before, or a search)."""
+    from guandan_cli.strategies.registry import make_players
+
+    mseed = match_seed(seed, 0)
+    match = Match(mseed, get_ruleset(ruleset, max_deals=max_deals))
+    players = make_players(list(strategies), mseed)
+    slow = [name.split(":")[0] == "search" for name in strategies]
+    while not match.over:
+        index = match.deal_index
+        deal = start_deal(match, match.next_setup(), players)
+        screens = _Screens(
+            deal, _title(0, mseed, index, deal.setup.rules), strategies, style, seat, open_hands, legend
+        )
+        yield Frame(screens.start())
+        steps = deal_steps(deal, players, mseed, index)
+        who, before, took = next(steps, None), len(deal.events), 0.0
+        while who is not None:
+            if slow[who]:
+                yield Frame(screens.screen(f"seat {who} ({strategies[who]}) is thinking…"), wait=False)
+            t0 = time.monotonic()
+            following = next(steps, None)  # asks ``who`` and applies its action
+            took = time.monotonic() - t0
+            slow[who] = slow[who] or took > SLOW_DECISION
+            text = screens.after(who, before)
+            if text is not None:
+                yield Frame(text, after_thinking=took > SLOW_DECISION)
+            who, before = following, len(deal.events)
+        update = match.record(deal.result)
+        r = deal.result
+        end = deal_end_lines(
+            r.finish_order,
+            r.double_down,
+            r.winner_team,
+            r.upgrade,
+            [level_token(x) for x in update.levels_after],
+            update.match_over,
+            update.capped,
+            update.winner,
+        )
+        yield Frame(screens.screen(f"deal {index} over", ["", *end]), after_thinking=took > SLOW_DECISION)
+
+
+__all__ = ["Frame", "WatchInputError", "frames", "live_deals", "live_frames", "logged_deals"]
