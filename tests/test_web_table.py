@@ -106,6 +106,12 @@ def test_a_whole_match_over_the_websocket_is_logged_verified_reviewed_and_leaks_
         assert [m["deal"] for m in over] == [0, 1]
         asks = [m for m in messages if m["type"] == "ask"]
         assert len(asks) > 10 and all(m["options"] for m in asks)
+        for deal in (0, 1):  # 接风 named at each lead the log counts as one (rules.md §7, §12)
+            named = [
+                m for m in messages if m["type"] == "state" and m["deal"] == deal and "接风" in m["note"]
+            ]
+            record = json.loads((out / "deals-00000.jsonl").read_text().splitlines()[deal])
+            assert len(named) == record["derived"]["jiefeng"], (deal, [m["note"] for m in named])
         checked = check_no_hidden_card(messages, out, SEAT)
         assert checked >= len(messages) - 2, (checked, len(messages))  # all but what came before a state
         with urllib.request.urlopen(table.url + "review/0?worlds=2", timeout=120) as page:

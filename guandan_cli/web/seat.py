@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 
 from guandan_cli.engine.combos import Combo
 from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE
+from guandan_cli.engine.match import level_token
 from guandan_cli.engine.observation import Observation
 from guandan_cli.interactive.answers import ACTION, HINT, REFUSED, WHICH, menu, read_answer
 from guandan_cli.interactive.seat import Journal, saved_answer_problem
@@ -62,6 +63,7 @@ class WebSeat:
         self.obs: Observation | None = None  # the seat's latest view
         self.asking: dict | None = None  # the question waiting for an answer
         self._hint_bot = None
+        self._levels: tuple[str, str] | None = None  # the teams' levels at the last deal's start
         #: deals that ended (their review is at ``/review/N``)
         self.deals_over: list[int] = []
 
@@ -101,13 +103,20 @@ class WebSeat:
 
     def start_deal(self, deal_index: int, obs: Observation) -> None:
         self.deal_index = deal_index
-        self._state(obs, f"deal {deal_index}: seat {obs.to_move} to move")
+        note = f"deal {deal_index}: seat {obs.to_move} to move"
+        if self._levels is not None:  # the level change of the deal that ended
+            moves = ", ".join(f"team {t} {self._levels[t]} → {obs.levels[t]}" for t in (0, 1))
+            note = f"levels after deal {deal_index - 1}: {moves} · {note}"
+        self._levels = tuple(level_token(x) for x in obs.levels)
+        self._state(obs, note)
 
     def observe_action(self, obs: Observation) -> None:
         last = obs.events[-1] if obs.events else None
         note = ""
         if last is not None and last.kind == "play":
             note = f"seat {last.seat} plays {action_json(last.combo, obs.level)['label']}"
+            if last.lead and self._jiefeng(obs):
+                note += f" · 接风 (jiefeng): seat {last.seat} leads for its partner, who went out"
         elif last is not None and last.kind == "pass":
             note = f"seat {last.seat} passes"
         self._state(obs, note)
@@ -117,6 +126,16 @@ class WebSeat:
             self.publish({"type": "thinking", "seat": obs.to_move, "name": self.names[obs.to_move]})
             if self.delay > 0 and last is not None and last.seat != self.seat:
                 time.sleep(self.delay)
+
+    def _jiefeng(self, obs: Observation) -> bool:
+        """Whether the lead that is ``obs``'s last event is 接风 (rules.md §7, §12)."""
+        from guandan_cli.logs.schema import is_jiefeng
+
+        plays = [e for e in obs.events if e.kind == "play"]
+        if len(plays) < 2:
+            return False
+        any_finisher = self.rules is not None and getattr(self.rules, "jiefeng", "any") == "any"
+        return is_jiefeng(plays[-1].seat, plays[-2].seat, list(obs.finished), any_finisher)
 
     def _deal_over(self, obs: Observation) -> None:
         if self.replaying:
