@@ -409,6 +409,39 @@ def test_play_hint_search_says_the_values(tmp_path):
     assert "--hint: unknown strategy 'oracle'" in _one_line(bad, 2)
 
 
+def test_a_hint_asked_twice_says_the_same(tmp_path):
+    """``?`` twice at one decision: the same values, word for word (the worlds come from the
+    position, not from a generator the first answer moved on)."""
+    args = ["play", "--seed", "5", "--seat", "0", "--max-deals", "1", "--delay", "0", "--plain"]
+    res = runner.invoke(
+        app, [*args, "--hint", "search:worlds=4", "--out", str(tmp_path / "g")], input="?\n?\nq\n"
+    )
+    answers = [part.split("your play")[0] for part in res.output.split("> suggestion: ")[1:]]
+    assert len(answers) == 2 and "others: " in answers[0], res.output
+    assert answers[0] == answers[1]
+
+
+def test_review_and_hint_value_a_decision_on_the_same_worlds():
+    """A review's values of a decision are those a hint at that position gives its candidates,
+    with the same seed and budget, whoever asks and whatever it did before."""
+    from guandan_cli.strategies.search import SearchStrategy
+
+    from guandan_cli.engine.deal import replay
+    from guandan_cli.engine.observation import observe
+
+    setup = DealSetup(hands=deal_hands(random.Random(8)), level=3, first_leader=1)
+    logged = LoggedDeal.played(setup, ["heuristic"] * 4, seed=2)
+    maker, _ = evaluator_maker()
+    for d in list(decisions(logged, [1]))[1:3]:
+        r = review_decision(d, logged, maker, worlds=4, seed=7)
+        obs = observe(replay(setup, logged.actions[: logged.first_play + d.index]), 1)
+        bot = SearchStrategy(1, random.Random(d.index), worlds=4)
+        hinted = {v.action: v.mean for v in bot.evaluate(obs, seed=7)}
+        reviewed = {a.action: a.mean for a in r.alternatives if a.n == 4}
+        common = set(hinted) & set(reviewed)
+        assert len(common) >= 2 and all(hinted[a] == reviewed[a] for a in common)
+
+
 # ------------------------------------------------------------------ in a real browser
 
 

@@ -3,9 +3,10 @@ of the action played against the best, and whether it was a mistake.
 
 For one decision the evaluator is asked for the action played and its own candidates (the
 played action explicitly, and first: it may not be among them), all on the same worlds, drawn
-by an ``rng`` seeded from the review's ``seed``, the match seed, the deal and the action's
-index, so the values do not depend on the number of workers nor on which other seats or
-decisions are reviewed. ``loss`` = best − played (levels), with the 95% interval of the
+by an ``rng`` seeded from the review's ``seed`` and the position itself (the seat's
+observation: ``world_rng``), so the values do not depend on the number of workers, on which
+other seats, decisions or deals are reviewed, nor on how the position was reached (a hint
+there, ``guandan play --hint search``, values the same actions on the same worlds). ``loss`` = best − played (levels), with the 95% interval of the
 paired differences over the worlds (:func:`paired_values`). A decision is a **mistake** when
 that interval excludes 0 and ``loss >= threshold`` (``MISTAKE_THRESHOLD`` levels by default).
 
@@ -34,7 +35,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from guandan_cli.engine.deal import PASS, action_text
-from guandan_cli.engine.seeding import derive_seed
 from guandan_cli.view.text import plural
 
 from .evaluators import EvaluatorMaker
@@ -142,13 +142,16 @@ def _in_order(values: list, acts: list, index: int) -> list:
 
 
 def paired_values(
-    obs, acts: list, maker: EvaluatorMaker, worlds: int, unit: tuple
+    obs, acts: list, maker: EvaluatorMaker, worlds: int, seed: int, index: int
 ) -> tuple[list[Alternative], list]:
     """Each action's value (an :class:`Alternative`) and its paired gain against ``acts[0]`` (the
     action played) as ``(gain, gain_low, gain_high)``: one ``evaluate`` on ``worlds`` worlds drawn
-    by an ``rng`` seeded from ``unit``."""
-    evaluator = maker(obs.seat, random.Random(derive_seed("review", *unit)), worlds)
-    values = _in_order(evaluator.evaluate(obs, acts), acts, unit[-1])
+    by an ``rng`` seeded from the position and ``seed`` (``world_rng``: a hint at this position
+    draws the same worlds)."""
+    from guandan_cli.strategies.search.bot import world_rng
+
+    evaluator = maker(obs.seat, world_rng(obs, seed), worlds)
+    values = _in_order(evaluator.evaluate(obs, acts), acts, index)
     alts = [
         Alternative(a, float(v.mean), float(v.low), float(v.high), int(v.n), bool(getattr(v, "exact", False)))
         for a, v in zip(acts, values)
@@ -167,10 +170,9 @@ def review_decision(
 ) -> DecisionReview:
     """Value ``decision``'s alternatives from its seat's observation and compare the action played."""
     obs, played = decision.obs, decision.played
-    unit = (seed, logged.match_seed, logged.deal, decision.index)
-    first = maker(obs.seat, random.Random(derive_seed("review", *unit, "candidates")), 1)
+    first = maker(obs.seat, random.Random(0), 1)  # (listing the candidates draws nothing)
     acts = [played] + [a for a in first.candidates(obs) if a != played]
-    alts, gains = paired_values(obs, acts, maker, worlds, unit)
+    alts, gains = paired_values(obs, acts, maker, worlds, seed, decision.index)
     # best first; ties keep the played action (index 0) ahead, then the evaluator's order
     order = sorted(range(len(alts)), key=lambda i: -alts[i].mean)
     best = order[0]

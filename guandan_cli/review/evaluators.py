@@ -58,12 +58,13 @@ class SearchEvaluator:
         if rules is not None:
             options["rules"] = rules.name
         self.bot = load_strategy(spec)(seat, rng, **options)
+        self.rng = rng
 
     def candidates(self, obs: Observation) -> list:
         return self.bot.candidates_at(obs)
 
     def evaluate(self, obs: Observation, actions: Sequence[object]) -> list:
-        return self.bot.evaluate(obs, actions)
+        return self.bot.evaluate(obs, actions, rng=self.rng)
 
 
 def _search(

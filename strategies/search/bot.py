@@ -6,8 +6,10 @@ with what its seat has seen (``worlds.Knowledge``), plays each candidate out in 
 world with the heuristic at all four seats (``rollout.Rollouts``) and races the
 candidates on the same worlds; a close call between the best candidate and the
 heuristic's move gets more worlds (the duel). It leaves the heuristic's move only for a
-candidate whose paired gain over it is significant. Every draw comes from the seat's ``rng``; budgets
-are counts (worlds, candidates), never time.
+candidate whose paired gain over it is significant. Every draw of its own play comes from the
+seat's ``rng``; an evaluation (``evaluate``: reviews and hints) draws its worlds from a seed derived
+from the position and an explicit ``seed`` (``world_rng``). Budgets are counts (worlds,
+candidates), never time.
 
 >>> import random
 >>> from guandan_cli.engine import deal_hands
@@ -18,7 +20,7 @@ are counts (worlds, candidates), never time.
 >>> values = bot.evaluate(obs, obs.legal_actions[:2])
 >>> [v.n for v in values], values[0].gain
 ([4, 4], 0.0)
->>> -3 <= values[1].low <= values[1].mean <= values[1].high <= 3
+>>> values[1].low <= values[1].mean <= values[1].high and -3 <= values[1].mean <= 3
 True
 """
 
@@ -37,6 +39,7 @@ from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, Combo, 
 from guandan_cli.engine.deal import PASS, PLAY, DealSetup, IllegalActionError, action_text
 from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.engine.seeding import position_seed
 
 from ..base import Strategy
 from .endgame import DEFAULT_NODES, BudgetExceeded, Position, Solver
@@ -168,6 +171,14 @@ def candidate_actions(obs: Observation, choice: object, cap: int) -> list:
             if combo_signature(a, lv) in planned_sigs:
                 add(a)
     return out
+
+
+def world_rng(obs: Observation, seed: int = 0) -> random.Random:
+    """The generator of the worlds an evaluation of ``obs`` draws: seeded from the position's
+    content (``engine.seeding.position_seed``) and ``seed``, so that the same decision gets the
+    same values however it is reached (a hint asked twice, a review of one deal or of a match,
+    after a resume)."""
+    return random.Random(position_seed(obs, "worlds", seed))
 
 
 class WorldDraws:
@@ -327,7 +338,8 @@ class SearchStrategy(Strategy):
     def _exact_values(self, obs: Observation, actions: list) -> list[ActionValue] | None:
         """``evaluate``'s values when two seats are left and the solver decides every action
         within its budget (``ActionValue.exact``), else ``None``; an illegal action raises
-        ``ValueError`` naming it."""
+        ``ValueError`` naming it. A fresh solver (no memo of earlier calls), so that whether
+        the budget suffices depends on the position only."""
         position = self._race_position(obs)
         if position is None:
             return None
@@ -340,7 +352,8 @@ class SearchStrategy(Strategy):
                 deal.verify(a)
             except IllegalActionError as exc:
                 raise ValueError(f"action {action_text(a)!r} is not legal here: {exc.rule}") from None
-        solver = self._solver(position)
+        solver = Solver(position.level)
+        solver.start(self.endgame_nodes)
         state = position.state()
         try:
             wins = [solver.wins_after(position, a, state) for a in actions]
@@ -443,20 +456,22 @@ class SearchStrategy(Strategy):
         *,
         worlds: int | None = None,
         rng: random.Random | None = None,
+        seed: int = 0,
     ) -> list[ActionValue]:
         """The value of each action at ``obs`` (a play decision of ``obs.seat``), all on the
         same ``worlds`` worlds (default: the ``worlds`` option), in the order given.
 
         ``actions`` default to the candidates the search would race (the heuristic's move
         first, asked of a fresh heuristic); any legal play or ``PASS`` may be listed (an
-        illegal one raises ``ValueError`` naming it). ``rng`` (default: the seat's) draws
-        the worlds. Gains are paired differences against the first action. With two seats
+        illegal one raises ``ValueError`` naming it). The worlds are drawn by ``rng``, by
+        default one seeded from the position and ``seed`` (:func:`world_rng`: the same
+        observation gets the same values, whatever this player did before). Gains are paired differences against the first action. With two seats
         left and the race decided within ``endgame_nodes``, the values are exact (no worlds
         drawn: ``ActionValue.exact``).
         """
         if obs.phase != PLAY or obs.to_move != obs.seat:
             raise ValueError(f"evaluate needs a play decision of seat {obs.seat} (phase {obs.phase!r})")
-        rng = rng if rng is not None else self.rng
+        rng = rng if rng is not None else world_rng(obs, seed)
         n = self.worlds if worlds is None else worlds
         if n < 1:
             raise ValueError(f"worlds must be 1 or more, got {n}")
