@@ -54,7 +54,11 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
         if math.isnan(r.loss_low) or r.best == r.played or r.exact
         else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
     )
-    mark = (" (exact)" if r.exact else "") + ("   MISTAKE" if r.mistake else "")
+    if interval and r.loss_worlds > r.worlds:
+        interval += f" over {r.loss_worlds} worlds"
+    mark = (" (exact)" if r.exact else "") + {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(
+        r.label, ""
+    )
     return f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
 
 
@@ -67,10 +71,10 @@ def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names
         if row is None:
             out.append(f"seat {seat} ({readable[names[seat]]}): no decision with a choice to review")
             continue
-        n, m = row["decisions"], row["mistakes"]
+        n, m, u = row["decisions"], row["mistakes"], row["unclear"]
         out.append(
             f"seat {seat} ({readable[row['strategy']]}): {n} decision{'s' if n != 1 else ''} reviewed, "
-            f"{m} mistake{'s' if m != 1 else ''}, loss {row['total_loss']:.2f} levels in all, "
+            f"{m} mistake{'s' if m != 1 else ''}, {u} unclear, loss {row['total_loss']:.2f} levels in all, "
             f"{row['mean_loss']:.3f} per decision"
         )
     return out

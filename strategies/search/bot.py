@@ -61,6 +61,9 @@ class ActionValue:
     worlds (``nan`` with fewer than 2 worlds). ``exact``: the value is the race's outcome
     with both seats left playing perfectly (``endgame.py``: two seats in play, each knowing
     the other's hand), its intervals of zero width and ``n`` 1, the one world there is.
+    ``outcomes``: how many of the worlds ended with each value from −3 to +3 levels (seven
+    counts: −3 is a double-down against the seat's team, +3 one for it; a value above 0 means
+    its team went out first), from the same rollouts; empty when not counted.
     """
 
     action: object
@@ -72,6 +75,7 @@ class ActionValue:
     gain_low: float
     gain_high: float
     exact: bool = False
+    outcomes: tuple[int, ...] = ()
 
     def text(self) -> str:
         """One line: the action, its mean and interval, its gain and interval.
@@ -101,6 +105,18 @@ def mean_se(xs: Sequence[float]) -> tuple[float, float]:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     return m, math.sqrt(var / n)
+
+
+def outcome_counts(values: Sequence[int]) -> tuple[int, ...]:
+    """How many of ``values`` (deal outcomes in levels, −3..+3) are each of −3, −2, …, +3.
+
+    >>> outcome_counts([3, -1, -1, 2])
+    (0, 0, 2, 0, 0, 1, 1)
+    """
+    counts = [0] * 7
+    for v in values:
+        counts[int(v) + 3] += 1
+    return tuple(counts)
 
 
 def _key(a: Combo, lv: int) -> int:
@@ -365,7 +381,18 @@ class SearchStrategy(Strategy):
         values = levels if self.rollouts.by_levels else [1 if v > 0 else -1 for v in levels]
         self._last_values = [[v] for v in values]
         return [
-            ActionValue(a, v, v, v, 1, v - values[0], v - values[0], v - values[0], exact=True)
+            ActionValue(
+                a,
+                v,
+                v,
+                v,
+                1,
+                v - values[0],
+                v - values[0],
+                v - values[0],
+                exact=True,
+                outcomes=outcome_counts([v]),
+            )
             for a, v in zip(actions, values)
         ]
 
@@ -497,6 +524,16 @@ class SearchStrategy(Strategy):
             m, se = mean_se(xs)
             gain, gse = mean_se([x - y for x, y in zip(xs, values[0])])
             out.append(
-                ActionValue(a, m, m - Z95 * se, m + Z95 * se, n, gain, gain - Z95 * gse, gain + Z95 * gse)
+                ActionValue(
+                    a,
+                    m,
+                    m - Z95 * se,
+                    m + Z95 * se,
+                    n,
+                    gain,
+                    gain - Z95 * gse,
+                    gain + Z95 * gse,
+                    outcomes=outcome_counts(xs),
+                )
             )
         return out
