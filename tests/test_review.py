@@ -343,6 +343,12 @@ def test_an_obviously_losing_play_is_flagged(blunder_run):
     row = next(r for r in _json_rows(res.stdout) if r["index"] == b["index"])
     assert row["mistake"] and row["loss"] >= 1 and row["loss_low"] > 0, row
     assert row["played"] == "single:A SA" and not row["best"].startswith("single:A")
+    # the reason says what the play did: it broke the bomb of aces to beat the partner
+    assert (
+        row["reason"].startswith("single A breaks your bomb of As") and "beats your partner" in row["reason"]
+    )
+    played = next(a for a in row["alternatives"] if a["action"] == row["played"])
+    assert "breaks your bomb of As" in played["reason"]
 
 
 # ------------------------------------------------------------------ bad input: one line each

@@ -76,6 +76,7 @@ def _schema():
             "first_out": pl.Float64,
             "double_for": pl.Float64,
             "double_against": pl.Float64,
+            "reason": pl.String,
         }
     )
     return {
@@ -99,6 +100,7 @@ def _schema():
         "label": pl.String,
         "worlds": pl.Int64,
         "loss_worlds": pl.Int64,
+        "reason": pl.String,
         "exact": pl.Boolean,
         "alternatives": pl.List(alt),
     }

@@ -87,6 +87,8 @@ class Alternative:
     loss: float = 0.0
     loss_low: float = 0.0
     loss_high: float = 0.0
+    #: what the move does to the hand, by the heuristic's plan (``reasons.move_facts``)
+    reason: str = ""
 
     @property
     def text(self) -> str:
@@ -110,6 +112,7 @@ class Alternative:
     def as_dict(self) -> dict:
         out = {"action": self.text, "mean": self.mean, "low": self.low, "high": self.high, "n": self.n}
         out.update(exact=self.exact, loss=self.loss, loss_low=self.loss_low, loss_high=self.loss_high)
+        out["reason"] = self.reason
         if self.outcomes:
             out["first_out"] = self.first_out
             out["double_for"] = self.double_for
@@ -146,6 +149,8 @@ class DecisionReview:
     label: Label = Label.OK
     #: the worlds the loss was measured on (more than ``worlds`` after a close call)
     loss_worlds: int = 0
+    #: the play made against the best in plain words (``reasons.reason``)
+    reason: str = ""
 
     @property
     def context(self) -> str:
@@ -182,6 +187,7 @@ class DecisionReview:
             "label": str(self.label),
             "worlds": self.worlds,
             "loss_worlds": self.loss_worlds,
+            "reason": self.reason,
             "exact": self.exact,
             "alternatives": [a.as_dict() for a in self.alternatives],
         }
@@ -334,6 +340,7 @@ def review_decision(
         )
     alts = [replace(a, loss=m, loss_low=low, loss_high=high) for a, (m, low, high) in zip(alts, losses)]
     label, best = judged(losses, entered, threshold)
+    alts, why = _with_reasons(obs, alts, best)
     loss, loss_low, loss_high = losses[best] if best else (0.0, 0.0, 0.0)
     # the one the play made is measured against first, then by value (ties: the evaluator's order)
     order = [best] + sorted((i for i in range(len(alts)) if i != best), key=lambda i: -alts[i].mean)
@@ -360,7 +367,19 @@ def review_decision(
         exact=exact,
         label=label,
         loss_worlds=alts[best].n,
+        reason=why,
     )
+
+
+def _with_reasons(obs, alts: list[Alternative], best: int) -> tuple[list[Alternative], str]:
+    """Each alternative with what it does to the hand, and the line contrasting the play made
+    (``alts[0]``) with ``alts[best]`` (``reasons``)."""
+    from .reasons import move_facts, reason
+
+    partner_top = obs.top is not None and obs.top_owner == obs.seat ^ 2
+    hand = tuple(obs.hand)
+    alts = [replace(a, reason=move_facts(hand, obs.level, a.action, partner_top).text) for a in alts]
+    return alts, reason(hand, obs.level, alts[0].action, alts[best].action, partner_top)
 
 
 @dataclass(frozen=True)

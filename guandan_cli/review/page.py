@@ -109,6 +109,7 @@ def _review_data(r: DecisionReview, level: int) -> dict:
         "worlds": r.worlds,
         "lossWorlds": r.loss_worlds,
         "exact": r.exact,
+        "reason": r.reason,
         "alternatives": [
             {
                 **_action(a.action, level),
@@ -116,6 +117,10 @@ def _review_data(r: DecisionReview, level: int) -> dict:
                 "low": _finite(a.low),
                 "high": _finite(a.high),
                 "n": a.n,
+                "firstOut": round(a.first_out, 4) if a.outcomes else None,
+                "doubleFor": round(a.double_for, 4) if a.outcomes else None,
+                "doubleAgainst": round(a.double_against, 4) if a.outcomes else None,
+                "reason": a.reason,
                 "played": a.action == r.played,
                 "best": a.action == r.best,
             }
@@ -280,6 +285,8 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 #review tr.best td:first-child { font-weight: 700; }
 #review .mistake { color: #d11f2f; font-weight: 700; }
 #review .unclear { color: #666; font-weight: 700; }
+#review td.why { white-space: normal; font-size: 0.85em; color: #444; min-width: 14em; }
+#review p.reason { font-style: italic; }
 #review .small .card { color: #111; }
 #review .small .card.red { color: #c8102e; }
 .legend { font-size: 0.82em; color: #555; }
@@ -360,6 +367,7 @@ function backsEl(n) {
   return box;
 }
 function fmt(x) { return x === null ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(2); }
+function pct(x) { return x === null || x === undefined ? "" : Math.round(100 * x) + "%"; }
 
 function renderSeat(box, seat, deal, st) {
   box.replaceChildren();
@@ -426,7 +434,9 @@ function renderReview(deal) {
   box.append(h);
   const t = el("table");
   const head = el("tr");
-  for (const c of ["alternative", "cards", "value", "95% interval", ""]) head.append(el("th", "", c));
+  if (r.reason && !r.alternatives.some(a => a.played && a.best)) box.append(el("p", "reason", "Why: " + r.reason));
+  for (const c of ["alternative", "cards", "value", "95% interval", "worlds", "out first", "double-down for / against", "what it does", ""])
+    head.append(el("th", "", c));
   t.append(head);
   for (const a of r.alternatives) {
     const tr = el("tr", (a.played ? "played " : "") + (a.best ? "best" : ""));
@@ -435,6 +445,10 @@ function renderReview(deal) {
     cards.append(cardsEl(a.cards, deal));
     tr.append(cards, el("td", "num", fmt(a.mean)),
       el("td", "num", a.low === null ? "" : "[" + fmt(a.low) + ", " + fmt(a.high) + "]"),
+      el("td", "num", String(a.n)),
+      el("td", "num", pct(a.firstOut)),
+      el("td", "num", a.doubleFor === null ? "" : pct(a.doubleFor) + " / " + pct(a.doubleAgainst)),
+      el("td", "why", a.reason),
       el("td", "", (a.played ? "played" : "") + (a.best ? (a.played ? ", best" : "best") : "")));
     t.append(tr);
   }

@@ -59,7 +59,29 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
     mark = (" (exact)" if r.exact else "") + {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(
         r.label, ""
     )
-    return f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
+    line = f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
+    if r.best == r.played:
+        return line
+    return "\n".join([line, f"      why: {r.reason}", f"      odds for the team: {odds_text(r)}"])
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def odds_text(r: DecisionReview) -> str:
+    """``played: out first 45%, double-down for 9% / against 12%, -0.20 levels; best: …`` (the
+    shares of the worlds' outcomes for the seat's team)."""
+    parts = []
+    for name, action in (("played", r.played), ("best", r.best)):
+        a = next(x for x in r.alternatives if x.action == action)
+        if not a.outcomes:
+            continue
+        parts.append(
+            f"{name}: out first {_percent(a.first_out)}, double-down for {_percent(a.double_for)}"
+            f" / against {_percent(a.double_against)}, {signed(a.mean)} levels"
+        )
+    return "; ".join(parts) or "n/a"
 
 
 def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names: Sequence[str]) -> list[str]:
@@ -80,4 +102,4 @@ def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names
     return out
 
 
-__all__ = ["action_label", "decision_line", "header_lines", "signed", "summary_lines"]
+__all__ = ["action_label", "decision_line", "header_lines", "odds_text", "signed", "summary_lines"]
