@@ -237,7 +237,7 @@ def _noisy_evaluator(gain_of, calls):
 
 
 def test_close_calls_get_more_worlds_and_stay_unclear_when_they_cannot_be_told():
-    """With a known true loss: a sure one is a mistake at once, a loss at the threshold is played
+    """With a known true loss: a sure one is a mistake on 4 times the worlds, a loss at the threshold is played
     on to the cap (16 times the worlds) and called unclear, no loss at all ends ok."""
     logged = LoggedDeal.played(
         DealSetup(hands=deal_hands(random.Random(2)), level=0, first_leader=0), ["greedy"] * 4
@@ -249,8 +249,8 @@ def test_close_calls_get_more_worlds_and_stay_unclear_when_they_cannot_be_told()
         r = review_decision(d, logged, _noisy_evaluator(gain_of, calls), worlds=32, seed=seed)
         return r, calls
 
-    sure, calls = run(lambda rng: 1)
-    assert sure.label == "mistake" and sure.mistake and calls == [32] and sure.loss_worlds == 32
+    sure, calls = run(lambda rng: 1)  # clear at once, claimed on 4 times the worlds
+    assert sure.label == "mistake" and sure.mistake and sum(calls) == sure.loss_worlds == 128
     t = MISTAKE_THRESHOLD
     capped = 0
     for seed in range(4):

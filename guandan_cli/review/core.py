@@ -58,6 +58,9 @@ DEFAULT_WORLDS = 32
 #: a close call (the loss's interval holds the threshold) is played on, by the play made and the
 #: best alone, up to this many times the decision's worlds before it is called unclear
 CLOSE_CALL_FACTOR = 16
+#: a mistake is claimed only on at least this many times the decision's worlds: an interval of
+#: the few worlds that picked the alternative is too often too narrow (docs/review.md)
+CLAIM_FACTOR = 4
 #: the two-sided 95% normal quantile
 Z95 = 1.959963984540054
 
@@ -262,30 +265,57 @@ def _extended(alt: Alternative, more: Alternative) -> Alternative:
     return replace(alt, mean=m, low=low, high=high, n=alt.n + more.n, outcomes=outcomes)
 
 
-def _holding(losses: list[tuple[float, float, float]], among: Iterable[int], threshold: float) -> list[int]:
-    """The alternatives of ``among`` whose loss's interval still holds ``threshold``."""
-    return [i for i in among if losses[i][1] < threshold <= losses[i][2]]
+def _pending(
+    losses: list[tuple[float, float, float]],
+    worlds: list[int],
+    among: Iterable[int],
+    threshold: float,
+    claim: int,
+) -> list[int]:
+    """The alternatives of ``among`` not yet settled: the loss's interval still holds
+    ``threshold``, or lies above it on fewer than ``claim`` worlds (a claim needs that many)."""
+    return [
+        i
+        for i in among
+        if losses[i][1] < threshold <= losses[i][2] or (threshold <= losses[i][1] and worlds[i] < claim)
+    ]
+
+
+def _claims(
+    losses: list[tuple[float, float, float]], worlds: list[int], threshold: float, claim: int
+) -> list[int]:
+    """The alternatives clearly ``threshold`` better than the play made, on ``claim`` worlds or more."""
+    return [i for i, (_m, low, _h) in enumerate(losses) if i and low >= threshold and worlds[i] >= claim]
 
 
 def settle_close_calls(
-    evaluator, obs, alts: list[Alternative], gains: list, cap: int, threshold: float, index: int
+    evaluator,
+    obs,
+    alts: list[Alternative],
+    gains: list,
+    limits: tuple[int, int],
+    threshold: float,
+    index: int,
 ) -> tuple[list[Alternative], list[tuple[float, float, float]], set[int]]:
     """Close calls played on. An alternative that looks better than the play made (a loss above
     0) becomes a challenger; while no alternative is clearly a ``threshold`` better than the play
-    made (its loss's interval at or above it) and some challenger's interval still holds the
-    threshold, the play made and those challengers alone are played in batches of fresh worlds,
-    up to ``cap`` worlds for the play made. The alternatives, each one's loss (the mean paired
-    gain over the play made and its 95% interval) over every world it was played in, and the
-    challengers."""
+    made (its loss's interval at or above it, on at least ``claim`` worlds) and some challenger
+    is not settled (its interval holds the threshold, or lies above it on fewer worlds), the play
+    made and those challengers alone are played in batches of fresh worlds, up to ``cap`` worlds
+    for the play made (``limits`` = ``(claim, cap)``). The alternatives, each one's loss (the mean
+    paired gain over the play made and its 95% interval) over every world it was played in, and
+    the challengers."""
+    claim, cap = limits
     alts = list(alts)
     losses = [Moments.of(a.n, *g) for a, g in zip(alts, gains)]
     entered: set[int] = set()
     batch = max(8, alts[0].n // 2)
     while True:
         intervals = [m.interval for m in losses]
+        worlds = [a.n for a in alts]
         entered |= {i for i in range(1, len(alts)) if intervals[i][0] > 0}
-        alive = _holding(intervals, sorted(entered), threshold)
-        if alts[0].n >= cap or not alive or any(low >= threshold for _m, low, _h in intervals[1:]):
+        alive = _pending(intervals, worlds, sorted(entered), threshold, claim)
+        if alts[0].n >= cap or not alive or _claims(intervals, worlds, threshold, claim):
             return alts, intervals, entered
         acts = [alts[0].action] + [alts[i].action for i in alive]
         more, more_gains = paired_values(evaluator, obs, acts, index, min(batch, cap - alts[0].n))
@@ -296,16 +326,20 @@ def settle_close_calls(
 
 
 def judged(
-    losses: list[tuple[float, float, float]], challengers: Iterable[int], threshold: float
+    losses: list[tuple[float, float, float]],
+    worlds: list[int],
+    challengers: Iterable[int],
+    threshold: float,
+    claim: int = 0,
 ) -> tuple[Label, int]:
     """The verdict and the alternative the play made is measured against (0: the play made):
-    a mistake when some alternative's loss interval lies at or above ``threshold`` (the largest
-    such loss), unclear while a challenger's still holds it (the largest such loss), else ok
-    (the alternative with the largest loss, if it is above 0)."""
-    clear = [i for i, (_m, low, _h) in enumerate(losses) if i and low >= threshold]
+    a mistake when some alternative's loss interval lies at or above ``threshold`` over at least
+    ``claim`` worlds (the largest such loss), unclear while a challenger is not settled (the
+    largest such loss), else ok (the alternative with the largest loss, if it is above 0)."""
+    clear = _claims(losses, worlds, threshold, claim)
     if clear:
         return Label.MISTAKE, max(clear, key=lambda i: losses[i][0])
-    open_ = _holding(losses, challengers, threshold)
+    open_ = _pending(losses, worlds, challengers, threshold, claim)
     if open_:
         return Label.UNCLEAR, max(open_, key=lambda i: losses[i][0])
     top = max(range(len(losses)), key=lambda i: (losses[i][0], i == 0))
@@ -331,15 +365,16 @@ def review_decision(
     acts = [played] + [a for a in evaluator.candidates(obs) if a != played]
     alts, gains = paired_values(evaluator, obs, acts, decision.index)
     exact = all(a.exact for a in alts)
+    cap = CLOSE_CALL_FACTOR * worlds if cap is None else cap
+    claim = 0 if exact else min(CLAIM_FACTOR * worlds, cap)
     if exact:
         losses, entered = [tuple(g) for g in gains], set()
     else:
-        cap = CLOSE_CALL_FACTOR * worlds if cap is None else cap
         alts, losses, entered = settle_close_calls(
-            evaluator, obs, alts, gains, cap, threshold, decision.index
+            evaluator, obs, alts, gains, (claim, cap), threshold, decision.index
         )
     alts = [replace(a, loss=m, loss_low=low, loss_high=high) for a, (m, low, high) in zip(alts, losses)]
-    label, best = judged(losses, entered, threshold)
+    label, best = judged(losses, [a.n for a in alts], entered, threshold, claim)
     alts, why = _with_reasons(obs, alts, best)
     loss, loss_low, loss_high = losses[best] if best else (0.0, 0.0, 0.0)
     # the one the play made is measured against first, then by value (ties: the evaluator's order)
@@ -471,6 +506,7 @@ def summary(reviews: Sequence[DecisionReview]) -> list[dict]:
 
 __all__ = [
     "DEFAULT_WORLDS",
+    "CLAIM_FACTOR",
     "CLOSE_CALL_FACTOR",
     "Label",
     "MISTAKE_THRESHOLD",
