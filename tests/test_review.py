@@ -510,8 +510,8 @@ def test_play_hint_search_says_the_values(tmp_path):
 
 
 def test_a_hint_asked_twice_says_the_same(tmp_path):
-    """``?`` twice at one decision: the same values, word for word (the worlds come from the
-    position, not from a generator the first answer moved on)."""
+    """``?`` twice at one decision, and again after a resume: the same values, word for word (the
+    worlds come from the position, not from a generator the first answer moved on)."""
     args = ["play", "--seed", "5", "--seat", "0", "--max-deals", "1", "--delay", "0", "--plain"]
     res = runner.invoke(
         app, [*args, "--hint", "search:worlds=4", "--out", str(tmp_path / "g")], input="?\n?\nq\n"
@@ -519,6 +519,11 @@ def test_a_hint_asked_twice_says_the_same(tmp_path):
     answers = [part.split("your play")[0] for part in res.output.split("> suggestion: ")[1:]]
     assert len(answers) == 2 and "others: " in answers[0], res.output
     assert answers[0] == answers[1]
+    # after q and a resume, a new hint player at the same decision says it again
+    resume = ["play", "--resume", "--out", str(tmp_path / "g"), "--plain", "--hint", "search:worlds=4"]
+    again = runner.invoke(app, resume, input="?\nq\n")
+    resumed = [part.split("your play")[0] for part in again.output.split("> suggestion: ")[1:]]
+    assert resumed == answers[:1], again.output
 
 
 def test_review_and_hint_value_a_decision_on_the_same_worlds():
