@@ -112,6 +112,12 @@ def test_json_rows_are_the_chosen_seats_decisions_with_a_choice(run_dir):
         assert r["loss"] >= 0
         if r["best"] != r["played"]:
             assert r["loss"] == alts[r["best"]]["loss"] and r["loss_worlds"] == alts[r["best"]]["n"]
+            # the next plays after each, in one world: up to six, the first another seat's
+            for then in (r["then_played"], r["then_best"]):
+                assert len(then) <= 6 and all(0 <= x["seat"] <= 3 for x in then)
+                assert not then or then[0]["seat"] != r["seat"]
+        else:
+            assert r["then_played"] == r["then_best"] == []
         # two seats left: the race solved, exact values (one world); else 3 worlds, more (up to 16
         # times as many) for the play made and the alternatives of a close call
         most = alts[r["played"]]["n"]

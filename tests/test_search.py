@@ -568,3 +568,22 @@ def test_the_world_generator_is_seeded_by_the_position_content():
     assert world_rng(a).random() == world_rng(shuffled).random()
     draws = {world_rng(a).random(), world_rng(b).random(), world_rng(a, 1).random()}
     assert len(draws) == 3
+
+
+def test_a_continuation_is_the_heuristic_playing_on_in_the_first_world_of_an_evaluation():
+    """The next plays after an action, whoever asks: legal, in turn, from the first world an
+    evaluation at that seed draws (rebuilt here from the knowledge and the position's seed)."""
+    from guandan_cli.strategies.search import world_rng
+
+    _deal, obs = next(heuristic_positions([6], seat=3, every=7))
+    action = obs.legal_actions[-1]
+    plays = SearchStrategy(3, random.Random(1)).continuation(obs, action, 5, seed=4)
+    assert plays == SearchStrategy(3, random.Random(2)).continuation(obs, action, 5, seed=4)
+    assert 1 <= len(plays) <= 5
+    rollouts = Rollouts()
+    world = Knowledge.of(obs).sample(world_rng(obs, 4))
+    deal = rollouts.position(obs, rollouts.world_setup(obs, world))
+    deal.apply(action)
+    for seat, act in plays:
+        assert deal.to_move == seat
+        deal.apply(act)  # checked: legal in that world

@@ -101,6 +101,8 @@ def _schema():
         "worlds": pl.Int64,
         "loss_worlds": pl.Int64,
         "reason": pl.String,
+        "then_played": pl.List(pl.Struct({"seat": pl.Int64, "action": pl.String})),
+        "then_best": pl.List(pl.Struct({"seat": pl.Int64, "action": pl.String})),
         "exact": pl.Boolean,
         "alternatives": pl.List(alt),
     }

@@ -154,6 +154,10 @@ class DecisionReview:
     loss_worlds: int = 0
     #: the play made against the best in plain words (``reasons.reason``)
     reason: str = ""
+    #: the next plays ``(seat, action)`` after the play made and after the best, in one world
+    #: (the first of the decision's; empty when the best is the play made)
+    then_played: tuple = ()
+    then_best: tuple = ()
 
     @property
     def context(self) -> str:
@@ -191,6 +195,8 @@ class DecisionReview:
             "worlds": self.worlds,
             "loss_worlds": self.loss_worlds,
             "reason": self.reason,
+            "then_played": [{"seat": seat, "action": action_text(a)} for seat, a in self.then_played],
+            "then_best": [{"seat": seat, "action": action_text(a)} for seat, a in self.then_best],
             "exact": self.exact,
             "alternatives": [a.as_dict() for a in self.alternatives],
         }
@@ -335,13 +341,14 @@ def judged(
     """The verdict and the alternative the play made is measured against (0: the play made):
     a mistake when some alternative's loss interval lies at or above ``threshold`` over at least
     ``claim`` worlds (the largest such loss), unclear while a challenger is not settled (the
-    largest such loss), else ok (the alternative with the largest loss, if it is above 0)."""
+    largest such loss, if above 0), else ok (the alternative with the largest loss, if above 0)."""
     clear = _claims(losses, worlds, threshold, claim)
     if clear:
         return Label.MISTAKE, max(clear, key=lambda i: losses[i][0])
     open_ = _pending(losses, worlds, challengers, threshold, claim)
     if open_:
-        return Label.UNCLEAR, max(open_, key=lambda i: losses[i][0])
+        top = max(open_, key=lambda i: losses[i][0])
+        return Label.UNCLEAR, (top if losses[top][0] > 0 else 0)
     top = max(range(len(losses)), key=lambda i: (losses[i][0], i == 0))
     return Label.OK, (top if losses[top][0] > 0 else 0)
 
@@ -376,6 +383,8 @@ def review_decision(
     alts = [replace(a, loss=m, loss_low=low, loss_high=high) for a, (m, low, high) in zip(alts, losses)]
     label, best = judged(losses, [a.n for a in alts], entered, threshold, claim)
     alts, why = _with_reasons(obs, alts, best)
+    follow = getattr(evaluator, "continuation", None)
+    then = [tuple(follow(obs, alts[i].action, seed)) for i in (0, best)] if follow and best else [(), ()]
     loss, loss_low, loss_high = losses[best] if best else (0.0, 0.0, 0.0)
     # the one the play made is measured against first, then by value (ties: the evaluator's order)
     order = [best] + sorted((i for i in range(len(alts)) if i != best), key=lambda i: -alts[i].mean)
@@ -403,6 +412,8 @@ def review_decision(
         label=label,
         loss_worlds=alts[best].n,
         reason=why,
+        then_played=then[0],
+        then_best=then[1],
     )
 
 

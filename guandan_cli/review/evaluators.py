@@ -67,6 +67,10 @@ class SearchEvaluator:
     def evaluate(self, obs: Observation, actions: Sequence[object], worlds: int | None = None) -> list:
         return self.bot.evaluate(obs, actions, worlds=worlds, rng=self.rng)
 
+    def continuation(self, obs: Observation, action: object, seed: int = 0) -> list:
+        """The next plays after ``action`` in the first world of an evaluation at ``seed``."""
+        return self.bot.continuation(obs, action, seed=seed)
+
 
 def _search(
     seat: int, rng: random.Random, worlds: int, *, rules: Ruleset | None = None, spec: str = "search"

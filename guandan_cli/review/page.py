@@ -93,6 +93,12 @@ def _finite(x: float) -> float | None:
     return None if math.isnan(x) else round(x, 4)
 
 
+def _plays_text(plays) -> str:
+    from .reasons import move_name
+
+    return ", ".join(f"seat {seat} {move_name(a)}" for seat, a in plays) or "the deal ends"
+
+
 def _review_data(r: DecisionReview, level: int) -> dict:
     return {
         "seat": r.seat,
@@ -110,6 +116,9 @@ def _review_data(r: DecisionReview, level: int) -> dict:
         "lossWorlds": r.loss_worlds,
         "exact": r.exact,
         "reason": r.reason,
+        "then": [_plays_text(r.then_played), _plays_text(r.then_best)]
+        if r.then_played or r.then_best
+        else None,
         "alternatives": [
             {
                 **_action(a.action, level),
@@ -435,6 +444,7 @@ function renderReview(deal) {
   const t = el("table");
   const head = el("tr");
   if (r.reason && !r.alternatives.some(a => a.played && a.best)) box.append(el("p", "reason", "Why: " + r.reason));
+  if (r.then) box.append(el("p", "legend", "Then, in one world: after the play made " + r.then[0] + "; after the best " + r.then[1] + "."));
   for (const c of ["alternative", "cards", "value", "95% interval", "worlds", "out first", "double-down for / against", "what it does", ""])
     head.append(el("th", "", c));
   t.append(head);

@@ -62,7 +62,19 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
     line = f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
     if r.best == r.played:
         return line
-    return "\n".join([line, f"      why: {r.reason}", f"      odds for the team: {odds_text(r)}"])
+    lines = [line, f"      why: {r.reason}", f"      odds for the team: {odds_text(r)}"]
+    if r.then_played or r.then_best:
+        lines.append(
+            f"      then, in one world: played → {_plays(r.then_played)}; best → {_plays(r.then_best)}"
+        )
+    return "\n".join(lines)
+
+
+def _plays(plays: Sequence) -> str:
+    """``seat 1 pair 9, seat 2 pass, …`` (the deal over: ``end``)."""
+    from .reasons import move_name
+
+    return ", ".join(f"seat {seat} {move_name(a)}" for seat, a in plays) or "end"
 
 
 def _percent(x: float) -> str:

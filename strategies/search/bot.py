@@ -476,6 +476,33 @@ class SearchStrategy(Strategy):
         fresh.start_deal(0, obs)
         return candidate_actions(obs, fresh.choose_play(obs), self.candidates)
 
+    def continuation(
+        self,
+        obs: Observation,
+        action: object,
+        plays: int = 6,
+        *,
+        rng: random.Random | None = None,
+        seed: int = 0,
+    ) -> list[tuple[int, object]]:
+        """The next ``plays`` actions ``(seat, action)`` after ``action`` at ``obs``, the heuristic
+        playing on in one world: the first world an evaluation at ``seed`` draws (``rng``: another
+        generator), so the continuations of two actions are in the same world. An illegal
+        action raises ``ValueError`` naming it."""
+        from guandan_cli.engine.play import play_deal
+
+        draw = self._sampler(obs, rng if rng is not None else world_rng(obs, seed))
+        deal = self.rollouts.position(obs, draw())
+        try:
+            deal.apply(action)
+        except IllegalActionError as exc:
+            raise ValueError(f"action {action_text(action)!r} is not legal here: {exc.rule}") from None
+        if deal.result is None:
+            for p in self.rollouts.players:
+                p.start_deal(0, obs)
+            play_deal(deal, self.rollouts.players)
+        return list(deal.actions[1 : 1 + plays])
+
     def evaluate(
         self,
         obs: Observation,
