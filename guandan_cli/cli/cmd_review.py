@@ -46,8 +46,8 @@ def review(
 ) -> None:
     """Review deal DEAL of match MATCH: at each decision of the chosen seats, the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
-    against the best with its interval, and the mistakes (the interval excludes 0 and the loss is at
-    least 0.25 levels; docs/review.md)."""
+    against the best with its interval, and a label: MISTAKE (an alternative's loss interval lies at
+    or above 0.25 levels), unclear (more worlds could not tell) or none (docs/review.md)."""
     import json
     import math
 

@@ -21,9 +21,9 @@ alternative the play made is measured against (``loss`` = its value − the play
 >>> from guandan_cli.strategies.search import ActionValue
 >>> class Fixed:  # an evaluator that knows: pass is worth 1 more than anything else
 ...     def __init__(self, seat, rng, worlds): pass
-...     def evaluate(self, obs, actions):
+...     def evaluate(self, obs, actions, worlds=8):
 ...         v = [float(a[0] == "pass") for a in actions]
-...         return [ActionValue(a, x, x, x, 8, x - v[0], x - v[0] - 0.1, x - v[0] + 0.1) for a, x in zip(actions, v)]
+...         return [ActionValue(a, x, x, x, worlds, x - v[0], x - v[0] - 0.1, x - v[0] + 0.1) for a, x in zip(actions, v)]
 ...     def candidates(self, obs): return list(obs.legal_actions)[-2:]
 >>> import random
 >>> from guandan_cli.engine import deal_hands
@@ -32,8 +32,8 @@ alternative the play made is measured against (``loss`` = its value − the play
 >>> logged = LoggedDeal.played(DealSetup(hands=deal_hands(random.Random(4)), level=0, first_leader=0), ["greedy"] * 4)
 >>> d = next(x for x in decisions(logged, [1]) if x.played[0] != "pass")
 >>> r = review_decision(d, logged, Fixed, worlds=8)
->>> r.best[0], r.mistake, r.loss
-('pass', True, 1.0)
+>>> r.best[0], r.label, r.loss, r.loss_worlds  # a mistake, claimed on 4 times the worlds
+('pass', <Label.MISTAKE: 'mistake'>, 1.0, 32)
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from guandan_cli.view.text import plural
 from .evaluators import EvaluatorMaker
 from .walk import Decision, LoggedDeal, decisions
 
-#: a decision is a mistake when its loss's interval excludes 0 and the loss is at least this
-#: many levels (a quarter of the smallest upgrade: below it the values' noise and the
-#: selection of the best among several candidates make "mistakes" of good plays; docs/review.md)
+#: a decision is a mistake when an alternative's loss interval lies at or above this many levels
+#: (a quarter of the smallest upgrade: below it the values' noise and the selection of the best
+#: among several candidates make "mistakes" of good plays; docs/review.md)
 MISTAKE_THRESHOLD = 0.25
 #: worlds per decision by default (every action valued on each)
 DEFAULT_WORLDS = 32
