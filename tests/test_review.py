@@ -101,16 +101,39 @@ def test_json_rows_are_the_chosen_seats_decisions_with_a_choice(run_dir):
         assert REQUIRED <= set(r)
         seat, action = parse_action(rec["actions"][r["index"]], r["index"])
         assert seat == r["seat"] and r["played"] == rec["actions"][r["index"]].split(" ", 1)[1]
-        alts = {a["action"]: a["mean"] for a in r["alternatives"]}
-        assert r["played"] in alts and alts[r["played"]] == r["played_value"]
-        assert r["best_value"] == max(alts.values()) and r["loss"] == pytest.approx(
-            r["best_value"] - r["played_value"]
-        )
-        assert r["loss"] >= 0 and r["mistake"] == (r["loss_low"] > 0 and r["loss"] >= MISTAKE_THRESHOLD)
-        # two seats left: the race solved, exact values (one world); else 3 worlds
-        assert all(
-            (a["n"], a["exact"]) == ((1, True) if r["exact"] else (3, False)) for a in r["alternatives"]
-        )
+        alts = {a["action"]: a for a in r["alternatives"]}
+        assert r["played"] in alts and alts[r["played"]]["mean"] == r["played_value"]
+        assert r["alternatives"][0]["action"] == r["best"]
+        if alts[r["best"]]["n"] == alts[r["played"]]["n"]:  # (else the loss is over the best's worlds only)
+            assert r["loss"] == pytest.approx(r["best_value"] - r["played_value"])
+        # the labels: a mistake when an alternative's loss interval lies at or above the
+        # threshold, unclear while one that looks better still holds it, else ok
+        t = MISTAKE_THRESHOLD
+        others = [x for x in r["alternatives"] if x["action"] != r["played"]]
+        holds = [x for x in others if x["loss_low"] < t <= x["loss_high"]]
+        if any(x["loss_low"] >= t for x in others):
+            assert r["label"] == "mistake" and r["mistake"]
+        else:  # unclear: one that looked better holds the threshold; ok: none that looks better does
+            assert r["label"] in ("ok", "unclear") and not r["mistake"] and (r["label"] == "ok" or holds)
+            assert r["label"] == "unclear" or not [x for x in holds if x["loss"] > 0]
+        assert r["loss"] >= 0
+        if r["best"] != r["played"]:
+            assert r["loss"] == alts[r["best"]]["loss"] and r["loss_worlds"] == alts[r["best"]]["n"]
+            # the next plays after each, in one world: up to six, the first another seat's
+            for then in (r["then_played"], r["then_best"]):
+                assert len(then) <= 6 and all(0 <= x["seat"] <= 3 for x in then)
+                assert not then or then[0]["seat"] != r["seat"]
+        else:
+            assert r["then_played"] == r["then_best"] == []
+        # two seats left: the race solved, exact values (one world); else 3 worlds, more (up to 16
+        # times as many) for the play made and the alternatives of a close call
+        most = alts[r["played"]]["n"]
+        for x in r["alternatives"]:
+            assert x["exact"] == r["exact"] and (x["n"] == 1 if r["exact"] else 3 <= x["n"] <= most <= 48)
+            assert x["low"] <= x["mean"] <= x["high"] or r["exact"]
+            assert (
+                0 <= x["double_for"] <= x["first_out"] <= 1 and 0 <= x["double_against"] <= 1 - x["first_out"]
+            )
     assert any(r["exact"] for r in rows) and not all(r["exact"] for r in rows)
 
 
@@ -198,6 +221,83 @@ def test_the_played_action_is_asked_for_even_when_no_candidate():
     # asked once, the played action first, the evaluator's candidate after it
     assert asked == [[d.played, *(a for a in Narrow(0, None, 0).candidates(d.obs) if a != d.played)]]
     assert r.loss == 0 and r.best == d.played and not r.mistake  # a tie keeps the played action
+
+
+def _noisy_evaluator(gain_of, calls):
+    """An evaluator of two actions (the play made and one other) whose per-world values are
+    drawn from its rng: the play made 0, the other ``gain_of(rng)`` (so the true loss is known)."""
+    from guandan_cli.strategies.search.bot import Z95, mean_se
+
+    class Noisy:
+        def __init__(self, seat, rng, worlds):
+            self.rng, self.worlds = rng, worlds
+
+        def candidates(self, obs):
+            return [a for a in obs.legal_actions if a[0] != "pass"][:1] + [a for a in obs.legal_actions][-1:]
+
+        def evaluate(self, obs, actions, worlds=None):
+            n = worlds or self.worlds
+            calls.append(n)
+            cols = [[0] * n] + [[gain_of(self.rng) for _ in range(n)] for _ in actions[1:]]
+            out = []
+            for a, xs in zip(actions, cols):
+                m, se = mean_se(xs)
+                g, gse = mean_se([x - y for x, y in zip(xs, cols[0])])
+                out.append(ActionValue(a, m, m - Z95 * se, m + Z95 * se, n, g, g - Z95 * gse, g + Z95 * gse))
+            return out
+
+    return Noisy
+
+
+def test_close_calls_get_more_worlds_and_stay_unclear_when_they_cannot_be_told():
+    """With a known true loss: a sure one is a mistake on 4 times the worlds, a loss at the threshold is played
+    on to the cap (16 times the worlds) and called unclear, no loss at all ends ok."""
+    logged = LoggedDeal.played(
+        DealSetup(hands=deal_hands(random.Random(2)), level=0, first_leader=0), ["greedy"] * 4
+    )
+    d = next(x for x in decisions(logged, [1]) if x.played[0] != "pass" and len(x.obs.legal_actions) > 3)
+
+    def run(gain_of, seed=0):
+        calls = []
+        r = review_decision(d, logged, _noisy_evaluator(gain_of, calls), worlds=32, seed=seed)
+        return r, calls
+
+    sure, calls = run(lambda rng: 1)  # clear at once, claimed on 4 times the worlds
+    assert sure.label == "mistake" and sure.mistake and sum(calls) == sure.loss_worlds == 128
+    t = MISTAKE_THRESHOLD
+    capped = 0
+    for seed in range(4):
+        # a true loss of exactly the threshold, with much noise: played on while the interval
+        # holds the threshold (unclear at the cap), else stopped as soon as it does not
+        at, calls = run(lambda rng: 9 if rng.random() < (9 + t) / 18 else -9, seed)
+        assert sum(calls) == at.loss_worlds <= 512
+        assert at.mistake == (at.best != d.played and at.loss_low >= t)
+        holds = at.loss_low < t <= at.loss_high
+        assert (at.label == "unclear") == holds and (holds == (at.loss_worlds == 512) or at.best == d.played)
+        capped += at.loss_worlds == 512
+        none, calls = run(lambda rng: rng.choice((-1, 1)), seed)  # no loss, much noise
+        assert none.label == "ok" and not none.mistake and none.loss_worlds <= 512
+    assert capped >= 2
+    worse, _ = run(lambda rng: -1)
+    assert worse.label == "ok" and worse.best == d.played and worse.loss == 0
+
+
+def test_moments_of_batches_give_the_interval_of_all_the_values():
+    """The loss over several batches, each known by its mean and interval, is that of all the
+    values at once (a brute-force mean and standard error)."""
+    from guandan_cli.strategies.search.bot import Z95, mean_se
+
+    from guandan_cli.review.core import Moments
+
+    rng = random.Random(4)
+    for _ in range(50):
+        batches = [[rng.choice((-3, -2, -1, 1, 2, 3)) for _ in range(rng.randrange(2, 20))] for _ in range(3)]
+        total = Moments(0, 0.0, 0.0)
+        for xs in batches:
+            m, se = mean_se(xs)
+            total = total + Moments.of(len(xs), m, m - Z95 * se, m + Z95 * se)
+        m, se = mean_se([x for xs in batches for x in xs])
+        assert total.interval == pytest.approx((m, m - Z95 * se, m + Z95 * se))
 
 
 def test_python_api_frame_matches_the_json(run_dir):
@@ -288,6 +388,12 @@ def test_an_obviously_losing_play_is_flagged(blunder_run):
     row = next(r for r in _json_rows(res.stdout) if r["index"] == b["index"])
     assert row["mistake"] and row["loss"] >= 1 and row["loss_low"] > 0, row
     assert row["played"] == "single:A SA" and not row["best"].startswith("single:A")
+    # the reason says what the play did: it broke the bomb of aces to beat the partner
+    assert (
+        row["reason"].startswith("single A breaks your bomb of As") and "beats your partner" in row["reason"]
+    )
+    played = next(a for a in row["alternatives"] if a["action"] == row["played"])
+    assert "breaks your bomb of As" in played["reason"]
 
 
 # ------------------------------------------------------------------ bad input: one line each
@@ -446,6 +552,44 @@ def test_play_hint_search_says_the_values(tmp_path):
     assert " levels" not in suggestion  # a bot without evaluate: its play only
     bad = runner.invoke(app, [*args, "--hint", "oracle", "--out", str(tmp_path / "h")])
     assert "--hint: unknown strategy 'oracle'" in _one_line(bad, 2)
+
+
+def test_a_hint_asked_twice_says_the_same(tmp_path):
+    """``?`` twice at one decision, and again after a resume: the same values, word for word (the
+    worlds come from the position, not from a generator the first answer moved on)."""
+    args = ["play", "--seed", "5", "--seat", "0", "--max-deals", "1", "--delay", "0", "--plain"]
+    res = runner.invoke(
+        app, [*args, "--hint", "search:worlds=4", "--out", str(tmp_path / "g")], input="?\n?\nq\n"
+    )
+    answers = [part.split("your play")[0] for part in res.output.split("> suggestion: ")[1:]]
+    assert len(answers) == 2 and "others: " in answers[0], res.output
+    assert answers[0] == answers[1]
+    # after q and a resume, a new hint player at the same decision says it again
+    resume = ["play", "--resume", "--out", str(tmp_path / "g"), "--plain", "--hint", "search:worlds=4"]
+    again = runner.invoke(app, resume, input="?\nq\n")
+    resumed = [part.split("your play")[0] for part in again.output.split("> suggestion: ")[1:]]
+    assert resumed == answers[:1], again.output
+
+
+def test_review_and_hint_value_a_decision_on_the_same_worlds():
+    """A review's values of a decision are those a hint at that position gives its candidates,
+    with the same seed and budget, whoever asks and whatever it did before."""
+    from guandan_cli.strategies.search import SearchStrategy
+
+    from guandan_cli.engine.deal import replay
+    from guandan_cli.engine.observation import observe
+
+    setup = DealSetup(hands=deal_hands(random.Random(8)), level=3, first_leader=1)
+    logged = LoggedDeal.played(setup, ["heuristic"] * 4, seed=2)
+    maker, _ = evaluator_maker()
+    for d in list(decisions(logged, [1]))[1:3]:
+        r = review_decision(d, logged, maker, worlds=4, seed=7)
+        obs = observe(replay(setup, logged.actions[: logged.first_play + d.index]), 1)
+        bot = SearchStrategy(1, random.Random(d.index), worlds=4)
+        hinted = {v.action: v.mean for v in bot.evaluate(obs, seed=7)}
+        reviewed = {a.action: a.mean for a in r.alternatives if a.n == 4}
+        common = set(hinted) & set(reviewed)
+        assert len(common) >= 2 and all(hinted[a] == reviewed[a] for a in common)
 
 
 # ------------------------------------------------------------------ in a real browser

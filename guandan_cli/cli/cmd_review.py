@@ -47,8 +47,10 @@ def review(
     """Review the decisions of the chosen seats in deal DEAL of match MATCH (every deal of the match
     that has ended when --deal is left out, a game that play saved included): the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
-    against the best with its interval, the mistakes (docs/review.md), and each seat's summary per
-    deal and per match (accuracy, inaccuracies, mistakes, blunders, the evaluation graph)."""
+    against the best with its interval, a label: MISTAKE (an alternative's loss interval lies at
+    or above 0.25 levels), unclear (more worlds could not tell) or none (docs/review.md), and each
+    seat's summary per deal and per match (accuracy, inaccuracies, mistakes, blunders, the
+    evaluation graph)."""
     from guandan_cli.review.evaluators import evaluator_maker
 
     seats, worlds = _checked_options(seat, worlds, workers, match, fmt, html)

@@ -17,7 +17,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from .core import DEFAULT_WORLDS, MISTAKE_THRESHOLD, DecisionReview, review_deal, review_decision, summary
+from .core import (
+    DEFAULT_WORLDS,
+    MISTAKE_THRESHOLD,
+    DecisionReview,
+    Label,
+    review_deal,
+    review_decision,
+    summary,
+)
 from .walk import LoggedDeal, ReviewInputError, ReviewRecordError, decisions, load_deal
 
 
@@ -55,7 +63,21 @@ def _schema():
     import polars as pl
 
     alt = pl.Struct(
-        {"action": pl.String, "mean": pl.Float64, "low": pl.Float64, "high": pl.Float64, "n": pl.Int64}
+        {
+            "action": pl.String,
+            "mean": pl.Float64,
+            "low": pl.Float64,
+            "high": pl.Float64,
+            "n": pl.Int64,
+            "exact": pl.Boolean,
+            "loss": pl.Float64,
+            "loss_low": pl.Float64,
+            "loss_high": pl.Float64,
+            "first_out": pl.Float64,
+            "double_for": pl.Float64,
+            "double_against": pl.Float64,
+            "reason": pl.String,
+        }
     )
     return {
         "match": pl.Int64,
@@ -75,7 +97,13 @@ def _schema():
         "loss_low": pl.Float64,
         "loss_high": pl.Float64,
         "mistake": pl.Boolean,
+        "label": pl.String,
         "worlds": pl.Int64,
+        "loss_worlds": pl.Int64,
+        "reason": pl.String,
+        "then_played": pl.List(pl.Struct({"seat": pl.Int64, "action": pl.String})),
+        "then_best": pl.List(pl.Struct({"seat": pl.Int64, "action": pl.String})),
+        "exact": pl.Boolean,
         "alternatives": pl.List(alt),
     }
 
@@ -90,6 +118,7 @@ __all__ = [
     "DEFAULT_WORLDS",
     "MISTAKE_THRESHOLD",
     "DecisionReview",
+    "Label",
     "LoggedDeal",
     "ReviewInputError",
     "ReviewRecordError",

@@ -2,8 +2,9 @@
 
 An evaluator is made per decision by an :class:`EvaluatorMaker` from ``(seat, rng, worlds)``
 and answers two questions: ``candidates(obs)``, the actions worth valuing at ``obs`` (those the
-search would race: the heuristic's move first), and ``evaluate(obs, actions)``, one
-``ActionValue`` per action on the same ``worlds`` worlds drawn by ``rng``, with the paired gain
+search would race: the heuristic's move first), and ``evaluate(obs, actions, worlds=None)``, one
+``ActionValue`` per action on the same ``worlds`` worlds drawn by ``rng`` (as many more as asked,
+the generator going on: a close call's further worlds), with the paired gain
 against the first action and its 95% interval (``guandan_cli.strategies.search.ActionValue``).
 
 >>> maker, described = evaluator_maker()
@@ -36,7 +37,7 @@ class Evaluator(Protocol):
 
     def candidates(self, obs: Observation) -> list: ...
 
-    def evaluate(self, obs: Observation, actions: Sequence[object]) -> list: ...
+    def evaluate(self, obs: Observation, actions: Sequence[object], worlds: int | None = None) -> list: ...
 
 
 class EvaluatorMaker(Protocol):
@@ -58,12 +59,17 @@ class SearchEvaluator:
         if rules is not None:
             options["rules"] = rules.name
         self.bot = load_strategy(spec)(seat, rng, **options)
+        self.rng = rng
 
     def candidates(self, obs: Observation) -> list:
         return self.bot.candidates_at(obs)
 
-    def evaluate(self, obs: Observation, actions: Sequence[object]) -> list:
-        return self.bot.evaluate(obs, actions)
+    def evaluate(self, obs: Observation, actions: Sequence[object], worlds: int | None = None) -> list:
+        return self.bot.evaluate(obs, actions, worlds=worlds, rng=self.rng)
+
+    def continuation(self, obs: Observation, action: object, seed: int = 0) -> list:
+        """The next plays after ``action`` in the first world of an evaluation at ``seed``."""
+        return self.bot.continuation(obs, action, seed=seed)
 
 
 def _search(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 
 from guandan_cli.engine.rules import Ruleset
-from guandan_cli.engine.seeding import derive_seed
 from guandan_cli.view.table import Style
 
 from .core import DEFAULT_WORLDS
@@ -32,18 +31,22 @@ def valued_hint(
     rules: Ruleset | None = None,
     evaluator: object = None,
     shown: int = 6,
+    seed: int = 0,
 ) -> list[str]:
     """The best candidate for ``obs`` (a play-phase observation of the seat to move) with its value
     in levels for the seat's team, then the other candidates' values, best first.
 
     ``evaluator``: a search player (its own budget and candidates: ``play --hint search:...``);
-    ``None``: the default search at ``worlds`` worlds in the ruleset ``rules``."""
+    ``None``: the default search at ``worlds`` worlds in the ruleset ``rules``. The worlds come
+    from a seed derived from the position and ``seed`` (the search's ``world_rng``): ``?`` asked
+    twice says the same, and a review at the same ``--seed`` and budget values the same actions
+    the same."""
     if evaluator is None:
         maker, described = evaluator_maker(rules)
-        rng = random.Random(derive_seed("hint", obs.seat, len(obs.events), tuple(obs.hand)))
-        values = maker(obs.seat, rng, worlds).bot.evaluate(obs)
+        values = maker(obs.seat, random.Random(0), worlds).bot.evaluate(obs, seed=seed)
     else:
-        values, described = evaluator.evaluate(obs), getattr(evaluator, "name", type(evaluator).__name__)
+        values = evaluator.evaluate(obs, seed=seed)
+        described = getattr(evaluator, "name", type(evaluator).__name__)
     values = sorted(values, key=lambda v: -v.mean)  # the search's candidates, the heuristic's first
     best, rest = values[0], values[1:]
     how = (

@@ -93,6 +93,12 @@ def _finite(x: float) -> float | None:
     return None if math.isnan(x) else round(x, 4)
 
 
+def _plays_text(plays) -> str:
+    from .reasons import move_name
+
+    return ", ".join(f"seat {seat} {move_name(a)}" for seat, a in plays) or "the deal ends"
+
+
 def _review_data(r: DecisionReview, level: int) -> dict:
     return {
         "seat": r.seat,
@@ -105,14 +111,25 @@ def _review_data(r: DecisionReview, level: int) -> dict:
         "lossLow": _finite(r.loss_low),
         "lossHigh": _finite(r.loss_high),
         "mistake": r.mistake,
+        "label": str(r.label),
         "worlds": r.worlds,
+        "lossWorlds": r.loss_worlds,
         "exact": r.exact,
+        "reason": r.reason,
+        "then": [_plays_text(r.then_played), _plays_text(r.then_best)]
+        if r.then_played or r.then_best
+        else None,
         "alternatives": [
             {
                 **_action(a.action, level),
                 "mean": _finite(a.mean),
                 "low": _finite(a.low),
                 "high": _finite(a.high),
+                "n": a.n,
+                "firstOut": round(a.first_out, 4) if a.outcomes else None,
+                "doubleFor": round(a.double_for, 4) if a.outcomes else None,
+                "doubleAgainst": round(a.double_against, 4) if a.outcomes else None,
+                "reason": a.reason,
                 "played": a.action == r.played,
                 "best": a.action == r.best,
             }
@@ -266,6 +283,8 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 #timeline .tick.reviewed::after { content: "\2022"; position: absolute; left: 0; right: 0; bottom: -0.1em; color: #fff; }
 #timeline .tick.mistake { background: #d11f2f; opacity: 1; }
 #timeline .tick.mistake::after { content: "!"; font-weight: 700; }
+#timeline .tick.unclear { background: #8a8a8a; opacity: 1; }
+#timeline .tick.unclear::after { content: "?"; font-weight: 700; }
 #timeline .tick.current { outline: 2px solid #111; outline-offset: 1px; }
 #review { background: #fff; border: 1px solid #ddd; border-radius: 0.6em; padding: 0.6em 0.9em; margin-top: 0.6em; }
 #review table { border-collapse: collapse; margin-top: 0.4em; }
@@ -274,6 +293,9 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 #review tr.played td { background: #eef4ff; }
 #review tr.best td:first-child { font-weight: 700; }
 #review .mistake { color: #d11f2f; font-weight: 700; }
+#review .unclear { color: #666; font-weight: 700; }
+#review td.why { white-space: normal; font-size: 0.85em; color: #444; min-width: 14em; }
+#review p.reason { font-style: italic; }
 #review .small .card { color: #111; }
 #review .small .card.red { color: #c8102e; }
 .legend { font-size: 0.82em; color: #555; }
@@ -307,7 +329,7 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 </div>
 <p id="note"></p>
 <div id="timeline" aria-label="timeline of the deal's plays"></div>
-<p class="legend">Timeline: one mark per play or pass (blue team 0, brown team 1, faded: pass); &#x2022; a reviewed decision; red ! a mistake. Keys: &#x2190; &#x2192; step, Home / End.</p>
+<p class="legend">Timeline: one mark per play or pass (blue team 0, brown team 1, faded: pass); &#x2022; a reviewed decision; red ! a mistake; grey ? unclear. Keys: &#x2190; &#x2192; step, Home / End.</p>
 <section id="review"></section>
 <p class="muted" id="end"></p>
 <script type="application/json" id="deal-data">{{data}}</script>
@@ -354,6 +376,7 @@ function backsEl(n) {
   return box;
 }
 function fmt(x) { return x === null ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(2); }
+function pct(x) { return x === null || x === undefined ? "" : Math.round(100 * x) + "%"; }
 
 function renderSeat(box, seat, deal, st) {
   box.replaceChildren();
@@ -413,12 +436,17 @@ function renderReview(deal) {
   const h = el("p");
   h.append("play " + st.index + ": seat " + r.seat + " (" + r.context + ") played " + r.played.label + " " + fmt(r.playedValue) +
     "; best " + r.best.label + " " + fmt(r.bestValue) + "; loss " + fmt(r.loss) +
-    (r.lossLow === null ? "" : " [" + fmt(r.lossLow) + ", " + fmt(r.lossHigh) + "]") + " ");
+    (r.lossLow === null || r.exact || r.loss === 0 ? "" : " [" + fmt(r.lossLow) + ", " + fmt(r.lossHigh) + "]" +
+      (r.lossWorlds > r.worlds ? " over " + r.lossWorlds + " worlds" : "")) + " ");
   if (r.mistake) h.append(el("span", "mistake", "MISTAKE"));
+  if (r.label === "unclear") h.append(el("span", "unclear", "unclear"));
   box.append(h);
   const t = el("table");
   const head = el("tr");
-  for (const c of ["alternative", "cards", "value", "95% interval", ""]) head.append(el("th", "", c));
+  if (r.reason && !r.alternatives.some(a => a.played && a.best)) box.append(el("p", "reason", "Why: " + r.reason));
+  if (r.then) box.append(el("p", "legend", "Then, in one world: after the play made " + r.then[0] + "; after the best " + r.then[1] + "."));
+  for (const c of ["alternative", "cards", "value", "95% interval", "worlds", "out first", "double-down for / against", "what it does", ""])
+    head.append(el("th", "", c));
   t.append(head);
   for (const a of r.alternatives) {
     const tr = el("tr", (a.played ? "played " : "") + (a.best ? "best" : ""));
@@ -427,6 +455,10 @@ function renderReview(deal) {
     cards.append(cardsEl(a.cards, deal));
     tr.append(cards, el("td", "num", fmt(a.mean)),
       el("td", "num", a.low === null ? "" : "[" + fmt(a.low) + ", " + fmt(a.high) + "]"),
+      el("td", "num", String(a.n)),
+      el("td", "num", pct(a.firstOut)),
+      el("td", "num", a.doubleFor === null ? "" : pct(a.doubleFor) + " / " + pct(a.doubleAgainst)),
+      el("td", "why", a.reason),
       el("td", "", (a.played ? "played" : "") + (a.best ? (a.played ? ", best" : "best") : "")));
     t.append(tr);
   }
@@ -434,7 +466,8 @@ function renderReview(deal) {
   const how = r.exact ? "exact (two seats left, each knowing the other's hand: the race solved)"
     : deal.evaluator + ", " + r.worlds + " worlds";
   box.append(el("p", "legend", "Values: " + how + ", from seat " + r.seat +
-    "'s view only. A mistake: the loss's interval excludes 0 and the loss is at least " + deal.threshold + " levels."));
+    "'s view only. A mistake: the loss's 95% interval lies at or above " + deal.threshold +
+    " levels (a close call gets more worlds first); unclear: it still holds " + deal.threshold + " at the most worlds."));
 }
 
 function renderTimeline(deal) {
@@ -448,9 +481,9 @@ function renderTimeline(deal) {
       const b = el("button", "tick s" + last.seat + (last.kind === "pass" ? " pass" : ""));
       b.dataset.step = k;
       const r = deal.reviews[String(st.index)];
-      if (r) b.classList.add(r.mistake ? "mistake" : "reviewed");
+      if (r) b.classList.add(r.mistake ? "mistake" : r.label === "unclear" ? "unclear" : "reviewed");
       b.title = "play " + st.index + ": seat " + last.seat + " " + (last.kind === "play" ? last.label : "pass") +
-        (r ? " \u00b7 loss " + fmt(r.loss) + (r.mistake ? " (mistake)" : "") : "");
+        (r ? " \u00b7 loss " + fmt(r.loss) + (r.label !== "ok" ? " (" + r.label + ")" : "") : "");
       b.addEventListener("click", () => { step = k; render(); });
       box.append(b);
     });

@@ -5,7 +5,10 @@
 review's mistake threshold), a *blunder* when L ≥ 1 (a whole level, the smallest upgrade) — each
 only when the claim is clear: the interval's low end is above 0, or the values are exact (the
 two-seat race solved). A loss of 0.1 or more whose interval reaches 0 is *unclear*: the sampled
-worlds cannot tell it from noise.
+worlds cannot tell it from noise. A review's own label (``review.core.Label``: ok, unclear,
+mistake, after its close calls got more worlds) decides what is unclear and what is a mistake;
+the loss only grades it (a mistake of a whole level is a blunder; a clear loss of 0.1 on an ok
+play is an inaccuracy).
 
 **Accuracy** of a decision is ``100 · 2^(−L / 0.25)`` with L clamped at 0: 100% for the best play,
 50% for a loss of a quarter level (the mistake threshold), 6% for a whole level; a deal's or a
@@ -61,11 +64,22 @@ class Reviewed(Protocol):
 
 
 def severity(r: Reviewed) -> Severity:
-    """The decision's severity: its loss, and whether the loss is clear (module docstring)."""
+    """The decision's severity: its loss, and whether the loss is clear (module docstring). A
+    review's own verdict (``label``: ok, unclear, mistake; ``review.core``) decides what is
+    unclear and what is a mistake; the loss grades a mistake (a blunder from a whole level)
+    and an ok play (an inaccuracy from 0.1 levels, when clear)."""
     loss = r.loss
+    label = getattr(r, "label", None)
+    if label == "unclear":
+        return Severity.UNCLEAR
+    if label == "mistake":
+        return Severity.BLUNDER if loss >= BLUNDER_LOSS else Severity.MISTAKE
     if math.isnan(loss) or loss < INACCURACY_LOSS:
         return Severity.GOOD
-    if not (r.exact or r.loss_low > 0):
+    clear = r.exact or r.loss_low > 0
+    if label == "ok":
+        return Severity.INACCURACY if clear else Severity.GOOD
+    if not clear:
         return Severity.UNCLEAR
     if loss >= BLUNDER_LOSS:
         return Severity.BLUNDER

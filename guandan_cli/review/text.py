@@ -54,8 +54,46 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
         if math.isnan(r.loss_low) or r.best == r.played or r.exact
         else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
     )
-    mark = (" (exact)" if r.exact else "") + ("   MISTAKE" if r.mistake else "")
-    return f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
+    if interval and r.loss_worlds > r.worlds:
+        interval += f" over {r.loss_worlds} worlds"
+    mark = (" (exact)" if r.exact else "") + {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(
+        r.label, ""
+    )
+    line = f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
+    if r.best == r.played:
+        return line
+    lines = [line, f"      why: {r.reason}", f"      odds for the team: {odds_text(r)}"]
+    if r.then_played or r.then_best:
+        lines.append(
+            f"      then, in one world: played → {_plays(r.then_played)}; best → {_plays(r.then_best)}"
+        )
+    return "\n".join(lines)
+
+
+def _plays(plays: Sequence) -> str:
+    """``seat 1 pair 9, seat 2 pass, …`` (the deal over: ``end``)."""
+    from .reasons import move_name
+
+    return ", ".join(f"seat {seat} {move_name(a)}" for seat, a in plays) or "end"
+
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def odds_text(r: DecisionReview) -> str:
+    """``played: out first 45%, double-down for 9% / against 12%, -0.20 levels; best: …`` (the
+    shares of the worlds' outcomes for the seat's team)."""
+    parts = []
+    for name, action in (("played", r.played), ("best", r.best)):
+        a = next(x for x in r.alternatives if x.action == action)
+        if not a.outcomes:
+            continue
+        parts.append(
+            f"{name}: out first {_percent(a.first_out)}, double-down for {_percent(a.double_for)}"
+            f" / against {_percent(a.double_against)}, {signed(a.mean)} levels"
+        )
+    return "; ".join(parts) or "n/a"
 
 
 def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names: Sequence[str]) -> list[str]:
@@ -67,13 +105,13 @@ def summary_lines(reviews: Sequence[DecisionReview], seats: Sequence[int], names
         if row is None:
             out.append(f"seat {seat} ({readable[names[seat]]}): no decision with a choice to review")
             continue
-        n, m = row["decisions"], row["mistakes"]
+        n, m, u = row["decisions"], row["mistakes"], row["unclear"]
         out.append(
             f"seat {seat} ({readable[row['strategy']]}): {n} decision{'s' if n != 1 else ''} reviewed, "
-            f"{m} mistake{'s' if m != 1 else ''}, loss {row['total_loss']:.2f} levels in all, "
+            f"{m} mistake{'s' if m != 1 else ''}, {u} unclear, loss {row['total_loss']:.2f} levels in all, "
             f"{row['mean_loss']:.3f} per decision"
         )
     return out
 
 
-__all__ = ["action_label", "decision_line", "header_lines", "signed", "summary_lines"]
+__all__ = ["action_label", "decision_line", "header_lines", "odds_text", "signed", "summary_lines"]

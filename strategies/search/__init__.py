@@ -10,7 +10,7 @@ by ``+``, as ``SearchStrategy``'s keyword arguments) with another.
 
 import guandan_cli.native.compiled  # noqa: F401  (the guard: the compiled heuristic runs only if built from its sources)
 
-from .bot import ActionValue, SearchStrategy, candidate_actions
+from .bot import ActionValue, SearchStrategy, candidate_actions, world_rng
 from .spec import SearchSpecError, search_strategy_class
 from .worlds import Knowledge
 
@@ -21,4 +21,5 @@ __all__ = [
     "SearchStrategy",
     "candidate_actions",
     "search_strategy_class",
+    "world_rng",
 ]

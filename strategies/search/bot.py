@@ -6,8 +6,10 @@ with what its seat has seen (``worlds.Knowledge``), plays each candidate out in 
 world with the heuristic at all four seats (``rollout.Rollouts``) and races the
 candidates on the same worlds; a close call between the best candidate and the
 heuristic's move gets more worlds (the duel). It leaves the heuristic's move only for a
-candidate whose paired gain over it is significant. Every draw comes from the seat's ``rng``; budgets
-are counts (worlds, candidates), never time.
+candidate whose paired gain over it is significant. Every draw of its own play comes from the
+seat's ``rng``; an evaluation (``evaluate``: reviews and hints) draws its worlds from a seed derived
+from the position and an explicit ``seed`` (``world_rng``). Budgets are counts (worlds,
+candidates), never time.
 
 >>> import random
 >>> from guandan_cli.engine import deal_hands
@@ -18,7 +20,7 @@ are counts (worlds, candidates), never time.
 >>> values = bot.evaluate(obs, obs.legal_actions[:2])
 >>> [v.n for v in values], values[0].gain
 ([4, 4], 0.0)
->>> -3 <= values[1].low <= values[1].mean <= values[1].high <= 3
+>>> values[1].low <= values[1].mean <= values[1].high and -3 <= values[1].mean <= 3
 True
 """
 
@@ -37,6 +39,7 @@ from guandan_cli.engine.combos import BOMB_CLASS, POWER, SEQUENCE_TYPES, Combo, 
 from guandan_cli.engine.deal import PASS, PLAY, DealSetup, IllegalActionError, action_text
 from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.rules import get_ruleset
+from guandan_cli.engine.seeding import position_seed
 
 from ..base import Strategy
 from .endgame import DEFAULT_NODES, BudgetExceeded, Position, Solver
@@ -58,6 +61,9 @@ class ActionValue:
     worlds (``nan`` with fewer than 2 worlds). ``exact``: the value is the race's outcome
     with both seats left playing perfectly (``endgame.py``: two seats in play, each knowing
     the other's hand), its intervals of zero width and ``n`` 1, the one world there is.
+    ``outcomes``: how many of the worlds ended with each value from −3 to +3 levels (seven
+    counts: −3 is a double-down against the seat's team, +3 one for it; a value above 0 means
+    its team went out first), from the same rollouts; empty when not counted.
     """
 
     action: object
@@ -69,6 +75,7 @@ class ActionValue:
     gain_low: float
     gain_high: float
     exact: bool = False
+    outcomes: tuple[int, ...] = ()
 
     def text(self) -> str:
         """One line: the action, its mean and interval, its gain and interval.
@@ -98,6 +105,18 @@ def mean_se(xs: Sequence[float]) -> tuple[float, float]:
         return m, math.nan
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
     return m, math.sqrt(var / n)
+
+
+def outcome_counts(values: Sequence[int]) -> tuple[int, ...]:
+    """How many of ``values`` (deal outcomes in levels, −3..+3) are each of −3, −2, …, +3.
+
+    >>> outcome_counts([3, -1, -1, 2])
+    (0, 0, 2, 0, 0, 1, 1)
+    """
+    counts = [0] * 7
+    for v in values:
+        counts[int(v) + 3] += 1
+    return tuple(counts)
 
 
 def _key(a: Combo, lv: int) -> int:
@@ -168,6 +187,14 @@ def candidate_actions(obs: Observation, choice: object, cap: int) -> list:
             if combo_signature(a, lv) in planned_sigs:
                 add(a)
     return out
+
+
+def world_rng(obs: Observation, seed: int = 0) -> random.Random:
+    """The generator of the worlds an evaluation of ``obs`` draws: seeded from the position's
+    content (``engine.seeding.position_seed``) and ``seed``, so that the same decision gets the
+    same values however it is reached (a hint asked twice, a review of one deal or of a match,
+    after a resume)."""
+    return random.Random(position_seed(obs, "worlds", seed))
 
 
 class WorldDraws:
@@ -327,7 +354,8 @@ class SearchStrategy(Strategy):
     def _exact_values(self, obs: Observation, actions: list) -> list[ActionValue] | None:
         """``evaluate``'s values when two seats are left and the solver decides every action
         within its budget (``ActionValue.exact``), else ``None``; an illegal action raises
-        ``ValueError`` naming it."""
+        ``ValueError`` naming it. A fresh solver (no memo of earlier calls), so that whether
+        the budget suffices depends on the position only."""
         position = self._race_position(obs)
         if position is None:
             return None
@@ -340,7 +368,8 @@ class SearchStrategy(Strategy):
                 deal.verify(a)
             except IllegalActionError as exc:
                 raise ValueError(f"action {action_text(a)!r} is not legal here: {exc.rule}") from None
-        solver = self._solver(position)
+        solver = Solver(position.level)
+        solver.start(self.endgame_nodes)
         state = position.state()
         try:
             wins = [solver.wins_after(position, a, state) for a in actions]
@@ -352,7 +381,18 @@ class SearchStrategy(Strategy):
         values = levels if self.rollouts.by_levels else [1 if v > 0 else -1 for v in levels]
         self._last_values = [[v] for v in values]
         return [
-            ActionValue(a, v, v, v, 1, v - values[0], v - values[0], v - values[0], exact=True)
+            ActionValue(
+                a,
+                v,
+                v,
+                v,
+                1,
+                v - values[0],
+                v - values[0],
+                v - values[0],
+                exact=True,
+                outcomes=outcome_counts([v]),
+            )
             for a, v in zip(actions, values)
         ]
 
@@ -436,6 +476,33 @@ class SearchStrategy(Strategy):
         fresh.start_deal(0, obs)
         return candidate_actions(obs, fresh.choose_play(obs), self.candidates)
 
+    def continuation(
+        self,
+        obs: Observation,
+        action: object,
+        plays: int = 6,
+        *,
+        rng: random.Random | None = None,
+        seed: int = 0,
+    ) -> list[tuple[int, object]]:
+        """The next ``plays`` actions ``(seat, action)`` after ``action`` at ``obs``, the heuristic
+        playing on in one world: the first world an evaluation at ``seed`` draws (``rng``: another
+        generator), so the continuations of two actions are in the same world. An illegal
+        action raises ``ValueError`` naming it."""
+        from guandan_cli.engine.play import play_deal
+
+        draw = self._sampler(obs, rng if rng is not None else world_rng(obs, seed))
+        deal = self.rollouts.position(obs, draw())
+        try:
+            deal.apply(action)
+        except IllegalActionError as exc:
+            raise ValueError(f"action {action_text(action)!r} is not legal here: {exc.rule}") from None
+        if deal.result is None:
+            for p in self.rollouts.players:
+                p.start_deal(0, obs)
+            play_deal(deal, self.rollouts.players)
+        return list(deal.actions[1 : 1 + plays])
+
     def evaluate(
         self,
         obs: Observation,
@@ -443,20 +510,22 @@ class SearchStrategy(Strategy):
         *,
         worlds: int | None = None,
         rng: random.Random | None = None,
+        seed: int = 0,
     ) -> list[ActionValue]:
         """The value of each action at ``obs`` (a play decision of ``obs.seat``), all on the
         same ``worlds`` worlds (default: the ``worlds`` option), in the order given.
 
         ``actions`` default to the candidates the search would race (the heuristic's move
         first, asked of a fresh heuristic); any legal play or ``PASS`` may be listed (an
-        illegal one raises ``ValueError`` naming it). ``rng`` (default: the seat's) draws
-        the worlds. Gains are paired differences against the first action. With two seats
+        illegal one raises ``ValueError`` naming it). The worlds are drawn by ``rng``, by
+        default one seeded from the position and ``seed`` (:func:`world_rng`: the same
+        observation gets the same values, whatever this player did before). Gains are paired differences against the first action. With two seats
         left and the race decided within ``endgame_nodes``, the values are exact (no worlds
         drawn: ``ActionValue.exact``).
         """
         if obs.phase != PLAY or obs.to_move != obs.seat:
             raise ValueError(f"evaluate needs a play decision of seat {obs.seat} (phase {obs.phase!r})")
-        rng = rng if rng is not None else self.rng
+        rng = rng if rng is not None else world_rng(obs, seed)
         n = self.worlds if worlds is None else worlds
         if n < 1:
             raise ValueError(f"worlds must be 1 or more, got {n}")
@@ -482,6 +551,16 @@ class SearchStrategy(Strategy):
             m, se = mean_se(xs)
             gain, gse = mean_se([x - y for x, y in zip(xs, values[0])])
             out.append(
-                ActionValue(a, m, m - Z95 * se, m + Z95 * se, n, gain, gain - Z95 * gse, gain + Z95 * gse)
+                ActionValue(
+                    a,
+                    m,
+                    m - Z95 * se,
+                    m + Z95 * se,
+                    n,
+                    gain,
+                    gain - Z95 * gse,
+                    gain + Z95 * gse,
+                    outcomes=outcome_counts(xs),
+                )
             )
         return out
