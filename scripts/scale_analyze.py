@@ -202,23 +202,22 @@ def child(phase: str, directory: Path) -> None:
 
         convert_to_parquet(directory)
         rows = None
-    else:
-        import polars as pl
+    else:  # analyze again, now that the run holds fresh Parquet copies
+        from guandan_cli.cli.app import app
 
-        from guandan_cli.reports import REPORTS, load, run_report
-
-        data = load(directory)
-        rows = data.deals.select(pl.len()).collect().item()
-        for name in REPORTS:
-            run_report(name, data.deals, data.matches)
+        app(["analyze", str(directory), "--report", "all", "--format", "json"], standalone_mode=False)
+        rows = None
     wall = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # analyze's worker processes
     figures = {
         "phase": phase,
         "deals": rows,
         "wall_s": round(wall, 1),
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime + workers.ru_utime + workers.ru_stime, 1),
         "peak_rss_mib": round(_peak_mib(), 1),
+        # the largest worker's peak: the processes' total stays below parent + workers × this
+        "worker_peak_rss_mib": round(workers.ru_maxrss / 1024, 1),
         "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps(figures), file=sys.stderr)

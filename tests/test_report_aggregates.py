@@ -78,7 +78,10 @@ def analyze(*args) -> str:
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_analyze_prints_what_the_whole_frame_reports_printed(runs, workers):
+def test_analyze_prints_what_the_whole_frame_reports_printed(runs, workers, monkeypatch):
+    import guandan_cli.reports.reduce as reduce
+
+    monkeypatch.setattr(reduce, "IN_PROCESS_BYTES", 0)  # worker processes even for small runs
     expected, data = oracle_results(runs)
     titles = {n: REPORTS[n].title for n in expected}
     meta = an.metadata(data)
@@ -111,9 +114,11 @@ def test_any_split_of_the_parts_gives_the_same_tables(runs, monkeypatch):
         assert fine[name].equals(coarse[name], null_equal=True), name
 
 
-def test_a_bad_line_in_a_later_chunk_is_named(runs, tmp_path):
+def test_a_bad_line_in_a_later_chunk_is_named(runs, tmp_path, monkeypatch):
     """The checks run per chunk: a corrupt line still stops analyze naming file and line."""
     import shutil
+
+    import guandan_cli.reports.reduce as reduce
 
     run = tmp_path / "a"
     shutil.copytree(runs[0], run)
@@ -121,6 +126,7 @@ def test_a_bad_line_in_a_later_chunk_is_named(runs, tmp_path):
     lines = part.read_bytes().splitlines(keepends=True)
     lines[1] = lines[1].replace(b'"upgrade":', b'"upgrade":7,"x":', 1)
     part.write_bytes(b"".join(lines))
+    monkeypatch.setattr(reduce, "IN_PROCESS_BYTES", 0)
     result = CliRunner().invoke(app, ["analyze", str(run), "--workers", "2", "--format", "json"])
     assert result.exit_code == 1
     assert f"{part}:2:" in result.output

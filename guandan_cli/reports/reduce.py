@@ -34,6 +34,8 @@ BLOCK_ROWS = 200_000
 CHUNKS_PER_WORKER = 4
 #: the fewest parts in a chunk that starts within a run (it reads the part before it too)
 MIN_CHUNK_PARTS = 8
+#: runs smaller than this (JSONL bytes) are reduced in this process: starting workers costs more
+IN_PROCESS_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -191,12 +193,22 @@ def _match_records(matches: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _file_chunks(kind: str, files: Sequence, size: int) -> Iterator[Chunk]:
-    """Consecutive parts of one run, ``size`` at a time; each chunk after the first reads the
-    part before it for the checks between lines."""
+def _file_chunks(kind: str, files: Sequence, size: int, check: bool) -> Iterator[Chunk]:
+    """Consecutive parts of one run, ``size`` at a time; with ``check``, each chunk after the
+    first reads the part before it for the checks between lines."""
     for start in range(0, len(files), size):
-        warmup = files[start - 1] if start > 0 else None
+        warmup = files[start - 1] if start > 0 and check else None
         yield Chunk(kind, tuple(files[start : start + size]), warmup=warmup)
+
+
+def _bytes(chunks: Sequence[Chunk]) -> int:
+    """The bytes the chunks' parts hold (a Parquet copy counts as large)."""
+    total = 0
+    for chunk in chunks:
+        if chunk.parquet is not None:
+            return IN_PROCESS_BYTES
+        total += sum(f.stat().st_size for f in chunk.files if isinstance(f, Path) and f.is_file())
+    return total
 
 
 def _parquet_chunks(kind: str, pq: Path, size: int) -> Iterator[Chunk]:
@@ -205,7 +217,9 @@ def _parquet_chunks(kind: str, pq: Path, size: int) -> Iterator[Chunk]:
         yield Chunk(kind, parquet=pq, offset=offset, rows=size)
 
 
-def plan(runs: Sequence, kind: str, workers: int, completeness, notices: list[str]) -> list[Chunk]:
+def plan(
+    runs: Sequence, kind: str, workers: int, completeness, notices: list[str], check: bool = True
+) -> list[Chunk]:
     """The chunks of ``kind`` of ``runs`` (as :func:`~.loading.distinct_runs` gives them), in order."""
     sources: list[tuple[str, object]] = []
     for run in runs:
@@ -229,7 +243,7 @@ def plan(runs: Sequence, kind: str, workers: int, completeness, notices: list[st
         if how == "parquet":
             chunks.extend(_parquet_chunks(kind, source, BLOCK_ROWS))
         else:
-            chunks.extend(_file_chunks(kind, source, size))
+            chunks.extend(_file_chunks(kind, source, size, check))
     return chunks
 
 
@@ -267,13 +281,11 @@ def _reduce(chunks: list[Chunk], job: Job, backend: str, workers: int, ray_addre
     """Every chunk's result, in chunk order; the first read error (in that order) raised."""
     from guandan_cli.runner.backends import open_backend
 
-    pool = open_backend(backend, workers, ray_address) if len(chunks) > 1 else None
+    local = backend == "local" and (len(chunks) <= 1 or _bytes(chunks) < IN_PROCESS_BYTES)
+    pool = None if local else open_backend(backend, workers, ray_address)
     try:
-        results = (
-            pool.imap(reduce_chunk, [(c, job) for c in chunks])
-            if pool
-            else map(reduce_chunk, [(c, job) for c in chunks])
-        )
+        tasks = [(c, job) for c in chunks]
+        results = pool.imap(reduce_chunk, tasks) if pool is not None else map(reduce_chunk, tasks)
         out = []
         for result in results:
             if result.error is not None:
@@ -309,7 +321,7 @@ def reduce_runs(
     workers = workers or default_workers()
     notices: list[str] = []
     job = Job(tuple(names), tuple(by) if by else None, check, skip_bad, summarise=check and not skip_bad)
-    chunks = [c for kind in loading.KINDS for c in plan(runs, kind, workers, completeness, notices)]
+    chunks = [c for kind in loading.KINDS for c in plan(runs, kind, workers, completeness, notices, check)]
     results = _reduce(chunks, job, backend, workers, ray_address)
     partials, stats = _merged(results, names, job)
     if job.summarise:
