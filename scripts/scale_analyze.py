@@ -26,6 +26,7 @@ Usage::
 
     python scripts/scale_analyze.py --deals 1000000 --dir /tmp/big --keep   # make and measure
     python scripts/scale_analyze.py --run /tmp/big --repeat 3               # measure an existing run
+    python scripts/scale_analyze.py --deals 10000000 --compression zstd     # 10 M deals on a small disk
 """
 
 from __future__ import annotations
@@ -112,7 +113,9 @@ def _match_facts(line: bytes) -> dict:
     }
 
 
-def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 1000) -> tuple[int, int]:
+def synthesize(
+    directory: Path, n_deals: int, source: Path, part_size: int = 1000, compression: str = "none"
+) -> tuple[int, int]:
     """Write whole copies of ``source``'s matches into ``directory`` until ``n_deals`` deals.
 
     Returns (deals, matches) written. The directory is what ``simulate`` leaves: parts of
@@ -148,9 +151,11 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
             index += 1
         files = {}
         for key, path, data in zip(
-            ("deals_file", "matches_file"), part_paths(directory, part, "none"), (deal_lines, match_lines)
+            ("deals_file", "matches_file"),
+            part_paths(directory, part, compression),
+            (deal_lines, match_lines),
         ):
-            writer = PartWriter(path)
+            writer = PartWriter(path, compression)
             writer.write(b"".join(data))
             files[key] = writer.commit()
         parts.append(
@@ -173,7 +178,7 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
         "parts": len(parts),
         "parts_done": len(parts),
     }
-    config = dict(manifest.get("config") or {}, matches=index, part_size=part_size, compression="none")
+    config = dict(manifest.get("config") or {}, matches=index, part_size=part_size, compression=compression)
     manifest = dict(manifest, config=config, state="complete", counts=counts, parts=parts)
     manifest.setdefault("format", "guandan-run")
     atomic_write_bytes(directory / MANIFEST, json.dumps(manifest, indent=1).encode())
@@ -245,6 +250,11 @@ def main() -> None:
     ap.add_argument("--run", type=Path, default=None, help="measure this existing run (no synthesis)")
     ap.add_argument("--parquet", action="store_true", help="also time --to-parquet and reports from Parquet")
     ap.add_argument("--repeat", type=int, default=1, help="measure analyze this many times")
+    ap.add_argument(
+        "--compression",
+        default="none",
+        help="parts as simulate writes them: none, gzip or zstd (10 M deals: zstd)",
+    )
     ap.add_argument("--phase", choices=["analyze", "convert", "parquet"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
@@ -259,10 +269,11 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         source = args.source or _source_run(scratch / "source", args.source_matches, seed=12345)
-        deals, matches = synthesize(directory, args.deals, source)
-        size = sum(p.stat().st_size for p in directory.glob("*.jsonl"))
+        deals, matches = synthesize(directory, args.deals, source, compression=args.compression)
+        size = sum(p.stat().st_size for p in directory.glob("*.jsonl*"))
         print(
-            f"synthesized {deals:,} deals in {matches:,} matches ({size / 2**30:.2f} GiB JSONL) "
+            f"synthesized {deals:,} deals in {matches:,} matches ({size / 2**30:.2f} GiB of parts, "
+            f"{args.compression}; {size / 2**30 / deals * 1e6:.2f} GiB per million deals) "
             f"from {source} in {time.perf_counter() - t0:.1f}s",
             flush=True,
         )
