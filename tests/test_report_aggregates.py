@@ -108,6 +108,7 @@ def test_any_split_of_the_parts_gives_the_same_tables(runs, monkeypatch):
     monkeypatch.setattr(reduce, "CHUNKS_PER_WORKER", 1000)
     fine = reduce_runs(runs, names, workers=1).results
     monkeypatch.setattr(reduce, "MIN_CHUNK_PARTS", 10_000)
+    monkeypatch.setattr(reduce, "MAX_CHUNK_PARTS", 10_000)
     monkeypatch.setattr(reduce, "BLOCK_ROWS", 50)  # many blocks within a chunk
     coarse = reduce_runs(runs, names, workers=1).results
     for name in names:

@@ -29,11 +29,13 @@ from guandan_cli.logs.reader import ScanStats
 from . import loading
 
 #: rows reduced at a time inside a worker (each block's partials are merged as it goes)
-BLOCK_ROWS = 200_000
+BLOCK_ROWS = 100_000
 #: chunks per worker, at least: enough for an even share of the work
 CHUNKS_PER_WORKER = 4
 #: the fewest parts in a chunk that starts within a run (it reads the part before it too)
 MIN_CHUNK_PARTS = 8
+#: the most: a worker's memory does not depend on the run's size
+MAX_CHUNK_PARTS = 32
 #: runs smaller than this (JSONL bytes) are reduced in this process: starting workers costs more
 IN_PROCESS_BYTES = 64 << 20
 
@@ -237,7 +239,7 @@ def plan(
                 continue
         sources.append(("files", reader.sources(run, kind, completeness=completeness)))
     parts = sum(len(s) for k, s in sources if k == "files")
-    size = max(MIN_CHUNK_PARTS, -(-parts // (workers * CHUNKS_PER_WORKER)))
+    size = min(MAX_CHUNK_PARTS, max(MIN_CHUNK_PARTS, -(-parts // (workers * CHUNKS_PER_WORKER))))
     chunks: list[Chunk] = []
     for how, source in sources:
         if how == "parquet":
@@ -247,23 +249,46 @@ def plan(
     return chunks
 
 
-def _merged(results: Sequence[ChunkResult], names: Sequence[str], job: Job):
-    """Partials of every chunk merged, by report name; the chunks' stats added up."""
-    from . import REPORTS
+@dataclass
+class _Totals:
+    """What the chunks' results add up to, folded in as they come (partials merged as they pile up)."""
 
-    stats = ScanStats()
-    for r in results:
-        stats.files += r.stats.files
-        stats.lines += r.stats.lines
-        stats.skipped += r.stats.skipped
-        stats.bad.extend(r.stats.bad)
-        stats.part_lines.update(r.stats.part_lines)
-        stats.changed.update(r.stats.changed)
-    partials = {}
-    for name in names:
-        mine = [r.partials[name] for r in results if name in r.partials]
-        partials[name] = REPORTS[name].aggregate.merge(mine) if mine else None
-    return partials, stats
+    names: Sequence[str]
+    stats: ScanStats = field(default_factory=ScanStats)
+    partials: dict[str, list] = field(default_factory=dict)
+    summaries: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {"deals": [], "matches": []})
+    sliced: bool = False  # a Parquet chunk: a match's deals may lie in two chunks
+
+    def add(self, chunk: Chunk, result: ChunkResult) -> None:
+        from . import REPORTS
+
+        for key in ("files", "lines", "skipped"):
+            setattr(self.stats, key, getattr(self.stats, key) + getattr(result.stats, key))
+        self.stats.bad.extend(result.stats.bad)
+        self.stats.part_lines.update(result.stats.part_lines)
+        self.stats.changed.update(result.stats.changed)
+        for name, partial in result.partials.items():
+            pile = self.partials.setdefault(name, [])
+            pile.append(partial)
+            if len(pile) >= 16:
+                pile[:] = [REPORTS[name].aggregate.merge(pile)]
+        if result.summary is not None:
+            self.summaries[chunk.kind].append(result.summary)
+            self.sliced |= chunk.parquet is not None
+
+    def merged(self) -> dict:
+        from . import REPORTS
+
+        return {n: REPORTS[n].aggregate.merge(p) if (p := self.partials.get(n)) else None for n in self.names}
+
+    def check_deals_against_matches(self, completeness, runs) -> None:
+        """Deal lines and match records agree (:func:`~.loading.deals_agree_with_matches`)."""
+        deals = self.summaries["deals"] or [loading.match_summary(_empty("deals")).collect()]
+        matches = self.summaries["matches"] or [_match_records(_empty("matches")).collect()]
+        # parts hold whole matches: the summaries of file chunks are of distinct matches
+        summary = loading.merge_match_summaries(deals) if self.sliced else pl.concat(deals)
+        self.summaries = {"deals": [], "matches": []}
+        loading.deals_agree_with_matches(summary.lazy(), pl.concat(matches).lazy(), completeness, runs)
 
 
 def _empty(kind: str) -> pl.LazyFrame:
@@ -278,7 +303,7 @@ def _empty_partials(job: Job, kind: str) -> dict[str, tuple[pl.DataFrame, ...]]:
 
 
 def _reduce(chunks: list[Chunk], job: Job, backend: str, workers: int, ray_address: str | None):
-    """Every chunk's result, in chunk order; the first read error (in that order) raised."""
+    """The chunks' results added up (in chunk order); the first read error (in that order) raised."""
     from guandan_cli.runner.backends import open_backend
 
     local = backend == "local" and (len(chunks) <= 1 or _bytes(chunks) < IN_PROCESS_BYTES)
@@ -286,15 +311,15 @@ def _reduce(chunks: list[Chunk], job: Job, backend: str, workers: int, ray_addre
     try:
         tasks = [(c, job) for c in chunks]
         results = pool.imap(reduce_chunk, tasks) if pool is not None else map(reduce_chunk, tasks)
-        out = []
-        for result in results:
+        totals = _Totals(job.names)
+        for chunk, result in zip(chunks, results):
             if result.error is not None:
                 cls, args = result.error
                 raise cls(*args)
-            out.append(result)
+            totals.add(chunk, result)
         if pool is not None:
             pool.close()
-        return out
+        return totals
     except BaseException:
         if pool is not None:
             pool.terminate()
@@ -322,22 +347,17 @@ def reduce_runs(
     notices: list[str] = []
     job = Job(tuple(names), tuple(by) if by else None, check, skip_bad, summarise=check and not skip_bad)
     chunks = [c for kind in loading.KINDS for c in plan(runs, kind, workers, completeness, notices, check)]
-    results = _reduce(chunks, job, backend, workers, ray_address)
-    partials, stats = _merged(results, names, job)
+    totals = _reduce(chunks, job, backend, workers, ray_address)
     if job.summarise:
-        deals = [r.summary for r, c in zip(results, chunks) if c.kind == "deals" and r.summary is not None]
-        matches = [
-            r.summary for r, c in zip(results, chunks) if c.kind == "matches" and r.summary is not None
-        ]
-        deals = deals or [loading.match_summary(_empty("deals")).collect()]
-        matches = matches or [_match_records(_empty("matches")).collect()]
-        summary = loading.merge_match_summaries(deals).lazy()
-        loading.deals_agree_with_matches(summary, pl.concat(matches).lazy(), completeness, runs)
+        totals.check_deals_against_matches(completeness, runs)
+    stats = totals.stats
     left_out = loading.changed_parts(stats, skip_bad, notices)
     if left_out:  # --skip-bad: the matches of a changed part are left out of every report
         job = Job(job.names, job.by, check, skip_bad, False, tuple(left_out))
-        partials, _ = _merged(_reduce(chunks, job, backend, workers, ray_address), names, job)
-    return Reduction(_finalised(partials, job), stats, [c.without_data() for c in completeness], notices)
+        totals = _reduce(chunks, job, backend, workers, ray_address)
+    return Reduction(
+        _finalised(totals.merged(), job), stats, [c.without_data() for c in completeness], notices
+    )
 
 
 def _finalised(partials: dict, job: Job) -> dict[str, pl.DataFrame]:
