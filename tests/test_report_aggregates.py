@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 
-import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -147,4 +146,3 @@ def test_partials_merge_to_the_partial_of_the_whole(runs):
         for a, b in zip(whole, merged):
             keys = [c for c, t in a.schema.items() if not t.is_numeric() or c in ("power", "deal", "value")]
             assert a.sort(keys).equals(b.sort(keys), null_equal=True), name
-    assert isinstance(deals, pl.DataFrame)
