@@ -8,6 +8,7 @@ import pytest
 from guandan_cli import simulate
 from guandan_cli.reports import REPORTS
 from guandan_cli.reports.reduce import reduce_runs
+from guandan_cli.runner.backends import open_backend
 
 SMALL = {"seed": 4, "strategies": "random,greedy", "max_deals": 4, "progress": False, "part_size": 3}
 
@@ -28,7 +29,7 @@ def test_ray_backend_gives_the_local_tables(tmp_path, monkeypatch):
     local = reduce_runs([run], names, workers=1).results
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        remote = reduce_runs([run], names, workers=2, backend="ray").results
+        remote = reduce_runs([run], names, workers=2, open_pool=lambda: open_backend("ray", 2)).results
     finally:
         ray.shutdown()
     for name in names:

@@ -203,9 +203,10 @@ def _reduce(runs: list[Path], names, groups, skip_bad: bool, check: bool, to_par
     """The reports over the runs (``reports.reduce.reduce_runs``), with what was passed over said on stderr."""
     from guandan_cli.reports.analysis import computing, reading
     from guandan_cli.reports.reduce import reduce_runs
-    from guandan_cli.runner.backends import BackendError
+    from guandan_cli.runner.backends import BackendError, default_workers, open_backend
 
     workers, backend, ray_address = pool
+    workers = workers or (default_workers() if backend == "local" else None)
     try:
         with reading(runs, check), computing(runs, check):
             data = reduce_runs(
@@ -214,9 +215,9 @@ def _reduce(runs: list[Path], names, groups, skip_bad: bool, check: bool, to_par
                 groups,
                 check=check,
                 skip_bad=skip_bad,
-                workers=workers,
-                backend=backend,
-                ray_address=ray_address,
+                workers=workers or default_workers(),
+                open_pool=lambda: open_backend(backend, workers, ray_address),
+                in_process_when_small=backend == "local",
             )
     except BackendError as exc:
         fail(str(exc), FAILURE)

@@ -16,9 +16,10 @@ line of the chunk is compared with the line before it, as a single reader would.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -302,12 +303,10 @@ def _empty_partials(job: Job, kind: str) -> dict[str, tuple[pl.DataFrame, ...]]:
     return {n: r.aggregate.partial(_empty(kind), **_options(r, job)) for n, r in _reports(job, kind)}
 
 
-def _reduce(chunks: list[Chunk], job: Job, backend: str, workers: int, ray_address: str | None):
+def _reduce(chunks: list[Chunk], job: Job, open_pool: Callable[[], Any] | None, small: bool):
     """The chunks' results added up (in chunk order); the first read error (in that order) raised."""
-    from guandan_cli.runner.backends import open_backend
-
-    local = backend == "local" and (len(chunks) <= 1 or _bytes(chunks) < IN_PROCESS_BYTES)
-    pool = None if local else open_backend(backend, workers, ray_address)
+    in_process = open_pool is None or (small and (len(chunks) <= 1 or _bytes(chunks) < IN_PROCESS_BYTES))
+    pool = None if in_process else open_pool()
     try:
         tasks = [(c, job) for c in chunks]
         results = pool.imap(reduce_chunk, tasks) if pool is not None else map(reduce_chunk, tasks)
@@ -333,28 +332,31 @@ def reduce_runs(
     *,
     check: bool = True,
     skip_bad: bool = False,
-    workers: int | None = None,
-    backend: str = "local",
-    ray_address: str | None = None,
+    workers: int = 1,
+    open_pool: Callable[[], Any] | None = None,
+    in_process_when_small: bool = True,
 ) -> Reduction:
     """The reports ``names`` over ``runs`` (what :func:`~.loading.load` reads, with the same
-    checks and errors), reduced chunk by chunk by ``workers`` processes of ``backend``."""
-    from guandan_cli.runner.backends import default_workers
+    checks and errors), reduced chunk by chunk.
 
+    ``open_pool()`` starts the workers (an object with ``imap``, ``close`` and ``terminate``,
+    as ``guandan_cli.runner.backends.open_backend`` returns; ``analyze`` passes its
+    ``--workers``/``--backend``), of which there are ``workers`` (for sharing the work out).
+    Without it, or for a run under ``IN_PROCESS_BYTES`` (unless ``in_process_when_small`` is
+    false), the chunks are reduced in this process."""
     runs = loading.distinct_runs(runs)
     completeness = loading.completeness_of(*runs)
-    workers = workers or default_workers()
     notices: list[str] = []
     job = Job(tuple(names), tuple(by) if by else None, check, skip_bad, summarise=check and not skip_bad)
     chunks = [c for kind in loading.KINDS for c in plan(runs, kind, workers, completeness, notices, check)]
-    totals = _reduce(chunks, job, backend, workers, ray_address)
+    totals = _reduce(chunks, job, open_pool, in_process_when_small)
     if job.summarise:
         totals.check_deals_against_matches(completeness, runs)
     stats = totals.stats
     left_out = loading.changed_parts(stats, skip_bad, notices)
     if left_out:  # --skip-bad: the matches of a changed part are left out of every report
         job = Job(job.names, job.by, check, skip_bad, False, tuple(left_out))
-        totals = _reduce(chunks, job, backend, workers, ray_address)
+        totals = _reduce(chunks, job, open_pool, in_process_when_small)
     return Reduction(
         _finalised(totals.merged(), job), stats, [c.without_data() for c in completeness], notices
     )
