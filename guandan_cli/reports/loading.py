@@ -502,9 +502,8 @@ def merge_match_summaries(summaries: Sequence[pl.DataFrame]) -> pl.DataFrame:
     keys = ["run_id", "match"]
     return (
         pl.concat(summaries, how="vertical")
-        .sort([*keys, "deal"])
-        .group_by(keys, maintain_order=True)
-        .agg(pl.col("_lines").sum(), *[pl.col(c).last() for c in LAST_DEAL_COLUMNS])
+        .group_by(keys)
+        .agg(pl.col("_lines").sum(), *[pl.col(c).sort_by("deal").last() for c in LAST_DEAL_COLUMNS])
     )
 
 

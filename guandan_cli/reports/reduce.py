@@ -258,7 +258,6 @@ class _Totals:
     stats: ScanStats = field(default_factory=ScanStats)
     partials: dict[str, list] = field(default_factory=dict)
     summaries: dict[str, list[pl.DataFrame]] = field(default_factory=lambda: {"deals": [], "matches": []})
-    sliced: bool = False  # a Parquet chunk: a match's deals may lie in two chunks
 
     def add(self, chunk: Chunk, result: ChunkResult) -> None:
         from . import REPORTS
@@ -275,7 +274,6 @@ class _Totals:
                 pile[:] = [REPORTS[name].aggregate.merge(pile)]
         if result.summary is not None:
             self.summaries[chunk.kind].append(result.summary)
-            self.sliced |= chunk.parquet is not None
 
     def merged(self) -> dict:
         from . import REPORTS
@@ -286,8 +284,9 @@ class _Totals:
         """Deal lines and match records agree (:func:`~.loading.deals_agree_with_matches`)."""
         deals = self.summaries["deals"] or [loading.match_summary(_empty("deals")).collect()]
         matches = self.summaries["matches"] or [_match_records(_empty("matches")).collect()]
-        # parts hold whole matches: the summaries of file chunks are of distinct matches
-        summary = loading.merge_match_summaries(deals) if self.sliced else pl.concat(deals)
+        # merged, not concatenated: a Parquet slice may end inside a match, and two runs read
+        # without manifests may share a run_id (their lines are then counted together, as load does)
+        summary = loading.merge_match_summaries(deals)
         self.summaries = {"deals": [], "matches": []}
         loading.deals_agree_with_matches(summary.lazy(), pl.concat(matches).lazy(), completeness, runs)
 
