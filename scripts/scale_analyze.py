@@ -26,6 +26,7 @@ Usage::
 
     python scripts/scale_analyze.py --deals 1000000 --dir /tmp/big --keep   # make and measure
     python scripts/scale_analyze.py --run /tmp/big --repeat 3               # measure an existing run
+    python scripts/scale_analyze.py --deals 10000000 --compression zstd     # 10 M deals on a small disk
 """
 
 from __future__ import annotations
@@ -113,7 +114,9 @@ def _match_facts(line: bytes) -> dict:
     }
 
 
-def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 1000) -> tuple[int, int]:
+def synthesize(
+    directory: Path, n_deals: int, source: Path, part_size: int = 1000, compression: str = "none"
+) -> tuple[int, int]:
     """Write whole copies of ``source``'s matches into ``directory`` until ``n_deals`` deals.
 
     Returns (deals, matches) written. The directory is what ``simulate`` leaves: parts of
@@ -157,8 +160,8 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
             written += len(lines)
             index += 1
         files = []
-        for path, data in zip(part_paths(directory, part, "none"), (deal_lines, match_lines)):
-            writer = PartWriter(path)
+        for path, data in zip(part_paths(directory, part, compression), (deal_lines, match_lines)):
+            writer = PartWriter(path, compression)
             writer.write(b"".join(data))
             files.append(FileEntry(**writer.commit()))
         wins = (facts["wins"][0], facts["wins"][1])
@@ -176,7 +179,7 @@ def synthesize(directory: Path, n_deals: int, source: Path, part_size: int = 100
             )
         )
         part += 1
-    config = replace(base.config, matches=index, part_size=part_size, compression="none")
+    config = replace(base.config, matches=index, part_size=part_size, compression=compression)
     manifest = replace(
         base,
         config=config,
@@ -212,23 +215,22 @@ def child(phase: str, directory: Path) -> None:
 
         convert_to_parquet(directory)
         rows = None
-    else:
-        import polars as pl
+    else:  # analyze again, now that the run holds fresh Parquet copies
+        from guandan_cli.cli.app import app
 
-        from guandan_cli.reports import REPORTS, load, run_report
-
-        data = load(directory)
-        rows = data.deals.select(pl.len()).collect().item()
-        for name in REPORTS:
-            run_report(name, data.deals, data.matches)
+        app(["analyze", str(directory), "--report", "all", "--format", "json"], standalone_mode=False)
+        rows = None
     wall = time.perf_counter() - t0
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # analyze's worker processes
     figures = {
         "phase": phase,
         "deals": rows,
         "wall_s": round(wall, 1),
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime + workers.ru_utime + workers.ru_stime, 1),
         "peak_rss_mib": round(_peak_mib(), 1),
+        # the largest worker's peak: the processes' total stays below parent + workers × this
+        "worker_peak_rss_mib": round(workers.ru_maxrss / 1024, 1),
         "load_avg": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps(figures), file=sys.stderr)
@@ -256,6 +258,11 @@ def main() -> None:
     ap.add_argument("--run", type=Path, default=None, help="measure this existing run (no synthesis)")
     ap.add_argument("--parquet", action="store_true", help="also time --to-parquet and reports from Parquet")
     ap.add_argument("--repeat", type=int, default=1, help="measure analyze this many times")
+    ap.add_argument(
+        "--compression",
+        default="none",
+        help="parts as simulate writes them: none, gzip or zstd (10 M deals: zstd)",
+    )
     ap.add_argument("--phase", choices=["analyze", "convert", "parquet"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
@@ -270,10 +277,11 @@ def main() -> None:
     try:
         t0 = time.perf_counter()
         source = args.source or _source_run(scratch / "source", args.source_matches, seed=12345)
-        deals, matches = synthesize(directory, args.deals, source)
-        size = sum(p.stat().st_size for p in directory.glob("*.jsonl"))
+        deals, matches = synthesize(directory, args.deals, source, compression=args.compression)
+        size = sum(p.stat().st_size for p in directory.glob("*.jsonl*"))
         print(
-            f"synthesized {deals:,} deals in {matches:,} matches ({size / 2**30:.2f} GiB JSONL) "
+            f"synthesized {deals:,} deals in {matches:,} matches ({size / 2**30:.2f} GiB of parts, "
+            f"{args.compression}; {size / 2**30 / deals * 1e6:.2f} GiB per million deals) "
             f"from {source} in {time.perf_counter() - t0:.1f}s",
             flush=True,
         )

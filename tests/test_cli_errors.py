@@ -188,12 +188,12 @@ def test_a_corrupt_log_is_a_failure_while_working(small_run, tmp_path):  # noqa:
 
 
 def test_ctrl_c_is_one_line_and_exit_130(small_run, monkeypatch):  # noqa: F811
-    import guandan_cli.reports as reports
+    import guandan_cli.reports.reduce as reduce
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(reports, "load", interrupted)
+    monkeypatch.setattr(reduce, "reduce_runs", interrupted)  # what analyze reads the runs with
     res = runner.invoke(app, ["analyze", str(small_run)])
     assert res.exit_code == 130
     assert res.stderr.splitlines() == ["guandan: interrupted"]

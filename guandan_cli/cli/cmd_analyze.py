@@ -15,7 +15,7 @@ from typing import Annotated
 import click
 
 from guandan_cli.cli.errors import FAILURE, check_output_dir, fail
-from guandan_cli.cli.options import reported
+from guandan_cli.cli.options import Workers, reported
 from guandan_cli.cli.parameters import Argument, Option
 
 
@@ -66,6 +66,16 @@ Wide = Annotated[
     bool,
     Option("--wide", help="Table format: every column with its full name (tables may exceed 100 columns)."),
 ]
+Backend = Annotated[
+    str,
+    Option(
+        help="local (worker processes on this machine), or ray (a Ray cluster whose workers can read "
+        "the runs; needs the ray extra: pip install 'guandan[ray]')."
+    ),
+]
+RayAddress = Annotated[
+    str | None, Option(help="Ray cluster address (default: RAY_ADDRESS, else a local Ray).")
+]
 ToParquet = Annotated[
     bool,
     Option(
@@ -88,6 +98,9 @@ def analyze(
     html: Html = None,
     wide: Wide = False,
     to_parquet: ToParquet = False,
+    workers: Workers = None,
+    backend: Backend = "local",
+    ray_address: RayAddress = None,
 ) -> None:
     """Turn logs into answers: print reports (rates with 95% confidence intervals).
 
@@ -107,13 +120,13 @@ def analyze(
         _check_formats(fmt, plots, plot_format, html, wide)
         an.check_lone_matches_parts(runs)
         _check_outputs(plots, html)
+        _check_workers(workers, backend)
         if to_parquet:
             _convert(runs, skip_bad, check)
             if report is None and html is None:
                 return
-        data = _load(runs, skip_bad, check, to_parquet)
-        with an.computing(runs, check):
-            results = an.run_reports(names, data, groups)
+        data = _reduce(runs, names, groups, skip_bad, check, to_parquet, (workers, backend, ray_address))
+        results = data.results
     titles = {n: REPORTS[n].title for n in names}
     for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
         click.echo(line, err=True)
@@ -174,16 +187,40 @@ def _convert(runs: list[Path], skip_bad: bool, check: bool) -> None:
         click.echo(f"skipped {stats.skipped} bad line(s)", err=True)
 
 
-def _load(runs: list[Path], skip_bad: bool, check: bool, to_parquet: bool):
-    """The runs' records (``reports.load``), with what was passed over said on stderr."""
-    import warnings
+def _check_workers(workers: int | None, backend: str) -> None:
+    from guandan_cli.runner.backends import BACKENDS, workers_problem
 
-    from guandan_cli.reports import IncompleteRunWarning, load
-    from guandan_cli.reports.analysis import reading
+    if backend not in BACKENDS:
+        fail(f"--backend {backend}: expected one of {', '.join(BACKENDS)}")
+    if workers is not None and workers < 1:
+        fail(f"--workers must be a positive whole number, got {workers}")
+    problem = workers_problem(workers, "--workers") if backend == "local" else None
+    if problem is not None:
+        fail(problem)
 
-    with reading(runs, check), warnings.catch_warnings():
-        warnings.simplefilter("ignore", IncompleteRunWarning)  # said by analyze, once, in our style
-        data = load(*runs, skip_bad=skip_bad, check=check)
+
+def _reduce(runs: list[Path], names, groups, skip_bad: bool, check: bool, to_parquet: bool, pool):
+    """The reports over the runs (``reports.reduce.reduce_runs``), with what was passed over said on stderr."""
+    from guandan_cli.reports.analysis import computing, reading
+    from guandan_cli.reports.reduce import reduce_runs
+    from guandan_cli.runner.backends import BackendError, default_workers, open_backend
+
+    workers, backend, ray_address = pool
+    workers = workers or (default_workers() if backend == "local" else None)
+    try:
+        with reading(runs, check), computing(runs, check):
+            data = reduce_runs(
+                runs,
+                names,
+                groups,
+                check=check,
+                skip_bad=skip_bad,
+                workers=workers or default_workers(),
+                open_pool=lambda: open_backend(backend, workers, ray_address),
+                in_process_when_small=backend == "local",
+            )
+    except BackendError as exc:
+        fail(str(exc), FAILURE)
     for line in data.notices:  # a Parquet copy passed over: its JSONL parts were read
         click.echo(line, err=True)
     if skip_bad and not to_parquet:

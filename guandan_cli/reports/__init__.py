@@ -23,6 +23,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from . import bombs as _bombs
+from . import deal_length as _deal_length
+from . import double_down as _double_down
+from . import jiefeng as _jiefeng
+from . import matches as _matches
+from . import partners as _partners
+from . import tribute as _tribute
+from . import wilds as _wilds
+from . import winrates as _winrates
+from .aggregate import Aggregate
 from .bombs import bombs, bombs_by_player, winner_bombs
 from .deal_length import deal_length
 from .double_down import double_down
@@ -48,6 +58,25 @@ from .tribute import first_leader, tribute_card, tribute_effect
 from .wilds import wild_use
 from .winrates import strategy_deals, strategy_matches
 
+#: each report function's aggregate form
+AGGREGATES: dict[Callable[..., pl.DataFrame], Aggregate] = {
+    tribute_effect: _tribute.TRIBUTE_EFFECT,
+    tribute_card: _tribute.TRIBUTE_CARD,
+    first_leader: _tribute.FIRST_LEADER,
+    bombs: _bombs.BOMBS,
+    bombs_by_player: _bombs.BOMBS_BY_PLAYER,
+    winner_bombs: _bombs.WINNER_BOMBS,
+    partners: _partners.PARTNERS,
+    double_down: _double_down.DOUBLE_DOWN,
+    deal_length: _deal_length.DEAL_LENGTH,
+    match_length: _matches.MATCH_LENGTH,
+    level_progression: _matches.LEVELS,
+    wild_use: _wilds.WILD_USE,
+    jiefeng: _jiefeng.JIEFENG,
+    strategy_deals: _winrates.STRATEGY_DEALS,
+    strategy_matches: _winrates.STRATEGY_MATCHES,
+}
+
 
 def _lazy(name: str, frame: object) -> pl.LazyFrame | None:
     """``frame`` as the lazy frame reports read (an eager one too); a ``RunData`` or a path is refused by name."""
@@ -69,6 +98,11 @@ class Report:
     source: str = "deals"  # or "matches"
     groupable: bool = False
     definition: str = ""  # one or two sentences: what a row is and what it answers
+
+    @property
+    def aggregate(self) -> Aggregate:
+        """The report as partial → merge → finalise (:mod:`.aggregate`), what ``analyze`` runs."""
+        return AGGREGATES[self.func]
 
     def run(
         self,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from ._common import BOMB_CLASS_ORDER, DEAL_ID, check_by, seat_rows, sort_by_order
+from .aggregate import Aggregate, Partial
 from .stats import mean_ci_from_sums, wilson_exprs
 
 #: "an opponent is about to go out": at most this many cards
@@ -37,14 +38,7 @@ def _exploded(deals: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def bombs(deals: pl.LazyFrame) -> pl.DataFrame:
-    """Bombs by ruleset and class (plus ``all``).
-
-    Columns: ruleset, class, deals, bombs, per_deal(+CI), per_seat(+CI) (per_deal / 4),
-    deals_with, deals_with_rate(+CI) (share of deals with ≥ 1 such bomb),
-    near_out, near_out_rate(+CI) (share of these bombs played while an opponent held
-    ≤ 5 cards). Sorted by ruleset and class (4, 5, sf, 6…10, joker, all).
-    """
+def _bombs_partial(deals: pl.LazyFrame) -> Partial:
     totals = deals.group_by("ruleset").agg(deals=pl.len().cast(pl.Int64))
     b = _exploded(deals)
     b = pl.concat([b, b.with_columns(cls=pl.lit("all"))])
@@ -57,7 +51,11 @@ def bombs(deals: pl.LazyFrame) -> pl.DataFrame:
         deals_with=pl.len().cast(pl.Int64),
         near_out=pl.col("near").sum(),
     )
-    classes = pl.LazyFrame({"cls": list(CLASS_ORDER)})
+    return tuple(pl.collect_all([totals, agg]))
+
+
+def _bombs_final(totals: pl.DataFrame, agg: pl.DataFrame) -> pl.DataFrame:
+    classes = pl.DataFrame({"cls": list(CLASS_ORDER)})
     grid = totals.join(classes, how="cross").join(agg, on=["ruleset", "cls"], how="left")
     out = (
         grid.with_columns(pl.col("bombs", "sq", "deals_with", "near_out").fill_null(0))
@@ -92,17 +90,25 @@ def bombs(deals: pl.LazyFrame) -> pl.DataFrame:
             "near_out_rate_lo",
             "near_out_rate_hi",
         )
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "class"], {"class": CLASS_ORDER})
 
 
-def bombs_by_player(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
-    """Bombs per seat-deal grouped by ``by`` (``strategy`` and/or ``seat``) and ruleset.
+BOMBS = Aggregate(_bombs_partial, _bombs_final, keys=(("ruleset",), ("ruleset", "cls")))
 
-    Columns: ruleset, *by, seat_deals, bombs, per_seat_deal(+CI), near_out,
-    near_out_rate(+CI). Sorted by ruleset then ``by``.
+
+def bombs(deals: pl.LazyFrame) -> pl.DataFrame:
+    """Bombs by ruleset and class (plus ``all``).
+
+    Columns: ruleset, class, deals, bombs, per_deal(+CI), per_seat(+CI) (per_deal / 4),
+    deals_with, deals_with_rate(+CI) (share of deals with ≥ 1 such bomb),
+    near_out, near_out_rate(+CI) (share of these bombs played while an opponent held
+    ≤ 5 cards). Sorted by ruleset and class (4, 5, sf, 6…10, joker, all).
     """
+    return BOMBS(deals)
+
+
+def _bombs_by_player_partial(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> Partial:
     by = check_by(by)
     seats = seat_rows(deals)
     counts = (
@@ -113,35 +119,40 @@ def bombs_by_player(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)
     rows = seats.join(counts, on=[*DEAL_ID, "seat"], how="left").with_columns(
         pl.col("n", "near").fill_null(0)
     )
-    out = (
-        rows.group_by("ruleset", *by)
-        .agg(
-            seat_deals=pl.len().cast(pl.Int64),
-            bombs=pl.col("n").sum(),
-            sq=(pl.col("n") ** 2).sum(),
-            near_out=pl.col("near").sum(),
-        )
-        .with_columns(
-            *mean_ci_from_sums(pl.col("bombs"), pl.col("sq"), pl.col("seat_deals"), "per_seat_deal"),
-            *wilson_exprs(pl.col("near_out"), pl.col("bombs"), "near_out_rate"),
-        )
-        .drop("sq")
-        .collect()
+    table = rows.group_by("ruleset", *by).agg(
+        seat_deals=pl.len().cast(pl.Int64),
+        bombs=pl.col("n").sum(),
+        sq=(pl.col("n") ** 2).sum(),
+        near_out=pl.col("near").sum(),
     )
+    return (table.collect(),)
+
+
+def _bombs_by_player_final(table: pl.DataFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    by = check_by(by)
+    out = table.with_columns(
+        *mean_ci_from_sums(pl.col("bombs"), pl.col("sq"), pl.col("seat_deals"), "per_seat_deal"),
+        *wilson_exprs(pl.col("near_out"), pl.col("bombs"), "near_out_rate"),
+    ).drop("sq")
     return out.sort(["ruleset", *by])
+
+
+BOMBS_BY_PLAYER = Aggregate(_bombs_by_player_partial, _bombs_by_player_final, keys=(("ruleset", "by"),))
+
+
+def bombs_by_player(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    """Bombs per seat-deal grouped by ``by`` (``strategy`` and/or ``seat``) and ruleset.
+
+    Columns: ruleset, *by, seat_deals, bombs, per_seat_deal(+CI), near_out,
+    near_out_rate(+CI). Sorted by ruleset then ``by``.
+    """
+    return BOMBS_BY_PLAYER(deals, by=by)
 
 
 WHO_ORDER = ("first_out", "winning_team", "losing_team", "sole_bombing_team_won")
 
 
-def winner_bombs(deals: pl.LazyFrame) -> pl.DataFrame:
-    """How often the deal's winner bombed, by ruleset.
-
-    Rows (``who``): ``first_out`` (上游 played ≥ 1 bomb), ``winning_team`` (上游's
-    team did), ``losing_team`` (the other team did), and ``sole_bombing_team_won``
-    (among deals where exactly one team bombed, that team won). Columns: deals (the
-    denominator), count, rate(+CI). Sorted by ruleset and that order.
-    """
+def _winner_bombs_partial(deals: pl.LazyFrame) -> Partial:
     base = deals.select(
         "ruleset",
         first=pl.col("finish_order").list.get(0),
@@ -153,17 +164,20 @@ def winner_bombs(deals: pl.LazyFrame) -> pl.DataFrame:
         b_lose=pl.col("seats").list.eval(pl.element() % 2).list.contains(1 - pl.col("wt")),
     )
     sole = pl.col("b_win") != pl.col("b_lose")
+    table = base.group_by("ruleset").agg(
+        n=pl.len().cast(pl.Int64),
+        first_out=pl.col("b_first").sum().cast(pl.Int64),
+        winning_team=pl.col("b_win").sum().cast(pl.Int64),
+        losing_team=pl.col("b_lose").sum().cast(pl.Int64),
+        sole_n=sole.sum().cast(pl.Int64),
+        sole_bombing_team_won=(sole & pl.col("b_win")).sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _winner_bombs_final(table: pl.DataFrame) -> pl.DataFrame:
     out = (
-        base.group_by("ruleset")
-        .agg(
-            n=pl.len().cast(pl.Int64),
-            first_out=pl.col("b_first").sum().cast(pl.Int64),
-            winning_team=pl.col("b_win").sum().cast(pl.Int64),
-            losing_team=pl.col("b_lose").sum().cast(pl.Int64),
-            sole_n=sole.sum().cast(pl.Int64),
-            sole_bombing_team_won=(sole & pl.col("b_win")).sum().cast(pl.Int64),
-        )
-        .unpivot(
+        table.unpivot(
             index=["ruleset", "n", "sole_n"],
             on=list(WHO_ORDER),
             variable_name="who",
@@ -176,6 +190,19 @@ def winner_bombs(deals: pl.LazyFrame) -> pl.DataFrame:
         )
         .with_columns(wilson_exprs(pl.col("count"), pl.col("deals"), "rate"))
         .select("ruleset", "who", "deals", "count", "rate", "rate_lo", "rate_hi")
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "who"], {"who": WHO_ORDER})
+
+
+WINNER_BOMBS = Aggregate(_winner_bombs_partial, _winner_bombs_final, keys=(("ruleset",),))
+
+
+def winner_bombs(deals: pl.LazyFrame) -> pl.DataFrame:
+    """How often the deal's winner bombed, by ruleset.
+
+    Rows (``who``): ``first_out`` (上游 played ≥ 1 bomb), ``winning_team`` (上游's
+    team did), ``losing_team`` (the other team did), and ``sole_bombing_team_won``
+    (among deals where exactly one team bombed, that team won). Columns: deals (the
+    denominator), count, rate(+CI). Sorted by ruleset and that order.
+    """
+    return WINNER_BOMBS(deals)

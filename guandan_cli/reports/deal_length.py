@@ -4,9 +4,38 @@ from __future__ import annotations
 
 import polars as pl
 
-from .stats import mean_ci_aggs
+from .aggregate import Aggregate, Partial, histogram_summary, mean_ci_from_moments
 
 METRICS = ("tricks", "plays", "passes", "actions")
+
+
+def _deal_length_partial(deals: pl.LazyFrame) -> Partial:
+    d = pl.col("derived")
+    base = deals.select(
+        "ruleset",
+        tricks=d.struct.field("tricks"),
+        plays=d.struct.field("plays"),
+        passes=d.struct.field("passes"),
+        actions=(d.struct.field("plays") + d.struct.field("passes")).cast(pl.Int32),
+    )
+    frames = [
+        base.group_by("ruleset", pl.col(m).cast(pl.Int64).alias("value"))
+        .agg(n=pl.len().cast(pl.Int64))
+        .select("ruleset", metric=pl.lit(m), value="value", n="n")
+        for m in METRICS
+    ]
+    return (pl.concat(frames).collect(),)
+
+
+def _deal_length_final(hist: pl.DataFrame) -> pl.DataFrame:
+    order = {m: i for i, m in enumerate(METRICS)}
+    out = histogram_summary(hist, ["ruleset", "metric"]).with_columns(*mean_ci_from_moments("x", "mean"))
+    out = out.with_columns(order=pl.col("metric").replace_strict(order, return_dtype=pl.Int32))
+    cols = ["ruleset", "metric", "deals", "mean", "mean_lo", "mean_hi", "median", "p90", "min", "max"]
+    return out.rename({"x_min": "min", "x_max": "max"}).sort("ruleset", "order").select(cols)
+
+
+DEAL_LENGTH = Aggregate(_deal_length_partial, _deal_length_final, keys=(("ruleset", "metric", "value"),))
 
 
 def deal_length(deals: pl.LazyFrame) -> pl.DataFrame:
@@ -17,28 +46,4 @@ def deal_length(deals: pl.LazyFrame) -> pl.DataFrame:
     plays and passes), so the heavy list itself is never read. Sorted by ruleset then
     metric in that order.
     """
-    d = pl.col("derived")
-    base = deals.select(
-        "ruleset",
-        tricks=d.struct.field("tricks"),
-        plays=d.struct.field("plays"),
-        passes=d.struct.field("passes"),
-        actions=(d.struct.field("plays") + d.struct.field("passes")).cast(pl.Int32),
-    )
-    frames = []
-    for i, m in enumerate(METRICS):
-        x = pl.col(m)
-        frames.append(
-            base.group_by("ruleset").agg(
-                *mean_ci_aggs(x, "mean"),
-                metric=pl.lit(m),
-                order=pl.lit(i),
-                deals=pl.len().cast(pl.Int64),
-                median=x.median().cast(pl.Float64),
-                p90=x.quantile(0.9, interpolation="nearest").cast(pl.Float64),
-                min=x.min().cast(pl.Int64),
-                max=x.max().cast(pl.Int64),
-            )
-        )
-    cols = ["ruleset", "metric", "deals", "mean", "mean_lo", "mean_hi", "median", "p90", "min", "max"]
-    return pl.concat(frames).collect().sort("ruleset", "order").select(cols)
+    return DEAL_LENGTH(deals)

@@ -10,25 +10,31 @@ from __future__ import annotations
 
 import polars as pl
 
-from .stats import mean_ci_aggs, wilson_exprs
+from .aggregate import Aggregate, Partial, mean_ci_from_moments, moments
+from .stats import wilson_exprs
 
 
-def jiefeng(deals: pl.LazyFrame) -> pl.DataFrame:
-    """接风 per ruleset: deals, total, deals_with, deals_with_rate(+CI), per_deal(+CI),
-    per_100_tricks. Sorted by ruleset."""
+def _jiefeng_partial(deals: pl.LazyFrame) -> Partial:
     d = pl.col("derived")
     if "v" in deals.collect_schema().names():
         deals = deals.filter(~((pl.col("v") == 1) & (pl.col("ruleset") == "jiangsu2017")))
-    out = (
+    table = (
         deals.select("ruleset", j=d.struct.field("jiefeng"), t=d.struct.field("tricks"))
         .group_by("ruleset")
         .agg(
-            *mean_ci_aggs(pl.col("j"), "per_deal", counts=True),
+            *moments(pl.col("j"), "j"),
             deals=pl.len().cast(pl.Int64),
             total=pl.col("j").sum().cast(pl.Int64),
             deals_with=(pl.col("j") > 0).sum().cast(pl.Int64),
             tricks=pl.col("t").sum().cast(pl.Int64),
         )
+    )
+    return (table.collect(),)
+
+
+def _jiefeng_final(table: pl.DataFrame) -> pl.DataFrame:
+    out = (
+        table.with_columns(*mean_ci_from_moments("j", "per_deal", counts=True))
         .with_columns(
             *wilson_exprs(pl.col("deals_with"), pl.col("deals"), "deals_with_rate"),
             per_100_tricks=100 * pl.col("total") / pl.col("tricks"),
@@ -46,6 +52,14 @@ def jiefeng(deals: pl.LazyFrame) -> pl.DataFrame:
             "per_deal_hi",
             "per_100_tricks",
         )
-        .collect()
     )
     return out.sort("ruleset")
+
+
+JIEFENG = Aggregate(_jiefeng_partial, _jiefeng_final, keys=(("ruleset",),))
+
+
+def jiefeng(deals: pl.LazyFrame) -> pl.DataFrame:
+    """接风 per ruleset: deals, total, deals_with, deals_with_rate(+CI), per_deal(+CI),
+    per_100_tricks. Sorted by ruleset."""
+    return JIEFENG(deals)

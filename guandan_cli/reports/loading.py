@@ -412,22 +412,35 @@ def load(
     deals = _collect(runs, "deals", check, skip_bad, stats, completeness, notices)
     matches = _collect(runs, "matches", check, skip_bad, stats, completeness, notices)
     if check and not skip_bad:  # with skip_bad, a skipped deal line leaves its match short on purpose
-        _deals_agree_with_matches(deals, matches, completeness, runs)
-    deals, matches = _changed_parts(deals, matches, stats, skip_bad, notices)
+        deals_agree_with_matches(match_summary(deals), matches, completeness, runs)
+    keep = keep_filter(changed_parts(stats, skip_bad, notices))
+    if keep is not None:
+        deals, matches = deals.filter(keep), matches.filter(keep)
     return RunData(deals, matches, stats, [c.without_data() for c in completeness], notices)
 
 
-def _changed_parts(deals, matches, stats: ScanStats, skip_bad: bool, notices: list[str]):
+def keep_filter(left_out: Sequence[tuple[str, int, int]]) -> pl.Expr | None:
+    """The rows outside the matches ``left_out`` (``(run_id, first, stop)`` each); ``None`` for none."""
+    keep = None
+    for run_id, first, stop in left_out:
+        out = ~((pl.col("run_id").cast(pl.String) == run_id) & pl.col("match").is_between(first, stop - 1))
+        keep = out if keep is None else keep & out
+    return keep
+
+
+def changed_parts(stats: ScanStats, skip_bad: bool, notices: list[str]) -> list[tuple[str, int, int]]:
     """Refuse a part whose sha256 is not its manifest's while every line of it passed the checks
     (:class:`PartChangedError`, one line naming the part and both digests); with ``skip_bad``,
-    leave its matches out (of both kinds) with a note. A changed part with bad lines has
-    been refused (or had them left out) by line already: its damage is named."""
+    return its matches (``(run_id, first, stop)``) to leave out (of both kinds) with a note.
+    A changed part with bad lines has been refused (or had them left out) by line already:
+    its damage is named."""
     flagged = {Path(b.path) for b in stats.bad}
     quiet = [(Path(f), want, got) for f, (want, got) in stats.changed.items() if Path(f) not in flagged]
+    left: list[tuple[str, int, int]] = []
     if not quiet:
         for f, (want, got) in stats.changed.items():
             notices.append(f"note: {f}: its sha256 {got[:12]}… is not the manifest's {want[:12]}…")
-        return deals, matches
+        return left
     if not skip_bad:
         f, want, got = quiet[0]
         more = f" (and {len(quiet) - 1} more part{'s' if len(quiet) > 2 else ''})" if len(quiet) > 1 else ""
@@ -443,13 +456,12 @@ def _changed_parts(deals, matches, stats: ScanStats, skip_bad: bool, notices: li
         if left_out is None:
             continue
         run_id, first, stop = left_out
-        keep = ~((pl.col("run_id").cast(pl.String) == run_id) & pl.col("match").is_between(first, stop - 1))
-        deals, matches = deals.filter(keep), matches.filter(keep)
+        left.append(left_out)
         notices.append(
             f"note: {f}: left out (--skip-bad), matches {first}..{stop - 1}: its sha256 {got[:12]}… "
             f"is not the manifest's {want[:12]}…"
         )
-    return deals, matches
+    return left
 
 
 def _part_rows(part: Path) -> tuple[str, int, int] | None:
@@ -465,18 +477,47 @@ def _part_rows(part: Path) -> tuple[str, int, int] | None:
     return run_id, bounds[0], bounds[1]
 
 
-def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
+#: what :func:`match_summary` keeps of a match's last deal line
+LAST_DEAL_COLUMNS = ("deal", "levels_after", "match_over", "match_winner", "_dcapped")
+
+
+def match_summary(deals: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per match of ``deals``: its deal lines (``_lines``) and its last deal's
+    :data:`LAST_DEAL_COLUMNS`, what :func:`deals_agree_with_matches` compares with the match
+    records. Summaries of parts of the deals merge with :func:`merge_match_summaries`."""
+    keys = ["run_id", "match"]
+    return (
+        deals.select(
+            pl.col("run_id").cast(pl.String), "match", "deal", "levels_after", "match_over", "match_winner",
+            pl.col("capped").alias("_dcapped"),
+        )
+        .sort([*keys, "deal"])
+        .group_by(keys)
+        .agg(pl.len().alias("_lines"), *[pl.col(c).last() for c in LAST_DEAL_COLUMNS])
+    )  # fmt: skip
+
+
+def merge_match_summaries(summaries: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """The :func:`match_summary` of the deals the ``summaries`` were made from, together."""
+    keys = ["run_id", "match"]
+    return (
+        pl.concat(summaries, how="vertical")
+        .group_by(keys)
+        .agg(pl.col("_lines").sum(), *[pl.col(c).sort_by("deal").last() for c in LAST_DEAL_COLUMNS])
+    )
+
+
+def deals_agree_with_matches(summary: pl.LazyFrame, matches, completeness, runs) -> None:
     """Each match record's ``deals`` equals its deal lines, and each deal has its match record.
 
     A deals part cut short by hand, emptied or missing would otherwise give match reports
     and deal reports over different matches without a word. Raises :class:`LogMismatchError`
     naming run and match. Runs read without match records (deal parts alone) are not
     compared; nor are loads with ``skip_bad``, where a skipped line shortens its match.
+    ``summary`` is the deals' :func:`match_summary`.
     """
     keys = ["run_id", "match"]
-    counts = (
-        deals.select(pl.col("run_id").cast(pl.String), "match").group_by(keys).agg(pl.len().alias("_lines"))
-    )
+    counts = summary.select(*keys, "_lines")
     records = (  # summed: the same run may be loaded twice (a copy), its records then count twice
         matches.select(pl.col("run_id").cast(pl.String), "match", "deals")
         .group_by(keys)
@@ -491,7 +532,7 @@ def _deals_agree_with_matches(deals, matches, completeness, runs) -> None:
         .collect()
     )
     if bad.height == 0:
-        _records_agree_with_last_deals(deals, matches, completeness, runs)
+        _records_agree_with_last_deals(summary, matches, completeness, runs)
         return
     where = {}
     for c in completeness:
@@ -529,7 +570,7 @@ def _run_paths(completeness) -> dict[str, Path]:
     return where
 
 
-def _records_agree_with_last_deals(deals, matches, completeness, runs) -> None:
+def _records_agree_with_last_deals(summary: pl.LazyFrame, matches, completeness, runs) -> None:
     """Each match record says what its last deal line says: ``final_levels`` its
     ``levels_after``; not errored, that the deal ended the match, its ``winner`` and ``capped``
     the deal's; errored, that it did not end it and no winner (what ``guandan verify`` checks too).
@@ -538,15 +579,7 @@ def _records_agree_with_last_deals(deals, matches, completeness, runs) -> None:
     match 7: winner is 1, its last deal (deal 11) gives 0``), the first of them, and how many more.
     """
     keys = ["run_id", "match"]
-    last = (
-        deals.select(
-            pl.col("run_id").cast(pl.String), "match", "deal", "levels_after", "match_over", "match_winner",
-            pl.col("capped").alias("_dcapped"),
-        )
-        .sort([*keys, "deal"])
-        .group_by(keys)
-        .last()
-    )  # fmt: skip
+    last = summary.select(*keys, *LAST_DEAL_COLUMNS)
     records = matches.select(
         pl.col("run_id").cast(pl.String), "match", "final_levels", "winner", "capped", "error"
     )

@@ -12,15 +12,11 @@ from collections.abc import Sequence
 import polars as pl
 
 from ._common import check_by
+from .aggregate import Aggregate, Partial
 from .stats import wilson_exprs
 
 
-def partners(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
-    """Partner's finishing place given 上游, by ruleset and ``by`` (of the 上游).
-
-    Columns: ruleset, *by, partner_place (2, 3, 4), upgrade (3, 2, 1), deals (deals
-    with such a 上游), count, rate(+CI). Sorted by ruleset, ``by``, partner_place.
-    """
+def _partners_partial(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> Partial:
     by = check_by(by)
     first = pl.col("finish_order").list.get(0)
     base = deals.select(
@@ -29,21 +25,36 @@ def partners(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl
         seat=first,
         strategy=pl.col("strategies").list.get(first.cast(pl.Int64)),
     )
+    table = base.group_by("ruleset", *by).agg(
+        deals=pl.len().cast(pl.Int64),
+        p2=(pl.col("upgrade") == 3).sum().cast(pl.Int64),
+        p3=(pl.col("upgrade") == 2).sum().cast(pl.Int64),
+        p4=(pl.col("upgrade") == 1).sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _partners_final(table: pl.DataFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    by = check_by(by)
     out = (
-        base.group_by("ruleset", *by)
-        .agg(
-            deals=pl.len().cast(pl.Int64),
-            p2=(pl.col("upgrade") == 3).sum().cast(pl.Int64),
-            p3=(pl.col("upgrade") == 2).sum().cast(pl.Int64),
-            p4=(pl.col("upgrade") == 1).sum().cast(pl.Int64),
-        )
-        .unpivot(
+        table.unpivot(
             index=["ruleset", *by, "deals"], on=["p2", "p3", "p4"], variable_name="place", value_name="count"
         )
         .with_columns(partner_place=pl.col("place").str.slice(1).cast(pl.Int32))
         .with_columns(upgrade=(5 - pl.col("partner_place")).cast(pl.Int32))
         .with_columns(wilson_exprs(pl.col("count"), pl.col("deals"), "rate"))
         .select("ruleset", *by, "partner_place", "upgrade", "deals", "count", "rate", "rate_lo", "rate_hi")
-        .collect()
     )
     return out.sort(["ruleset", *by, "partner_place"])
+
+
+PARTNERS = Aggregate(_partners_partial, _partners_final, keys=(("ruleset", "by"),))
+
+
+def partners(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    """Partner's finishing place given 上游, by ruleset and ``by`` (of the 上游).
+
+    Columns: ruleset, *by, partner_place (2, 3, 4), upgrade (3, 2, 1), deals (deals
+    with such a 上游), count, rate(+CI). Sorted by ruleset, ``by``, partner_place.
+    """
+    return PARTNERS(deals, by=by)

@@ -19,17 +19,13 @@ from __future__ import annotations
 import polars as pl
 
 from ._common import KIND_ORDER, RANK_TOKENS, sort_by_order
-from .stats import mean_ci_aggs, wilson_exprs
+from .aggregate import Aggregate, Partial, mean_ci_from_moments, moments
+from .stats import wilson_exprs
 
 SIDE_ORDER = ("receiving", "paying", "leading", "other")
 
 
-def tribute_effect(deals: pl.LazyFrame) -> pl.DataFrame:
-    """Deal-win rate and mean upgrade per side, by ruleset and tribute kind.
-
-    Columns: ruleset, kind, side, deals, wins, win_rate(+_lo/_hi), mean_upgrade(+_lo/_hi).
-    Sorted by ruleset, kind (none, single, double, resisted), side.
-    """
+def _tribute_effect_partial(deals: pl.LazyFrame) -> Partial:
     base = deals.select(
         "ruleset",
         kind=pl.col("tribute").struct.field("kind"),
@@ -49,13 +45,17 @@ def tribute_effect(deals: pl.LazyFrame) -> pl.DataFrame:
         won=pl.col("winner_team") == pl.col("team"),
     )
     rows = rows.with_columns(gain=pl.when(pl.col("won")).then(pl.col("upgrade")).otherwise(0))
+    table = rows.group_by("ruleset", "kind", "side").agg(
+        *moments(pl.col("gain"), "gain"),
+        deals=pl.len().cast(pl.Int64),
+        wins=pl.col("won").sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _tribute_effect_final(table: pl.DataFrame) -> pl.DataFrame:
     out = (
-        rows.group_by("ruleset", "kind", "side")
-        .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_upgrade", counts=True),
-            deals=pl.len().cast(pl.Int64),
-            wins=pl.col("won").sum().cast(pl.Int64),
-        )
+        table.with_columns(*mean_ci_from_moments("gain", "mean_upgrade", counts=True))
         .with_columns(wilson_exprs(pl.col("wins"), pl.col("deals"), "win_rate"))
         .select(
             "ruleset",
@@ -70,9 +70,22 @@ def tribute_effect(deals: pl.LazyFrame) -> pl.DataFrame:
             "mean_upgrade_lo",
             "mean_upgrade_hi",
         )
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "kind", "side"], {"kind": KIND_ORDER, "side": SIDE_ORDER})
+
+
+TRIBUTE_EFFECT = Aggregate(
+    _tribute_effect_partial, _tribute_effect_final, keys=(("ruleset", "kind", "side"),)
+)
+
+
+def tribute_effect(deals: pl.LazyFrame) -> pl.DataFrame:
+    """Deal-win rate and mean upgrade per side, by ruleset and tribute kind.
+
+    Columns: ruleset, kind, side, deals, wins, win_rate(+_lo/_hi), mean_upgrade(+_lo/_hi).
+    Sorted by ruleset, kind (none, single, double, resisted), side.
+    """
+    return TRIBUTE_EFFECT(deals)
 
 
 def card_power(card: pl.Expr, level: pl.Expr) -> pl.Expr:
@@ -91,15 +104,7 @@ def card_power(card: pl.Expr, level: pl.Expr) -> pl.Expr:
     )
 
 
-def tribute_card(deals: pl.LazyFrame) -> pl.DataFrame:
-    """Tribute cards by power, per ruleset and kind (single, double).
-
-    One row per (ruleset, kind, power): ``card`` is the rank (``level`` for a non-wild
-    level card, ``SB``/``HR`` for jokers), ``payments`` how many such cards were paid,
-    ``share`` (+CI) their share of that kind's payments, ``receiver_win_rate`` (+CI) how
-    often the side that received such a card won the deal (a double tribute counts
-    once per card). Sorted by ruleset, kind, power.
-    """
+def _tribute_card_partial(deals: pl.LazyFrame) -> Partial:
     pays = (
         deals.select(
             "ruleset",
@@ -122,27 +127,42 @@ def tribute_card(deals: pl.LazyFrame) -> pl.DataFrame:
             received_won=pl.col("winner_team") == pl.col("level_team"),
         )
     )
+    table = pays.group_by("ruleset", "kind", "power", "card").agg(
+        payments=pl.len().cast(pl.Int64), receiver_wins=pl.col("received_won").sum().cast(pl.Int64)
+    )
+    return (table.collect(),)
+
+
+def _tribute_card_final(table: pl.DataFrame) -> pl.DataFrame:
     out = (
-        pays.group_by("ruleset", "kind", "power", "card")
-        .agg(payments=pl.len().cast(pl.Int64), receiver_wins=pl.col("received_won").sum().cast(pl.Int64))
-        .with_columns(kind_payments=pl.col("payments").sum().over("ruleset", "kind"))
+        table.with_columns(kind_payments=pl.col("payments").sum().over("ruleset", "kind"))
         .with_columns(
             *wilson_exprs(pl.col("payments"), pl.col("kind_payments"), "share"),
             *wilson_exprs(pl.col("receiver_wins"), pl.col("payments"), "receiver_win_rate"),
         )
         .drop("kind_payments")
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "kind", "power"], {"kind": KIND_ORDER})
 
 
-def first_leader(deals: pl.LazyFrame) -> pl.DataFrame:
-    """The first leader's advantage, by ruleset and tribute kind (plus ``all``).
+TRIBUTE_CARD = Aggregate(
+    _tribute_card_partial, _tribute_card_final, keys=(("ruleset", "kind", "power", "card"),)
+)
 
-    Columns: ruleset, kind, deals, team_wins, team_win_rate(+CI) (the leader's team is
-    上游's team; 0.5 means no advantage), first_out, first_out_rate(+CI) (the leader
-    itself is 上游; 0.25 means no advantage), mean_upgrade(+CI) of the leader's team.
+
+def tribute_card(deals: pl.LazyFrame) -> pl.DataFrame:
+    """Tribute cards by power, per ruleset and kind (single, double).
+
+    One row per (ruleset, kind, power): ``card`` is the rank (``level`` for a non-wild
+    level card, ``SB``/``HR`` for jokers), ``payments`` how many such cards were paid,
+    ``share`` (+CI) their share of that kind's payments, ``receiver_win_rate`` (+CI) how
+    often the side that received such a card won the deal (a double tribute counts
+    once per card). Sorted by ruleset, kind, power.
     """
+    return TRIBUTE_CARD(deals)
+
+
+def _first_leader_partial(deals: pl.LazyFrame) -> Partial:
     base = deals.select(
         "ruleset",
         kind=pl.col("tribute").struct.field("kind"),
@@ -151,14 +171,18 @@ def first_leader(deals: pl.LazyFrame) -> pl.DataFrame:
         upgrade=pl.col("upgrade"),
     ).with_columns(gain=pl.when(pl.col("won")).then(pl.col("upgrade")).otherwise(0))
     both = pl.concat([base, base.with_columns(kind=pl.lit("all"))])
+    table = both.group_by("ruleset", "kind").agg(
+        *moments(pl.col("gain"), "gain"),
+        deals=pl.len().cast(pl.Int64),
+        team_wins=pl.col("won").sum().cast(pl.Int64),
+        first_out=pl.col("first").sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _first_leader_final(table: pl.DataFrame) -> pl.DataFrame:
     out = (
-        both.group_by("ruleset", "kind")
-        .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_upgrade", counts=True),
-            deals=pl.len().cast(pl.Int64),
-            team_wins=pl.col("won").sum().cast(pl.Int64),
-            first_out=pl.col("first").sum().cast(pl.Int64),
-        )
+        table.with_columns(*mean_ci_from_moments("gain", "mean_upgrade", counts=True))
         .with_columns(
             *wilson_exprs(pl.col("team_wins"), pl.col("deals"), "team_win_rate"),
             *wilson_exprs(pl.col("first_out"), pl.col("deals"), "first_out_rate"),
@@ -179,6 +203,18 @@ def first_leader(deals: pl.LazyFrame) -> pl.DataFrame:
             "mean_upgrade_lo",
             "mean_upgrade_hi",
         )
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "kind"], {"kind": (*KIND_ORDER, "all")})
+
+
+FIRST_LEADER = Aggregate(_first_leader_partial, _first_leader_final, keys=(("ruleset", "kind"),))
+
+
+def first_leader(deals: pl.LazyFrame) -> pl.DataFrame:
+    """The first leader's advantage, by ruleset and tribute kind (plus ``all``).
+
+    Columns: ruleset, kind, deals, team_wins, team_win_rate(+CI) (the leader's team is
+    上游's team; 0.5 means no advantage), first_out, first_out_rate(+CI) (the leader
+    itself is 上游; 0.25 means no advantage), mean_upgrade(+CI) of the leader's team.
+    """
+    return FIRST_LEADER(deals)

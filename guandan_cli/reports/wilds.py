@@ -5,20 +5,13 @@ from __future__ import annotations
 import polars as pl
 
 from ._common import DEAL_ID, TYPE_ORDER, sort_by_order
+from .aggregate import Aggregate, Partial
 from .stats import mean_ci_from_sums, wilson_exprs
 
 ORDER = (*TYPE_ORDER, "all")
 
 
-def wild_use(deals: pl.LazyFrame) -> pl.DataFrame:
-    """Plays containing wild cards, by ruleset and combination type (plus ``all``).
-
-    Columns: ruleset, type, deals, plays (plays of this type holding ≥ 1 wild),
-    share(+CI) of all wild plays, per_deal(+CI), deals_with, deals_with_rate(+CI)
-    (deals with ≥ 1 such play), wilds (wild cards used), mean_wilds (per play),
-    two_wild_plays. Types with no wild play are left out. Sorted by ruleset and type
-    (single, pair, …, straight_flush, all).
-    """
+def _wild_use_partial(deals: pl.LazyFrame) -> Partial:
     totals = deals.group_by("ruleset").agg(deals=pl.len().cast(pl.Int64))
     w = (
         deals.select(*DEAL_ID, "ruleset", wp=pl.col("derived").struct.field("wild_plays"))
@@ -39,6 +32,10 @@ def wild_use(deals: pl.LazyFrame) -> pl.DataFrame:
         wilds=pl.col("wilds").sum(),
         two_wild_plays=pl.col("two").sum().cast(pl.Int64),
     )
+    return tuple(pl.collect_all([totals, agg]))
+
+
+def _wild_use_final(totals: pl.DataFrame, agg: pl.DataFrame) -> pl.DataFrame:
     out = (
         agg.join(totals, on="ruleset")
         .with_columns(all_plays=pl.col("plays").filter(pl.col("type") == "all").first().over("ruleset"))
@@ -67,6 +64,20 @@ def wild_use(deals: pl.LazyFrame) -> pl.DataFrame:
             "mean_wilds",
             "two_wild_plays",
         )
-        .collect()
     )
     return sort_by_order(out, ["ruleset", "type"], {"type": ORDER})
+
+
+WILD_USE = Aggregate(_wild_use_partial, _wild_use_final, keys=(("ruleset",), ("ruleset", "type")))
+
+
+def wild_use(deals: pl.LazyFrame) -> pl.DataFrame:
+    """Plays containing wild cards, by ruleset and combination type (plus ``all``).
+
+    Columns: ruleset, type, deals, plays (plays of this type holding ≥ 1 wild),
+    share(+CI) of all wild plays, per_deal(+CI), deals_with, deals_with_rate(+CI)
+    (deals with ≥ 1 such play), wilds (wild cards used), mean_wilds (per play),
+    two_wild_plays. Types with no wild play are left out. Sorted by ruleset and type
+    (single, pair, …, straight_flush, all).
+    """
+    return WILD_USE(deals)

@@ -13,20 +13,17 @@ from collections.abc import Sequence
 import polars as pl
 
 from ._common import DEAL_ID, check_by, seat_rows
-from .stats import mean_ci_aggs, wilson_exprs
+from .aggregate import Aggregate, Partial, mean_ci_from_moments, moments
+from .stats import wilson_exprs
 
 
-def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
-    """Deal-win rate per ruleset and strategy (and seat if in ``by``).
-
-    Columns: ruleset, *by, deals (team-deals or seat-deals), wins, win_rate(+CI),
-    first_out (the strategy's own seat was 上游), first_out_rate(+CI),
-    mean_gain(+CI) (levels gained per deal: the upgrade when winning, else 0).
-    Sorted by ruleset then ``by``.
-    """
+def _by_with_strategy(by: Sequence[str] | str) -> list[str]:
     by = check_by(by) or ["strategy"]
-    if "strategy" not in by:
-        by = ["strategy", *by]
+    return by if "strategy" in by else ["strategy", *by]
+
+
+def _strategy_deals_partial(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> Partial:
+    by = _by_with_strategy(by)
     rows = seat_rows(deals, extra=["winner_team", "upgrade", "finish_order"]).with_columns(
         won=pl.col("winner_team") == pl.col("team"),
         first=pl.col("finish_order").list.get(0) == pl.col("seat"),
@@ -36,14 +33,19 @@ def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",))
         won=pl.col("won").first(), first=pl.col("first").any(), upgrade=pl.col("upgrade").first()
     )
     rows = rows.with_columns(gain=pl.when(pl.col("won")).then(pl.col("upgrade")).otherwise(0))
+    table = rows.group_by("ruleset", *by).agg(
+        *moments(pl.col("gain"), "gain"),
+        deals=pl.len().cast(pl.Int64),
+        wins=pl.col("won").sum().cast(pl.Int64),
+        first_out=pl.col("first").sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _strategy_deals_final(table: pl.DataFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    by = _by_with_strategy(by)
     out = (
-        rows.group_by("ruleset", *by)
-        .agg(
-            *mean_ci_aggs(pl.col("gain"), "mean_gain", counts=True),
-            deals=pl.len().cast(pl.Int64),
-            wins=pl.col("won").sum().cast(pl.Int64),
-            first_out=pl.col("first").sum().cast(pl.Int64),
-        )
+        table.with_columns(*mean_ci_from_moments("gain", "mean_gain", counts=True))
         .with_columns(
             *wilson_exprs(pl.col("wins"), pl.col("deals"), "win_rate"),
             *wilson_exprs(pl.col("first_out"), pl.col("deals"), "first_out_rate"),
@@ -64,18 +66,25 @@ def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",))
             "mean_gain_lo",
             "mean_gain_hi",
         )
-        .collect()
     )
     return out.sort(["ruleset", *by])
 
 
-def strategy_matches(matches: pl.LazyFrame) -> pl.DataFrame:
-    """Match-win rate per ruleset and strategy (one observation per team and match).
+STRATEGY_DEALS = Aggregate(_strategy_deals_partial, _strategy_deals_final, keys=(("ruleset", "by"),))
 
-    Columns: ruleset, strategy, matches, decided (matches with a winner), wins,
-    win_rate(+CI) over decided matches, undecided (capped or errored). Sorted by
-    ruleset, strategy.
+
+def strategy_deals(deals: pl.LazyFrame, by: Sequence[str] | str = ("strategy",)) -> pl.DataFrame:
+    """Deal-win rate per ruleset and strategy (and seat if in ``by``).
+
+    Columns: ruleset, *by, deals (team-deals or seat-deals), wins, win_rate(+CI),
+    first_out (the strategy's own seat was 上游), first_out_rate(+CI),
+    mean_gain(+CI) (levels gained per deal: the upgrade when winning, else 0).
+    Sorted by ruleset then ``by``.
     """
+    return STRATEGY_DEALS(deals, by=by)
+
+
+def _strategy_matches_partial(matches: pl.LazyFrame) -> Partial:
     rows = (
         matches.select("run_id", "match", "ruleset", "strategies", "winner")
         .with_columns(seat=pl.lit([0, 1, 2, 3], dtype=pl.List(pl.Int32)))
@@ -87,17 +96,32 @@ def strategy_matches(matches: pl.LazyFrame) -> pl.DataFrame:
         .unique(["run_id", "match", "team", "strategy"])
         .with_columns(decided=pl.col("winner").is_not_null(), won=pl.col("winner") == pl.col("team"))
     )
-    out = (
-        rows.group_by("ruleset", "strategy")
-        .agg(
-            matches=pl.len().cast(pl.Int64),
-            decided=pl.col("decided").sum().cast(pl.Int64),
-            wins=pl.col("won").fill_null(False).sum().cast(pl.Int64),
-        )
-        .with_columns(
-            *wilson_exprs(pl.col("wins"), pl.col("decided"), "win_rate"),
-            undecided=pl.col("matches") - pl.col("decided"),
-        )
-        .collect()
+    table = rows.group_by("ruleset", "strategy").agg(
+        matches=pl.len().cast(pl.Int64),
+        decided=pl.col("decided").sum().cast(pl.Int64),
+        wins=pl.col("won").fill_null(False).sum().cast(pl.Int64),
+    )
+    return (table.collect(),)
+
+
+def _strategy_matches_final(table: pl.DataFrame) -> pl.DataFrame:
+    out = table.with_columns(
+        *wilson_exprs(pl.col("wins"), pl.col("decided"), "win_rate"),
+        undecided=pl.col("matches") - pl.col("decided"),
     )
     return out.sort("ruleset", "strategy")
+
+
+STRATEGY_MATCHES = Aggregate(
+    _strategy_matches_partial, _strategy_matches_final, keys=(("ruleset", "strategy"),)
+)
+
+
+def strategy_matches(matches: pl.LazyFrame) -> pl.DataFrame:
+    """Match-win rate per ruleset and strategy (one observation per team and match).
+
+    Columns: ruleset, strategy, matches, decided (matches with a winner), wins,
+    win_rate(+CI) over decided matches, undecided (capped or errored). Sorted by
+    ruleset, strategy.
+    """
+    return STRATEGY_MATCHES(matches)
