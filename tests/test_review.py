@@ -663,3 +663,23 @@ def test_the_page_steps_in_chromium_and_shows_the_logged_trick(blunder_run, tmp_
     width, height = png_size(shot.read_bytes())
     drawn, colours = non_blank(shot.read_bytes())
     assert width == 1280 and height > 800 and drawn > 0.2 and colours > 200  # blank: a handful of colours
+
+
+def test_summary_gathers_each_seats_mistakes_by_kind(blunder_run):
+    """--summary: every decision the summaries count as an inaccuracy, a mistake or a blunder is
+    in exactly one kind, with its loss; the blunderer's broken bomb of aces is among them."""
+    b = BLUNDER
+    args = ["review", str(blunder_run), "-m", str(b["match"]), "--seat", "0", "--worlds", "8", "--summary"]
+    res = runner.invoke(app, [*args, "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    (leaks,) = [row["leaks"] for row in rows if "leaks" in row]
+    whole = [row["summary"] for row in rows if "summary" in row and row["summary"]["deal"] is None]
+    counted = whole[0] if whole else [row["summary"] for row in rows if "summary" in row][0]
+    assert (
+        sum(k["count"] for k in leaks["kinds"])
+        == counted["inaccuracies"] + counted["mistakes"] + counted["blunders"]
+    )
+    assert any(k["kind"] == "broke a bomb" for k in leaks["kinds"]), leaks
+    text = runner.invoke(app, args).stdout
+    assert "mistakes by kind, costliest first" in text and "broke a bomb:" in text

@@ -43,6 +43,14 @@ def review(
     plain: Annotated[
         bool, Option("--plain", help="Letters S H C D (automatic when not a terminal).")
     ] = False,
+    leaks: Annotated[
+        bool,
+        Option(
+            "--summary",
+            help="After the review, each seat's mistakes over the reviewed deals gathered by kind "
+            "(bomb broken, partner beaten, a pass where a play was better, …): counts, loss, worst example.",
+        ),
+    ] = False,
 ) -> None:
     """Review the decisions of the chosen seats in deal DEAL of match MATCH (every deal of the match
     that has ended when --deal is left out, a game that play saved included): the value of the play
@@ -67,8 +75,38 @@ def review(
         pages.append((logged, reviews))
     if len(deals) > 1:
         _summaries(everything, seats, deals[0], fmt, scope=f"match {match}, {len(deals)} deals", whole=True)
+    if leaks:
+        _leaks(pages, seats, fmt)
     if html is not None:
         _write_html(html, pages, described)
+
+
+def _leaks(pages: list, seats: list[int], fmt: str) -> None:
+    """Each seat's mistakes over the reviewed deals, by kind (``review.leaks``)."""
+    import json
+
+    from guandan_cli.review.leaks import leak_lines, leaks
+    from guandan_cli.review.walk import decisions
+    from guandan_cli.view.names import strategy_names
+
+    for seat in seats:
+        triples = []
+        for logged, reviews in pages:
+            found = {d.index: d for d in decisions(logged, [seat])}
+            triples += [(logged, found[r.index], r) for r in reviews if r.seat == seat]
+        names = pages[0][0].names
+        kinds = leaks(triples)
+        if fmt == "json":
+            click.echo(
+                json.dumps(
+                    {"leaks": {"seat": seat, "deals": len(pages), "kinds": [k.as_dict() for k in kinds]}},
+                    ensure_ascii=False,
+                )
+            )
+            continue
+        click.echo("")
+        for line in leak_lines(kinds, seat, strategy_names(names)[names[seat]], len(pages)):
+            click.echo(line)
 
 
 def _header(logged, described: str, worlds: int, seats: list[int], first: bool) -> None:
