@@ -21,7 +21,7 @@ from collections import deque
 from pathlib import Path
 
 from guandan_cli.engine.deal import action_text
-from guandan_cli.engine.match import Match, deal_seed, level_token
+from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.observation import Observation
 from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
@@ -35,7 +35,7 @@ from guandan_cli.interactive.seat import (
 )
 from guandan_cli.review.walk import LoggedDeal, ReviewInputError
 from guandan_cli.runner.tasks import match_seed
-from guandan_cli.view.table import deal_end_lines
+from guandan_cli.view.table import played_end_lines
 
 
 class _AnswersEnd(BaseException):
@@ -160,16 +160,7 @@ def _players(game: GameSpec, seed: int, source: SavedAnswers) -> list:
 def _logged(game: GameSpec, seed: int, pd, path: Path) -> LoggedDeal:
     """One played deal as review and watch take it."""
     r, u = pd.deal.result, pd.update
-    end = deal_end_lines(
-        r.finish_order,
-        r.double_down,
-        r.winner_team,
-        r.upgrade,
-        [level_token(x) for x in u.levels_after],
-        u.match_over,
-        u.capped,
-        u.winner,
-    )
+    end = played_end_lines(r, u)
     return LoggedDeal(
         pd.setup,
         tuple(pd.deal.actions),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from guandan_cli.engine.deal import OVER, PLAY, Deal, IllegalActionError
-from guandan_cli.engine.match import Match, level_token
+from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import deal_steps, iter_match, start_deal
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logreaders.replay import dealless_match_problem, several_runs_problem
@@ -30,8 +30,8 @@ from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,
     TrickLog,
-    deal_end_lines,
     play_text,
+    played_end_lines,
     render_table,
 )
 
@@ -51,16 +51,7 @@ def live_deals(
     players = make_players(list(strategies), mseed)
     for pd in iter_match(match, players):
         u, r = pd.update, pd.deal.result
-        end = deal_end_lines(
-            r.finish_order,
-            r.double_down,
-            r.winner_team,
-            r.upgrade,
-            [level_token(x) for x in u.levels_after],
-            u.match_over,
-            u.capped,
-            u.winner,
-        )
+        end = played_end_lines(r, u)
         yield LoggedDeal(
             pd.setup, tuple(pd.deal.actions), tuple(strategies), 0, pd.index, mseed, end=tuple(end)
         )
@@ -256,16 +247,7 @@ def live_frames(
             who, before = following, len(deal.events)
         update = match.record(deal.result)
         r = deal.result
-        end = deal_end_lines(
-            r.finish_order,
-            r.double_down,
-            r.winner_team,
-            r.upgrade,
-            [level_token(x) for x in update.levels_after],
-            update.match_over,
-            update.capped,
-            update.winner,
-        )
+        end = played_end_lines(r, update)
         yield Frame(screens.screen(f"deal {index} over", ["", *end]), after_thinking=took > SLOW_DECISION)
 
 

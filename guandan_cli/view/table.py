@@ -300,6 +300,20 @@ def deal_end_lines(
     return out
 
 
+def played_end_lines(result, update) -> list[str]:
+    """``deal_end_lines`` of a deal played now: its ``DealResult`` and the match's ``MatchUpdate``."""
+    return deal_end_lines(
+        result.finish_order,
+        result.double_down,
+        result.winner_team,
+        result.upgrade,
+        [level_token(x) for x in update.levels_after],
+        update.match_over,
+        update.capped,
+        update.winner,
+    )
+
+
 def hand_lines(
     head: str, cards: Sequence[int], style: Style, level: int | None = None, width: int = 80
 ) -> list[str]:
