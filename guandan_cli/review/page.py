@@ -39,8 +39,8 @@ PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 
 
 def card_name(face: int) -> str:
-    """``♥A``, or ``small joker`` / ``big joker`` (the page may have no CJK font for 小王 大王)."""
-    return {52: "small joker", 53: "big joker"}.get(face) or FACE_SYMBOLS[face]
+    """``♥A``, or ``小王 small joker`` / ``大王 big joker`` (as the terminal and the web table name them)."""
+    return {52: "小王 small joker", 53: "大王 big joker"}.get(face) or FACE_SYMBOLS[face]
 
 
 def combo_label(combo: object, level: int) -> str:
@@ -267,7 +267,8 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 .card .r { font-size: 0.95em; }
 .card .s { font-size: 1.05em; }
 .card.red { color: #c8102e; }
-.card.joker .r { font-size: 0.5em; letter-spacing: -0.02em; }
+.card.joker { width: 2.7em; }
+.card.joker .r { font-size: 0.62em; white-space: nowrap; }
 .card.level { background: #eef4ff; }
 .card.wild { background: #fff1a8; border: 2px solid #e0a800; }
 .card.wild::after { content: "\2605"; position: absolute; top: -0.15em; right: 0.05em; font-size: 0.62em; color: #b07800; }
@@ -353,8 +354,8 @@ function cardEl(face, deal) {
   if (face >= 52) {
     c.classList.add("joker");
     if (face === 53) c.classList.add("red");
-    c.append(el("span", "r", "JOKER"), el("span", "s", "\u2605"));
-    c.title = face === 53 ? "big joker" : "small joker";
+    c.append(el("span", "r", face === 53 ? "\u5927\u738b" : "\u5c0f\u738b"), el("span", "s", "\u2605"));
+    c.title = face === 53 ? "\u5927\u738b big joker" : "\u5c0f\u738b small joker";
     return c;
   }
   const r = face >> 2, s = face & 3;
