@@ -180,6 +180,8 @@ def _loop_codes() -> dict:
     seat = {
         tasks.new_players: "seat",
         play.play_deal: "seat",
+        play._steps: "seat",  # play_deal's general loop (and watch's), one action per step
+        play.start_deal: "seat",
         play._play_by_observations: "seat",
         play._play_by_shortcuts: "seat",
         play._tell: "seat",
