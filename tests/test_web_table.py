@@ -279,3 +279,28 @@ def test_a_deal_played_by_clicks_in_chromium_then_reviewed_and_read_at_420_px(tm
         code, _, err = table.stop()
     assert code == 0, err
     assert CliRunner().invoke(app, ["verify", str(out)]).exit_code == 0
+
+
+def test_a_search_hint_gives_three_plays_with_values_intervals_and_reasons():
+    """The table's hint with `--hint search`: the best three plays, best first, each with its
+    value, interval and what it does to the hand; the values are evaluate's at seed 0 (review's)."""
+    import random
+
+    from guandan_cli.strategies.registry import load_strategy
+
+    from guandan_cli.engine import deal_hands
+    from guandan_cli.engine.deal import DealSetup
+    from guandan_cli.engine.observation import observe
+    from guandan_cli.web.seat import valued_lines
+
+    obs = observe(Deal(DealSetup(hands=deal_hands(random.Random(1)), level=0, first_leader=0)), 0)
+    bot = load_strategy("search:worlds=4")(0, random.Random(5))
+    lines = valued_lines(obs, bot)
+    values = sorted(bot.evaluate(obs, seed=0), key=lambda v: -v.mean)[:3]
+    assert len(lines) == 3
+    for n, (line, v) in enumerate(zip(lines, values), 1):
+        assert (
+            line.startswith(f"{n}. ")
+            and f": {v.mean:+.2f} levels [{v.low:+.2f}, {v.high:+.2f}] over {v.n} worlds · " in line
+        )
+        assert "groups left" in line or line.endswith("out")

@@ -249,10 +249,7 @@ class WebSeat:
         """The hint bot's advice: a search values its best candidates (as ``review`` does)."""
         bot = self._hint_player()
         if obs.phase == PLAY and hasattr(bot, "evaluate"):
-            from guandan_cli.review.hint import valued_hint
-            from guandan_cli.view.table import Style
-
-            return valued_hint(obs, Style(symbols=True, colour=False), evaluator=bot, shown=2)
+            return valued_lines(obs, bot)
         if obs.phase == TRIBUTE:
             action = bot.choose_tribute(obs)
         elif obs.phase == RETURN:
@@ -272,4 +269,21 @@ class WebSeat:
         return self._hint_bot
 
 
-__all__ = ["WebSeat"]
+def valued_lines(obs: Observation, bot, shown: int = 3) -> list[str]:
+    """A search's best ``shown`` plays for ``obs``: each one's value for the seat's team (levels,
+    with its 95% interval, or exact), and what it does to the hand (``review.reasons``). The
+    worlds come from the position and seed 0, as ``guandan review``'s do."""
+    from guandan_cli.review.reasons import move_facts
+
+    values = sorted(bot.evaluate(obs, seed=0), key=lambda v: -v.mean)[:shown]
+    partner_top = obs.top is not None and obs.top_owner == obs.partner
+    lines = []
+    for rank, v in enumerate(values, 1):
+        how = "exact" if getattr(v, "exact", False) else f"[{v.low:+.2f}, {v.high:+.2f}] over {v.n} worlds"
+        label = action_json(v.action, obs.level)["label"]
+        facts = move_facts(obs.hand, obs.level, v.action, partner_top).text
+        lines.append(f"{rank}. {label}: {v.mean:+.2f} levels {how} · {facts}")
+    return lines
+
+
+__all__ = ["WebSeat", "valued_lines"]
