@@ -516,6 +516,12 @@ def test_review_replay_and_watch_pages_hold_every_step(run_dir, tmp_path):
     (deal,) = data["deals"]
     assert len(deal["steps"]) == plays + 1 and [s["index"] for s in deal["steps"]] == list(range(-1, plays))
     assert sorted(map(int, deal["reviews"])) == [d.index for d in decisions(logged, [2])]
+    (summary,) = deal["summary"]  # the top of the page: seat 2's summary line and its graph
+    assert summary["seat"] == 2 and summary["text"].startswith("seat 2 (") and "accuracy" in summary["text"]
+    assert [i for i, _ in summary["graph"]] == sorted(map(int, deal["reviews"]))
+    assert all(
+        any(s["index"] == i for s in deal["steps"]) for i, _ in summary["graph"]
+    )  # each bar has its step
     for k in (1, plays // 2, plays):
         trick = [
             (p["seat"], p["kind"], " ".join(FACE_NAMES[f] for f in p["cards"]))

@@ -201,9 +201,26 @@ def deal_data(
         ],
         "steps": steps,
         "reviews": {str(r.index): _review_data(r, level) for r in reviews},
+        "summary": _summary_data(list(reviews), logged),
         "evaluator": evaluator,
         "threshold": threshold,
     }
+
+
+def _summary_data(reviews: list[DecisionReview], logged: LoggedDeal) -> list[dict]:
+    """Each reviewed seat's summary line and evaluation graph (``review.summary``)."""
+    from .summary import summaries, summary_text
+
+    readable = strategy_names(logged.names)
+    names = [readable[n] for n in logged.names]
+    return [
+        {
+            "seat": s.seat,
+            "text": summary_text(s, names, f"deal {logged.deal}"),
+            "graph": [[i, round(v, 4)] for i, v in s.graph],
+        }
+        for s in summaries(reviews)
+    ]
 
 
 def render_page(deals: Sequence[dict], title: str) -> str:
@@ -300,6 +317,10 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 #review .small .card { color: #111; }
 #review .small .card.red { color: #c8102e; }
 .legend { font-size: 0.82em; color: #555; }
+#summary p { margin: 0.2em 0; font-size: 0.9em; overflow-wrap: anywhere; }
+.graph { display: flex; align-items: flex-end; gap: 1px; height: 3em; margin: 0.2em 0 0.6em 0; max-width: 100%; overflow-x: auto; }
+.graph button { width: 0.7em; min-width: 0.5em; padding: 0; border: 0; background: #4a7bd0; cursor: pointer; }
+.graph button.neg { background: #c9823a; }
 </style>
 </head>
 <body>
@@ -308,6 +329,7 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 <p class="muted" id="header"></p>
 <p class="muted" id="tribute"></p>
 </header>
+<section id="summary"></section>
 <div id="controls">
 <label id="deal-choice">deal <select id="deal"></select></label>
 <button id="first" title="first (Home)">&#x00AB; first</button>
@@ -492,8 +514,30 @@ function renderTimeline(deal) {
   for (const b of box.children) b.classList.toggle("current", Number(b.dataset.step) === step);
 }
 
+function renderSummary(deal) {
+  const box = document.getElementById("summary");
+  if (box.dataset.deal === String(dealNo)) return;
+  box.dataset.deal = String(dealNo);
+  box.replaceChildren();
+  for (const s of deal.summary || []) {
+    box.append(el("p", "", s.text));
+    const graph = el("div", "graph");
+    graph.setAttribute("aria-label", "seat " + s.seat + ": expected levels after each decision (click: go there)");
+    for (const [index, value] of s.graph) {
+      const b = el("button", value < 0 ? "neg" : "");
+      b.style.height = (8 + 92 * (Math.min(3, Math.max(-3, value)) + 3) / 6) + "%";
+      b.title = "play " + index + ": " + fmt(value) + " levels";
+      b.dataset.index = index;
+      b.addEventListener("click", () => { const k = deal.steps.findIndex(t => t.index === index); if (k >= 0) { step = k; render(); } });
+      graph.append(b);
+    }
+    box.append(graph);
+  }
+}
+
 function render() {
   const deal = DATA.deals[dealNo];
+  renderSummary(deal);
   const st = deal.steps[step];
   document.getElementById("header").textContent = deal.header + (deal.where ? " \u00b7 " + deal.where : "");
   document.getElementById("tribute").textContent = deal.tribute.join(" \u00b7 ");
