@@ -253,6 +253,11 @@ def signalled_reference(tmp_path_factory) -> Path:
     return ref
 
 
+def _default_stop_signals() -> None:
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "to, signum", [("group", signal.SIGTERM), ("parent", signal.SIGTERM), ("parent", signal.SIGHUP)]
 )
@@ -264,8 +269,9 @@ def test_sigterm_and_sighup_interrupt_like_ctrl_c(tmp_path, to, signum, signalle
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        # as from a terminal: a suite run under nohup would hand its ignored SIGHUP down
-        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
+        # as from a terminal: a suite run under nohup (or a CI runner) would hand its ignored
+        # SIGHUP or SIGTERM down, and guandan keeps a signal ignored as nohup asks
+        preexec_fn=_default_stop_signals,
     )
     journal = out / "part-00000.journal"
     deadline = time.monotonic() + 60
