@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -655,17 +656,74 @@ def test_the_page_steps_in_chromium_and_shows_the_logged_trick(blunder_run, tmp_
         assert shown == {"0": "no", "1": "yes", "2": "no", "3": "no"}
         assert len(d.find_elements(By.CSS_SELECTOR, "#seat-bottom .card.back")) == 0
         d.find_element(By.CSS_SELECTOR, "#view option[value='open']").click()
-        # the blunder: marked on the timeline; at its step the alternatives with their values
+        # the blunder: marked on the timeline; a click goes to the position before it, where the
+        # alternatives are shown with their values beside the hand they come from
         ticks = d.find_elements(By.CSS_SELECTOR, "#timeline .tick.mistake")
         steps = [int(t.get_attribute("data-step")) for t in ticks]
         assert b["index"] + 1 in steps
         d.find_element(By.CSS_SELECTOR, f"#timeline .tick[data-step='{b['index'] + 1}']").click()
-        assert shown_trick() == _trick_after(logged, b["index"] + 1)
+        assert int(body.get_attribute("data-step")) == b["index"]
+        assert shown_trick() == _trick_after(logged, b["index"])
         rows = d.find_elements(By.CSS_SELECTOR, "#review tr.played")
         assert len(rows) == 1 and "single A" in rows[0].text
         assert "MISTAKE" in d.find_element(By.ID, "review").text
+        marked = d.find_elements(By.CSS_SELECTOR, "#seat-bottom .card.chosen")  # the play made, in the hand
+        assert [c.get_attribute("data-face") for c in marked] == [rows[0].get_attribute("data-cards")]
         shot = screenshot_dir(tmp_path) / "review-page.png"
         d.save_screenshot(str(shot))
+        # every reviewed decision: its alternatives are plays from the deciding seat's hand before it
+        d.find_element(By.ID, "first").click()
+        checked = 0
+        for _ in range(len(logged.actions)):
+            decision = d.find_elements(By.ID, "decision")
+            if decision:
+                seat = decision[0].get_attribute("data-seat")
+                assert int(decision[0].get_attribute("data-index")) == int(body.get_attribute("data-step"))
+                hand = Counter(
+                    c.get_attribute("data-face")
+                    for c in d.find_elements(By.CSS_SELECTOR, f".seat[data-seat='{seat}'] .hand .card")
+                )
+                for row in d.find_elements(By.CSS_SELECTOR, "#review tr[data-cards]"):
+                    cards = Counter((row.get_attribute("data-cards") or "").split())
+                    assert not cards - hand, (row.text, hand)
+                checked += 1
+            if int(body.get_attribute("data-step")) == len(logged.actions) - logged.first_play:
+                break
+            body.send_keys(Keys.ARROW_RIGHT)
+        assert checked == len(list(decisions(logged, [0])))
+        # at 420 px: nothing cut sideways, the reviewed seat's hand on the first screen
+        d.find_element(By.CSS_SELECTOR, f"#timeline .tick[data-step='{b['index'] + 1}']").click()
+        d.set_window_size(420, 800)
+        width = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], f"cut sideways at 420 px: {width}"
+        cut = d.execute_script(
+            "return [...document.querySelectorAll('#review *, #summary *, #controls *, #table *')]"
+            ".filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.outerHTML.slice(0, 80))"
+        )
+        assert cut == [], cut
+        top = d.execute_script(
+            "return document.querySelector('#seat-bottom .hand').getBoundingClientRect().top"
+        )
+        assert top < 800, f"the hand starts at {top} px, below the first screen"
+        d.save_screenshot(str(screenshot_dir(tmp_path) / "review-page-420.png"))
+        # 中文: the page's own words change, the values do not
+        values = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#review td.num")]
+        d.find_element(By.ID, "lang").click()
+        assert d.find_element(By.ID, "lang").text == "English"
+        assert d.find_element(By.ID, "next").text == "前进 ▶"
+        assert "单张 A" in d.find_element(By.CSS_SELECTOR, "#review tr.played").text
+        assert "失误" in d.find_element(By.ID, "decision").text
+        assert [e.text for e in d.find_elements(By.CSS_SELECTOR, "#review td.num")] == values
+        d.find_element(By.ID, "lang").click()
+        assert d.find_element(By.ID, "next").text == "forward ▶"
+        # the replay page of the same deal: no review, and a legend that does not mention one
+        plain = tmp_path / "replay.html"
+        args = ["replay", str(blunder_run), "-m", str(b["match"]), "-d", str(b["deal"]), "--html", str(plain)]
+        assert runner.invoke(app, args).exit_code == 0
+        d.get(plain.as_uri())
+        legend = d.find_element(By.ID, "legend").text
+        assert "Timeline" in legend and "mistake" not in legend and "reviewed" not in legend
+        assert d.find_elements(By.ID, "decision") == []
     width, height = png_size(shot.read_bytes())
     drawn, colours = non_blank(shot.read_bytes())
     assert width == 1280 and height > 800 and drawn > 0.2 and colours > 200  # blank: a handful of colours

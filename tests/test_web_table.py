@@ -187,6 +187,12 @@ def test_bad_answers_are_refused_with_the_rule(tmp_path):
         table.stop()
 
 
+#: what the page shows when a wait times out (the review pane's status and the frame's page)
+_STATE = """const f = document.getElementById("review-frame");
+return [document.getElementById("review-status")?.textContent, f?.src,
+        f?.contentDocument?.body?.innerText?.slice(0, 300) ?? null];"""
+
+
 def _wait(d, condition, seconds: float = 90.0, what: str = "the page"):
     import time
 
@@ -196,7 +202,7 @@ def _wait(d, condition, seconds: float = 90.0, what: str = "the page"):
         if value:
             return value
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    raise AssertionError(f"timed out waiting for {what}: {d.execute_script(_STATE)!r}")
 
 
 def _click(d, css: str, index: int = 0) -> None:
@@ -220,6 +226,7 @@ def test_a_deal_played_by_clicks_in_chromium_then_reviewed_and_read_at_420_px(tm
     from browser import driver, screenshot_dir
     from click.testing import CliRunner
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
 
     from guandan_cli.cli.app import app
 
@@ -269,12 +276,50 @@ def test_a_deal_played_by_clicks_in_chromium_then_reviewed_and_read_at_420_px(tm
             assert plays >= 5
             shots = screenshot_dir(tmp_path)
             d.save_screenshot(str(shots / "web-table.png"))
+            # the deal's review opens over the table, in the page: the review page of seat 3's decisions
+            _click(d, "#review-0")
+            assert d.find_element(By.ID, "reviewpane").is_displayed()
+            _wait(d, lambda: d.find_element(By.ID, "review-status").text == "", 180, "the review in the page")
+            d.switch_to.frame(d.find_element(By.ID, "review-frame"))
+            summary = _wait(d, lambda: d.find_elements(By.ID, "summary"), 30, "the review page's summary")
+            assert "accuracy" in summary[0].text
+            body = d.find_element(By.TAG_NAME, "body")
+            _wait(
+                d,
+                lambda: d.find_elements(By.ID, "decision") or body.send_keys(Keys.ARROW_RIGHT),
+                30,
+                "a decision",
+            )
+            decision = d.find_element(By.ID, "decision")
+            assert decision.get_attribute("data-seat") == "3"
+            hand = Counter(
+                c.get_attribute("data-face") for c in d.find_elements(By.CSS_SELECTOR, "#seat-bottom .card")
+            )
+            for row in d.find_elements(
+                By.CSS_SELECTOR, "#review tr[data-cards]"
+            ):  # plays from the hand before
+                assert not Counter(row.get_attribute("data-cards").split()) - hand
+            d.switch_to.default_content()
+            d.save_screenshot(str(shots / "web-table-review.png"))
+            d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+            _wait(
+                d,
+                lambda: not d.find_element(By.ID, "reviewpane").is_displayed(),
+                10,
+                "Esc to close the review",
+            )
             d.set_window_size(420, 900)
             width = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
             assert width[0] <= width[1], f"cut sideways at 420 px: {width}"
             top = d.execute_script("return document.getElementById('hand').getBoundingClientRect().top")
             assert top < 900, f"the hand starts at {top} px, below the first screen"
             d.save_screenshot(str(shots / "web-table-420.png"))
+            _click(d, "#review-0")  # the review, at 420 px: made once, so at once; nothing cut either
+            _wait(d, lambda: d.find_element(By.ID, "review-status").text == "", 60, "the review again")
+            d.switch_to.frame(d.find_element(By.ID, "review-frame"))
+            width = d.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert width[0] <= width[1] <= 420, f"the review is cut sideways at 420 px: {width}"
+            d.switch_to.default_content()
     finally:
         code, _, err = table.stop()
     assert code == 0, err

@@ -61,8 +61,11 @@ def combo_label(combo: object, level: int) -> str:
 
 
 def _action(action: object, level: int) -> dict:
-    cards = list(action[2]) if isinstance(action, Combo) else []
-    return {"label": combo_label(action, level), "cards": cards}
+    """A play as the page draws it: its label, cards, and its type and key (the page's 中文 names them)."""
+    if not isinstance(action, Combo) or action[0] == "pass":
+        return {"label": "pass", "cards": [], "type": "pass", "key": ""}
+    key = "10" if action.key == "T" else action.key
+    return {"label": combo_label(action, level), "cards": list(action[2]), "type": action.type, "key": key}
 
 
 def _tribute_lines(logged: LoggedDeal) -> list[str]:
@@ -129,6 +132,10 @@ def _review_data(r: DecisionReview, level: int) -> dict:
                 "firstOut": round(a.first_out, 4) if a.outcomes else None,
                 "doubleFor": round(a.double_for, 4) if a.outcomes else None,
                 "doubleAgainst": round(a.double_against, 4) if a.outcomes else None,
+                "gain": _finite(a.loss),
+                "gainLow": _finite(a.loss_low),
+                "gainHigh": _finite(a.loss_high),
+                "exact": a.exact,
                 "reason": a.reason,
                 "played": a.action == r.played,
                 "best": a.action == r.best,
@@ -145,6 +152,7 @@ def deal_data(
     threshold: float | None = None,
 ) -> dict:
     """What the page shows of one deal: the table before the first play and after each one."""
+    reviews = list(reviews)
     level = logged.setup.level
     readable = strategy_names(logged.names)
     steps = []
@@ -153,7 +161,7 @@ def deal_data(
             {
                 "seat": ev.seat,
                 "kind": ev.kind,
-                **(_action(ev.combo, level) if ev.kind == PLAY else {"label": "pass", "cards": []}),
+                **_action(ev.combo if ev.kind == PLAY else None, level),
             }
             for ev in state.trick
         ]
@@ -164,7 +172,8 @@ def deal_data(
             note = f"seat {last.seat} plays {combo_label(last.combo, level)}"
         else:
             note = f"seat {last.seat} passes"
-        if last is not None and state.to_move >= 0 and state.top_owner < 0:
+        over = last is not None and state.to_move >= 0 and state.top_owner < 0
+        if over:
             note += f"; the trick is over, seat {state.to_move} leads"
         steps.append(
             {
@@ -175,6 +184,7 @@ def deal_data(
                 "toMove": state.to_move,
                 "finished": list(state.finished),
                 "note": note,
+                "trickOver": over,
             }
         )
     setup = logged.setup
@@ -201,7 +211,8 @@ def deal_data(
         ],
         "steps": steps,
         "reviews": {str(r.index): _review_data(r, level) for r in reviews},
-        "summary": _summary_data(list(reviews), logged),
+        "summary": _summary_data(reviews, logged),
+        "focus": min((r.seat for r in reviews), default=None),
         "evaluator": evaluator,
         "threshold": threshold,
     }
@@ -321,6 +332,39 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 .graph { display: flex; align-items: flex-end; gap: 1px; height: 3em; margin: 0.2em 0 0.6em 0; max-width: 100%; overflow-x: auto; }
 .graph button { width: 0.7em; min-width: 0.5em; padding: 0; border: 0; background: #4a7bd0; cursor: pointer; }
 .graph button.neg { background: #c9823a; }
+.card.chosen { box-shadow: 0 0 0 3px #3d8bfd; transform: translateY(-0.35em); z-index: 1; }
+#review th { white-space: normal; vertical-align: bottom; font-size: 0.9em; }
+#review .ci { display: block; font-size: 0.82em; color: #666; }
+#review .scroll { max-width: 100%; overflow-x: auto; }
+#review .tag { font-size: 0.8em; padding: 0 0.3em; border-radius: 0.2em; background: #eef4ff; }
+#review .tag.best { background: #e3f5e6; }
+#decision { font-weight: 600; }
+#lang { font-size: 0.9em; }
+@media (max-width: 640px) {
+  body { padding: 0 0.4em; margin: 0.4em auto; }
+  #table { grid-template-columns: repeat(3, minmax(0, 1fr)); padding: 0.5em; gap: 0.4em; }
+  h1 { font-size: 1.05em; }
+  #header, #tribute { font-size: 0.76em; margin: 0.15em 0; }
+  #summary p { font-size: 0.8em; }
+  .graph { height: 2em; margin-bottom: 0.3em; }
+  #controls { margin: 0.3em 0; gap: 0.3em; }
+  #controls button { padding: 0.15em 0.5em; }
+  #middle { grid-column: 1 / 4; grid-row: 1; min-height: 4em; padding: 0.4em; }
+  #middle .card { font-size: 12px; }
+  #seat-bottom { grid-column: 1 / 4; grid-row: 2; justify-self: stretch; }
+  #seat-left { grid-column: 1; grid-row: 3; } #seat-top { grid-column: 2; grid-row: 3; justify-self: stretch; }
+  #seat-right { grid-column: 3; grid-row: 3; }
+  .seat { min-height: 0; padding: 0.3em 0.4em; }
+  .seat:not(#seat-bottom) .card { font-size: 9px; }
+  .seat:not(#seat-bottom) h2 { font-size: 0.78em; }
+  #review table, #review tbody, #review tr, #review td { display: block; }
+  #review tr.head { display: none; }
+  #review tr { border-bottom: 1px solid #ddd; padding: 0.3em 0; }
+  #review td, #review td.num { border: 0; white-space: normal; padding: 0.05em 0; text-align: left; }
+  #review td[data-h]:not(:empty)::before { content: attr(data-h) ": "; color: #666; font-weight: 400; }
+  #review .ci { display: inline; margin-left: 0.4em; }
+  #review td.why { min-width: 0; }
+}
 </style>
 </head>
 <body>
@@ -331,17 +375,18 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 </header>
 <section id="summary"></section>
 <div id="controls">
-<label id="deal-choice">deal <select id="deal"></select></label>
-<button id="first" title="first (Home)">&#x00AB; first</button>
-<button id="prev" title="back (left arrow)">&#x25C0; back</button>
-<button id="next" title="forward (right arrow)">forward &#x25B6;</button>
-<button id="last" title="last (End)">last &#x00BB;</button>
+<label id="deal-choice"><span data-l="deal">deal</span> <select id="deal"></select></label>
+<button id="first" data-l="first" title="first (Home)">&#x00AB; first</button>
+<button id="prev" data-l="back" title="back (left arrow)">&#x25C0; back</button>
+<button id="next" data-l="forward" title="forward (right arrow)">forward &#x25B6;</button>
+<button id="last" data-l="last" title="last (End)">last &#x00BB;</button>
 <span id="position" class="muted"></span>
-<label>view <select id="view">
-<option value="open">open hands</option>
-<option value="0">seat 0's view</option><option value="1">seat 1's view</option>
-<option value="2">seat 2's view</option><option value="3">seat 3's view</option>
+<label><span data-l="view">view</span> <select id="view">
+<option value="open" data-l="open">open hands</option>
+<option value="0" data-l="view0">seat 0's view</option><option value="1" data-l="view1">seat 1's view</option>
+<option value="2" data-l="view2">seat 2's view</option><option value="3" data-l="view3">seat 3's view</option>
 </select></label>
+<button id="lang" type="button" title="&#x4E2D;&#x6587; / English">&#x4E2D;&#x6587;</button>
 </div>
 <div id="table">
 <section class="seat" id="seat-top"></section>
@@ -351,9 +396,9 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 <section class="seat" id="seat-bottom"></section>
 </div>
 <p id="note"></p>
-<div id="timeline" aria-label="timeline of the deal's plays"></div>
-<p class="legend">Timeline: one mark per play or pass (blue team 0, brown team 1, faded: pass); &#x2022; a reviewed decision; red ! a mistake; grey ? unclear. Keys: &#x2190; &#x2192; step, Home / End.</p>
 <section id="review"></section>
+<div id="timeline" aria-label="timeline of the deal's plays"></div>
+<p class="legend" id="legend"></p>
 <p class="muted" id="end"></p>
 <script type="application/json" id="deal-data">{{data}}</script>
 <script>
@@ -362,6 +407,52 @@ const DATA = JSON.parse(document.getElementById("deal-data").textContent);
 const RANKS = ["2","3","4","5","6","7","8","9","10","J","Q","K","A"];
 const SUITS = ["\u2660","\u2665","\u2663","\u2666"];
 const SUIT_NAMES = ["spades","hearts","clubs","diamonds"];
+// the page's own words in both languages; the sentences the log gives (tribute, reasons,
+// summaries, the deal's end) stay in English
+const LABELS = {
+  en: {deal: "deal", first: "\u00ab first", back: "\u25c0 back", forward: "forward \u25b6", last: "last \u00bb", view: "view",
+       open: "open hands", view0: "seat 0's view", view1: "seat 1's view", view2: "seat 2's view", view3: "seat 3's view",
+       seat: "seat", team: "team", card: "card", cards: "cards", out: "out", pass: "pass", passes: "passes", plays: "plays",
+       leads: "leads", trick: "trick", beforeFirst: "before the first trick", step: "step", of: "of", play: "play",
+       trickOver: "the trick is over", dealOver: "deal over", toMove: "to move", lead: "lead", on: "on",
+       partner: "partner", opponent: "opponent", played: "played", best: "best", loss: "loss", over: "over", worlds: "worlds",
+       mistake: "MISTAKE", unclear: "unclear", why: "Why", alternative: "move", cardsCol: "cards", value: "value (95%)",
+       gain: "gain over the play made (95%)", worldsCol: "worlds", outFirst: "out first",
+       doubles: "double-down for / against", does: "what it does", mark: "",
+       next: "next", notReviewed: "not reviewed: no choice, or another seat", noValues: "No review values on this page (guandan review --html adds them).",
+       start: "Each reviewed decision shows here at the position before it: the hand as it was, the play made marked, and every alternative with its value.",
+       then: "Then, in one world", afterPlayed: "after the play made", afterBest: "after the best",
+       exact: "exact (two seats left, each knowing the other's hand: the race solved)",
+       valuesFrom: "from seat {s}'s view only. A mistake: the loss's 95% interval lies at or above {t} levels (a close call gets more worlds first); unclear: it still holds {t} at the most worlds. Gain: the alternative's value minus the play made's, on the same worlds.",
+       values: "Values", legendReview: "Timeline: one mark per play or pass (blue team 0, brown team 1, faded: pass); \u2022 a reviewed decision; red ! a mistake; grey ? unclear. A click goes to the position before that play. Keys: \u2190 \u2192 step, Home / End.",
+       legendPlain: "Timeline: one mark per play or pass (blue team 0, brown team 1, faded: pass). A click goes to the position before that play. Keys: \u2190 \u2192 step, Home / End.",
+       graphLabel: "expected levels before each decision (click: go there)", levels: "levels",
+       places: ["1st", "2nd", "3rd", "4th"], lang: "\u4e2d\u6587",
+       types: {single: "single", pair: "pair", triple: "triple", full_house: "full house", straight: "straight", tube: "tube",
+               plate: "plate", bomb: "bomb", straight_flush: "straight flush", joker_bomb: "joker bomb", pass: "pass"}},
+  zh: {deal: "\u5c40", first: "\u00ab \u5f00\u5934", back: "\u25c0 \u540e\u9000", forward: "\u524d\u8fdb \u25b6", last: "\u7ed3\u5c3e \u00bb", view: "\u89c6\u89d2",
+       open: "\u660e\u724c", view0: "0 \u53f7\u5ea7\u89c6\u89d2", view1: "1 \u53f7\u5ea7\u89c6\u89d2", view2: "2 \u53f7\u5ea7\u89c6\u89d2", view3: "3 \u53f7\u5ea7\u89c6\u89d2",
+       seat: "\u5ea7", team: "\u961f", card: "\u5f20", cards: "\u5f20", out: "\u51fa\u5b8c", pass: "\u4e0d\u8981", passes: "\u4e0d\u8981", plays: "\u51fa",
+       leads: "\u5148\u51fa", trick: "\u7b2c\u51e0\u8f6e", beforeFirst: "\u7b2c\u4e00\u8f6e\u4e4b\u524d", step: "\u6b65", of: "/", play: "\u624b",
+       trickOver: "\u672c\u8f6e\u7ed3\u675f", dealOver: "\u672c\u5c40\u7ed3\u675f", toMove: "\u884c\u52a8", lead: "\u9996\u51fa", on: "\u538b",
+       partner: "\u961f\u53cb", opponent: "\u5bf9\u624b", played: "\u5b9e\u9645\u51fa\u724c", best: "\u6700\u4f73", loss: "\u635f\u5931", over: "\u5171", worlds: "\u4e2a\u4e16\u754c",
+       mistake: "\u5931\u8bef", unclear: "\u4e0d\u786e\u5b9a", why: "\u539f\u56e0", alternative: "\u51fa\u6cd5", cardsCol: "\u724c", value: "\u4ef7\u503c (95%)",
+       gain: "\u76f8\u5bf9\u5b9e\u9645\u51fa\u724c\u7684\u6536\u76ca (95%)", worldsCol: "\u4e16\u754c\u6570", outFirst: "\u5148\u51fa\u5b8c",
+       doubles: "\u53cc\u4e0b \u6211\u65b9 / \u5bf9\u65b9", does: "\u5bf9\u624b\u724c\u7684\u5f71\u54cd", mark: "",
+       next: "\u4e0b\u4e00\u624b", notReviewed: "\u672a\u590d\u76d8\uff1a\u522b\u65e0\u9009\u62e9\uff0c\u6216\u662f\u522b\u7684\u5ea7\u4f4d", noValues: "\u672c\u9875\u6ca1\u6709\u590d\u76d8\u6570\u503c\uff08guandan review --html \u4f1a\u52a0\u4e0a\uff09\u3002",
+       start: "\u6bcf\u4e2a\u590d\u76d8\u7684\u51b3\u7b56\u90fd\u5728\u51b3\u7b56\u524d\u7684\u5c40\u9762\u663e\u793a\uff1a\u5f53\u65f6\u7684\u624b\u724c\u3001\u6807\u51fa\u7684\u5b9e\u9645\u51fa\u724c\uff0c\u548c\u6bcf\u79cd\u51fa\u6cd5\u7684\u4ef7\u503c\u3002",
+       then: "\u4e4b\u540e\uff08\u67d0\u4e00\u4e2a\u4e16\u754c\uff09", afterPlayed: "\u5b9e\u9645\u51fa\u724c\u4e4b\u540e", afterBest: "\u6700\u4f73\u51fa\u6cd5\u4e4b\u540e",
+       exact: "\u7cbe\u786e\uff08\u53ea\u5269\u4e24\u5ea7\uff0c\u4e92\u77e5\u624b\u724c\uff1a\u5df2\u6c42\u89e3\uff09",
+       valuesFrom: "\u53ea\u7528 {s} \u53f7\u5ea7\u770b\u5f97\u5230\u7684\u4fe1\u606f\u3002\u5931\u8bef\uff1a\u635f\u5931\u7684 95% \u533a\u95f4\u4e0d\u4f4e\u4e8e {t} \u7ea7\uff08\u63a5\u8fd1\u7684\u5148\u591a\u62bd\u4e16\u754c\uff09\uff1b\u4e0d\u786e\u5b9a\uff1a\u6700\u591a\u4e16\u754c\u65f6\u533a\u95f4\u4ecd\u542b {t}\u3002\u6536\u76ca\uff1a\u540c\u4e00\u6279\u4e16\u754c\u4e0a\u8be5\u51fa\u6cd5\u7684\u4ef7\u503c\u51cf\u5b9e\u9645\u51fa\u724c\u7684\u4ef7\u503c\u3002",
+       values: "\u6570\u503c", legendReview: "\u65f6\u95f4\u7ebf\uff1a\u6bcf\u624b\u4e00\u683c\uff08\u84dd 0 \u961f\uff0c\u68d5 1 \u961f\uff0c\u6de1\uff1a\u4e0d\u8981\uff09\uff1b\u2022 \u5df2\u590d\u76d8\uff1b\u7ea2 ! \u5931\u8bef\uff1b\u7070 ? \u4e0d\u786e\u5b9a\u3002\u70b9\u51fb\u5230\u8be5\u624b\u4e4b\u524d\u7684\u5c40\u9762\u3002\u6309\u952e\uff1a\u2190 \u2192\u3001Home / End\u3002",
+       legendPlain: "\u65f6\u95f4\u7ebf\uff1a\u6bcf\u624b\u4e00\u683c\uff08\u84dd 0 \u961f\uff0c\u68d5 1 \u961f\uff0c\u6de1\uff1a\u4e0d\u8981\uff09\u3002\u70b9\u51fb\u5230\u8be5\u624b\u4e4b\u524d\u7684\u5c40\u9762\u3002\u6309\u952e\uff1a\u2190 \u2192\u3001Home / End\u3002",
+       graphLabel: "\u6bcf\u4e2a\u51b3\u7b56\u524d\u7684\u9884\u671f\u5347\u7ea7\uff08\u70b9\u51fb\u8df3\u8f6c\uff09", levels: "\u7ea7",
+       places: ["\u4e0a\u6e38", "\u4e8c\u6e38", "\u4e09\u6e38", "\u4e0b\u6e38"], lang: "English",
+       types: {single: "\u5355\u5f20", pair: "\u5bf9\u5b50", triple: "\u4e09\u540c\u5f20", full_house: "\u4e09\u5e26\u4e8c", straight: "\u987a\u5b50", tube: "\u4e09\u8fde\u5bf9",
+               plate: "\u94a2\u677f", bomb: "\u70b8\u5f39", straight_flush: "\u540c\u82b1\u987a", joker_bomb: "\u56db\u738b\u70b8", pass: "\u4e0d\u8981"}},
+};
+let lang = new URLSearchParams(location.search).get("lang") === "zh" ? "zh" : "en";
+const T = (key) => LABELS[lang][key] ?? LABELS.en[key] ?? key;
 let dealNo = 0, step = 0, view = "open";
 
 function el(tag, cls, text) {
@@ -388,9 +479,15 @@ function cardEl(face, deal) {
   c.append(el("span", "r", RANKS[r]), el("span", "s", SUITS[s]));
   return c;
 }
-function cardsEl(faces, deal, cls) {
+function cardsEl(faces, deal, cls, marked) {
   const box = el("span", cls || "cards");
-  for (const f of faces) box.append(cardEl(f, deal));
+  const left = new Map();
+  for (const f of marked || []) left.set(f, (left.get(f) || 0) + 1);
+  for (const f of faces) {
+    const c = cardEl(f, deal);
+    if (left.get(f)) { c.classList.add("chosen"); left.set(f, left.get(f) - 1); }
+    box.append(c);
+  }
   return box;
 }
 function backsEl(n) {
@@ -398,18 +495,33 @@ function backsEl(n) {
   for (let i = 0; i < n; i++) box.append(el("span", "card back"));
   return box;
 }
-function fmt(x) { return x === null ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(2); }
+function fmt(x) { return x === null || x === undefined ? "n/a" : (x >= 0 ? "+" : "") + x.toFixed(2); }
 function pct(x) { return x === null || x === undefined ? "" : Math.round(100 * x) + "%"; }
+function interval(lo, hi) { return lo === null || lo === undefined ? "" : "[" + fmt(lo) + ", " + fmt(hi) + "]"; }
+// a play's name in the page's language: "pair 7 (♥2 = 4)" in English (from the log's side), "对子 7" in 中文
+function playName(a) {
+  if (lang === "en" || !a.type) return a.label;
+  const wild = a.label.indexOf(" (");
+  return (T("types")[a.type] || a.type) + (a.key ? " " + a.key : "") + (wild >= 0 ? a.label.slice(wild) : "");
+}
+function seatName(s) { return lang === "en" ? "seat " + s : s + " \u53f7\u5ea7"; }
+// the decision taken at step k: the next action, and its review if there is one
+function decisionAt(deal, k) {
+  const next = deal.steps[k + 1];
+  if (!next) return {next: null, review: null};
+  return {next: next, review: deal.reviews[String(next.index)] || null};
+}
+function lastOf(st) { return st.trick[st.trick.length - 1]; }
 
-function renderSeat(box, seat, deal, st) {
+function renderSeat(box, seat, deal, st, marked) {
   box.replaceChildren();
   box.dataset.seat = seat;
   box.classList.toggle("to-move", st.toMove === seat);
   const place = st.finished.indexOf(seat);
   box.classList.toggle("out", place >= 0);
   const hand = st.hands[seat];  // sorted by power at the deal's level
-  let head = "seat " + seat + " \u00b7 " + deal.names[seat] + " \u00b7 team " + (seat & 1) + " \u00b7 " + hand.length + (hand.length === 1 ? " card" : " cards");
-  if (place >= 0) head += " \u00b7 out " + DATA.places[place];
+  let head = seatName(seat) + " \u00b7 " + deal.names[seat] + " \u00b7 " + T("team") + " " + (seat & 1) + " \u00b7 " + hand.length + " " + (hand.length === 1 ? T("card") : T("cards"));
+  if (place >= 0) head += " \u00b7 " + T("out") + " " + T("places")[place];
   if (st.toMove === seat) head = "\u25b6 " + head;
   const title = el("h2", "", head);
   title.title = deal.strategies[seat];
@@ -417,14 +529,15 @@ function renderSeat(box, seat, deal, st) {
   const shown = view === "open" || Number(view) === seat;
   const h = el("div", "hand");
   h.dataset.shown = shown ? "yes" : "no";
-  h.append(shown ? cardsEl(hand, deal) : backsEl(hand.length));
+  h.append(shown ? cardsEl(hand, deal, "cards", marked) : backsEl(hand.length));
   box.append(h);
 }
 
 function renderTrick(deal, st) {
   const box = document.getElementById("trick");
   box.replaceChildren();
-  document.getElementById("trick-title").textContent = st.trickNumber ? "trick " + st.trickNumber : "before the first trick";
+  document.getElementById("trick-title").textContent = st.trickNumber
+    ? (lang === "en" ? "trick " + st.trickNumber : "\u7b2c " + st.trickNumber + " \u8f6e") : T("beforeFirst");
   let top = -1;
   st.trick.forEach((p, i) => { if (p.kind === "play") top = i; });
   st.trick.forEach((p, i) => {
@@ -432,103 +545,142 @@ function renderTrick(deal, st) {
     row.dataset.seat = p.seat;
     row.dataset.kind = p.kind;
     row.dataset.cards = p.cards.map(f => DATA.faces[f]).join(" ");
-    row.append(el("span", "who", "seat " + p.seat));
-    if (p.kind === "play") row.append(cardsEl(p.cards, deal), el("span", "label", p.label));
-    else row.append(el("span", "pass", "pass"));
+    row.append(el("span", "who", seatName(p.seat)));
+    if (p.kind === "play") row.append(cardsEl(p.cards, deal), el("span", "label", playName(p)));
+    else row.append(el("span", "pass", T("pass")));
     box.append(row);
   });
+}
+
+function noteText(deal, st) {
+  const last = lastOf(st);
+  let note;
+  if (!last) note = seatName(st.toMove) + " " + T("leads");
+  else if (last.kind === "play") note = seatName(last.seat) + " " + T("plays") + " " + playName(last);
+  else note = seatName(last.seat) + " " + T("passes");
+  if (st.trickOver) note += "; " + T("trickOver") + ", " + seatName(st.toMove) + " " + T("leads");
+  if (step === deal.steps.length - 1 && deal.end.length) note += " \u00b7 " + T("dealOver");
+  return note;
+}
+
+function contextText(r) {
+  if (lang === "en") return r.context;
+  return r.context.replace(/^lead/, T("lead")).replace(/^on seat (\d)'s /, (m, s) => T("on") + " " + s + " \u53f7\u5ea7\u7684 ")
+    .replace("(partner)", "(" + T("partner") + ")").replace("(opponent)", "(" + T("opponent") + ")").replace(/(\d+) cards?$/, "$1 \u5f20");
+}
+
+function cell(tag, cls, text, head) {
+  const c = el(tag, cls, text);
+  if (head) c.dataset.h = head;
+  return c;
 }
 
 function renderReview(deal) {
   const box = document.getElementById("review");
   box.replaceChildren();
-  const st = deal.steps[step];
-  if (step === 0) {
-    box.append(el("p", "", Object.keys(deal.reviews).length
-      ? "Step forward to see each reviewed decision's alternatives and their values (levels for the deciding seat's team)."
-      : "No review values on this page (guandan review --html adds them)."));
-    return;
-  }
-  const r = deal.reviews[String(st.index)];
-  const last = st.trick[st.trick.length - 1];
+  const reviewed = Object.keys(deal.reviews).length > 0;
+  const {next, review: r} = decisionAt(deal, step);
   if (!r) {
-    box.append(el("p", "", "play " + st.index + ": " + (last ? "seat " + last.seat + " " + (last.kind === "play" ? "plays " + last.label : "passes") : "") +
-      (Object.keys(deal.reviews).length ? " (not reviewed: no choice, or another seat)" : "")));
+    if (!next) { box.append(el("p", "", deal.end.join(" \u00b7 "))); return; }
+    const act = lastOf(next);
+    const what = act.kind === "play" ? T("plays") + " " + playName(act) : T("passes");
+    box.append(el("p", "", T("next") + ": " + seatName(act.seat) + " " + what +
+      (reviewed ? " (" + T("notReviewed") + ")" : "")));
+    if (step === 0) box.append(el("p", "legend", reviewed ? T("start") : T("noValues")));
     return;
   }
+  const trickNo = next.trickNumber;
   const h = el("p");
-  h.append("play " + st.index + ": seat " + r.seat + " (" + r.context + ") played " + r.played.label + " " + fmt(r.playedValue) +
-    "; best " + r.best.label + " " + fmt(r.bestValue) + "; loss " + fmt(r.loss) +
-    (r.lossLow === null || r.exact || r.loss === 0 ? "" : " [" + fmt(r.lossLow) + ", " + fmt(r.lossHigh) + "]" +
-      (r.lossWorlds > r.worlds ? " over " + r.lossWorlds + " worlds" : "")) + " ");
-  if (r.mistake) h.append(el("span", "mistake", "MISTAKE"));
-  if (r.label === "unclear") h.append(el("span", "unclear", "unclear"));
+  h.id = "decision";
+  h.dataset.index = next.index;
+  h.dataset.seat = r.seat;
+  h.append((lang === "en" ? "trick " + trickNo + ", play " + next.index + ": " : "\u7b2c " + trickNo + " \u8f6e\uff0c\u7b2c " + next.index + " \u624b\uff1a") +
+    seatName(r.seat) + " " + T("toMove") + " (" + contextText(r) + ") \u00b7 " + T("played") + " " + playName(r.played) + " " + fmt(r.playedValue) +
+    " \u00b7 " + T("best") + " " + playName(r.best) + " " + fmt(r.bestValue) + " \u00b7 " + T("loss") + " " + fmt(r.loss) +
+    (r.lossLow === null || r.exact || r.loss === 0 ? "" : " " + interval(r.lossLow, r.lossHigh) +
+      (r.lossWorlds > r.worlds ? " " + T("over") + " " + r.lossWorlds + " " + T("worlds") : "")) + " ");
+  if (r.mistake) h.append(el("span", "mistake", T("mistake")));
+  if (r.label === "unclear") h.append(el("span", "unclear", T("unclear")));
   box.append(h);
+  if (r.reason && !r.alternatives.some(a => a.played && a.best)) box.append(el("p", "reason", T("why") + ": " + r.reason));
   const t = el("table");
-  const head = el("tr");
-  if (r.reason && !r.alternatives.some(a => a.played && a.best)) box.append(el("p", "reason", "Why: " + r.reason));
-  if (r.then) box.append(el("p", "legend", "Then, in one world: after the play made " + r.then[0] + "; after the best " + r.then[1] + "."));
-  for (const c of ["alternative", "cards", "value", "95% interval", "worlds", "out first", "double-down for / against", "what it does", ""])
-    head.append(el("th", "", c));
+  const head = el("tr", "head");
+  const cols = ["alternative", "cardsCol", "value", "gain", "worldsCol", "outFirst", "doubles", "does", "mark"];
+  for (const c of cols) head.append(el("th", "", T(c)));
   t.append(head);
   for (const a of r.alternatives) {
     const tr = el("tr", (a.played ? "played " : "") + (a.best ? "best" : ""));
-    tr.append(el("td", "", a.label));
-    const cards = el("td", "small");
+    tr.dataset.cards = a.cards.map(f => DATA.faces[f]).join(" ");
+    tr.append(cell("td", "", playName(a)));
+    const cards = cell("td", "small", undefined, T("cardsCol"));
     cards.append(cardsEl(a.cards, deal));
-    tr.append(cards, el("td", "num", fmt(a.mean)),
-      el("td", "num", a.low === null ? "" : "[" + fmt(a.low) + ", " + fmt(a.high) + "]"),
-      el("td", "num", String(a.n)),
-      el("td", "num", pct(a.firstOut)),
-      el("td", "num", a.doubleFor === null ? "" : pct(a.doubleFor) + " / " + pct(a.doubleAgainst)),
-      el("td", "why", a.reason),
-      el("td", "", (a.played ? "played" : "") + (a.best ? (a.played ? ", best" : "best") : "")));
+    const value = cell("td", "num", fmt(a.mean), T("value"));
+    if (!a.exact) value.append(el("span", "ci", interval(a.low, a.high)));
+    const gain = cell("td", "num gain", a.played ? "" : fmt(a.gain), T("gain"));
+    if (!a.played && !a.exact) gain.append(el("span", "ci", interval(a.gainLow, a.gainHigh)));
+    const mark = el("td");
+    if (a.played) mark.append(el("span", "tag", T("played")));
+    if (a.best) mark.append(" ", el("span", "tag best", T("best")));
+    tr.append(cards,
+      value,
+      gain,
+      cell("td", "num", String(a.n), T("worldsCol")),
+      cell("td", "num", pct(a.firstOut), T("outFirst")),
+      cell("td", "num", a.doubleFor === null ? "" : pct(a.doubleFor) + " / " + pct(a.doubleAgainst), T("doubles")),
+      cell("td", "why", a.reason, T("does")),
+      mark);
     t.append(tr);
   }
-  box.append(t);
-  const how = r.exact ? "exact (two seats left, each knowing the other's hand: the race solved)"
-    : deal.evaluator + ", " + r.worlds + " worlds";
-  box.append(el("p", "legend", "Values: " + how + ", from seat " + r.seat +
-    "'s view only. A mistake: the loss's 95% interval lies at or above " + deal.threshold +
-    " levels (a close call gets more worlds first); unclear: it still holds " + deal.threshold + " at the most worlds."));
+  const wrap = el("div", "scroll");
+  wrap.append(t);
+  box.append(wrap);
+  if (r.then) box.append(el("p", "legend", T("then") + ": " + T("afterPlayed") + " " + r.then[0] + "; " + T("afterBest") + " " + r.then[1] + "."));
+  const how = r.exact ? T("exact") : deal.evaluator + ", " + r.worlds + " " + T("worlds");
+  box.append(el("p", "legend", T("values") + ": " + how + ", " +
+    T("valuesFrom").replace("{s}", r.seat).replaceAll("{t}", deal.threshold)));
 }
 
 function renderTimeline(deal) {
   const box = document.getElementById("timeline");
-  if (box.dataset.deal !== String(dealNo)) {
+  const key = dealNo + ":" + lang;
+  if (box.dataset.deal !== key) {
     box.replaceChildren();
-    box.dataset.deal = String(dealNo);
+    box.dataset.deal = key;
     deal.steps.forEach((st, k) => {
       if (k === 0) return;
-      const last = st.trick[st.trick.length - 1];
+      const last = lastOf(st);
       const b = el("button", "tick s" + last.seat + (last.kind === "pass" ? " pass" : ""));
       b.dataset.step = k;
+      b.dataset.index = st.index;
       const r = deal.reviews[String(st.index)];
       if (r) b.classList.add(r.mistake ? "mistake" : r.label === "unclear" ? "unclear" : "reviewed");
-      b.title = "play " + st.index + ": seat " + last.seat + " " + (last.kind === "play" ? last.label : "pass") +
-        (r ? " \u00b7 loss " + fmt(r.loss) + (r.label !== "ok" ? " (" + r.label + ")" : "") : "");
-      b.addEventListener("click", () => { step = k; render(); });
+      b.title = T("play") + " " + st.index + ": " + seatName(last.seat) + " " + (last.kind === "play" ? playName(last) : T("pass")) +
+        (r ? " \u00b7 " + T("loss") + " " + fmt(r.loss) + (r.label !== "ok" ? " (" + T(r.label) + ")" : "") : "");
+      b.addEventListener("click", () => go(k - 1));
       box.append(b);
     });
   }
-  for (const b of box.children) b.classList.toggle("current", Number(b.dataset.step) === step);
+  // the current mark: the play about to be made at this step
+  for (const b of box.children) b.classList.toggle("current", Number(b.dataset.step) === step + 1);
+  document.getElementById("legend").textContent = Object.keys(deal.reviews).length ? T("legendReview") : T("legendPlain");
 }
 
 function renderSummary(deal) {
   const box = document.getElementById("summary");
-  if (box.dataset.deal === String(dealNo)) return;
-  box.dataset.deal = String(dealNo);
+  const key = dealNo + ":" + lang;
+  if (box.dataset.deal === key) return;
+  box.dataset.deal = key;
   box.replaceChildren();
   for (const s of deal.summary || []) {
     box.append(el("p", "", s.text));
     const graph = el("div", "graph");
-    graph.setAttribute("aria-label", "seat " + s.seat + ": expected levels after each decision (click: go there)");
+    graph.setAttribute("aria-label", seatName(s.seat) + ": " + T("graphLabel"));
     for (const [index, value] of s.graph) {
       const b = el("button", value < 0 ? "neg" : "");
       b.style.height = (8 + 92 * (Math.min(3, Math.max(-3, value)) + 3) / 6) + "%";
-      b.title = "play " + index + ": " + fmt(value) + " levels";
+      b.title = T("play") + " " + index + ": " + fmt(value) + " " + T("levels");
       b.dataset.index = index;
-      b.addEventListener("click", () => { const k = deal.steps.findIndex(t => t.index === index); if (k >= 0) { step = k; render(); } });
+      b.addEventListener("click", () => { const k = deal.steps.findIndex(t => t.index === index); if (k > 0) go(k - 1); });
       graph.append(b);
     }
     box.append(graph);
@@ -539,14 +691,17 @@ function render() {
   const deal = DATA.deals[dealNo];
   renderSummary(deal);
   const st = deal.steps[step];
+  const {review: r} = decisionAt(deal, step);
   document.getElementById("header").textContent = deal.header + (deal.where ? " \u00b7 " + deal.where : "");
   document.getElementById("tribute").textContent = deal.tribute.join(" \u00b7 ");
-  document.getElementById("position").textContent = "step " + step + " of " + (deal.steps.length - 1);
-  const bottom = view === "open" ? 0 : Number(view);
+  document.getElementById("position").textContent = T("step") + " " + step + " " + T("of") + " " + (deal.steps.length - 1);
+  // at the bottom: the seat whose view is shown, else the reviewed seat
+  const bottom = view !== "open" ? Number(view) : deal.focus ?? 0;
   const places = {bottom: bottom, right: (bottom + 1) % 4, top: (bottom + 2) % 4, left: (bottom + 3) % 4};
-  for (const [where, seat] of Object.entries(places)) renderSeat(document.getElementById("seat-" + where), seat, deal, st);
+  for (const [where, seat] of Object.entries(places))
+    renderSeat(document.getElementById("seat-" + where), seat, deal, st, r && r.seat === seat ? r.played.cards : null);
   renderTrick(deal, st);
-  document.getElementById("note").textContent = step === deal.steps.length - 1 && deal.end.length ? st.note + " \u00b7 deal over" : st.note;
+  document.getElementById("note").textContent = noteText(deal, st);
   document.getElementById("end").textContent = step === deal.steps.length - 1 ? deal.end.join(" \u00b7 ") : "";
   renderTimeline(deal);
   renderReview(deal);
@@ -557,10 +712,18 @@ function go(k) {
   step = Math.max(0, Math.min(n, k));
   render();
 }
+function setLanguage(to) {
+  lang = to;
+  document.documentElement.lang = lang === "en" ? "en" : "zh";
+  document.getElementById("lang").textContent = T("lang");
+  for (const e of document.querySelectorAll("[data-l]")) e.textContent = T(e.dataset.l);
+  render();
+}
 document.getElementById("first").addEventListener("click", () => go(0));
 document.getElementById("prev").addEventListener("click", () => go(step - 1));
 document.getElementById("next").addEventListener("click", () => go(step + 1));
 document.getElementById("last").addEventListener("click", () => go(1e9));
+document.getElementById("lang").addEventListener("click", () => setLanguage(lang === "en" ? "zh" : "en"));
 document.getElementById("view").addEventListener("change", e => { view = e.target.value; render(); });
 const dealSelect = document.getElementById("deal");
 DATA.deals.forEach((d, i) => { const o = el("option", "", d.label); o.value = i; dealSelect.append(o); });
@@ -573,7 +736,7 @@ document.addEventListener("keydown", e => {
   else if (e.key === "Home") { go(0); e.preventDefault(); }
   else if (e.key === "End") { go(1e9); e.preventDefault(); }
 });
-render();
+setLanguage(lang);
 </script>
 </body>
 </html>

@@ -102,6 +102,9 @@ class TableServer:
             process_request=self._http,
             max_size=MAX_FRAME,
             ping_interval=None,
+            # an HTTP request is answered inside the opening handshake, and a review page takes
+            # seconds to make: websockets' 10 s handshake limit dropped slow ones unanswered
+            open_timeout=REVIEW_SECONDS + 30,
         ) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
             self._ready.set()

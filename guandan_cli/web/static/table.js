@@ -8,13 +8,15 @@ const LABELS = {
         team: "team", levels: "levels", lead: "leads", thinking: "is thinking…", yourTurn: "your turn",
         review: "review of deal", over: "deal over", matchOver: "the match is over", legal: "legal plays",
         which: "these cards can be declared as:", back: "back", passes: "passes", tribute: "tribute", ret: "return",
-        connecting: "connecting…", closed: "the server is gone: every answer is saved (guandan table --resume)" },
+        connecting: "connecting…", closed: "the server is gone: every answer is saved (guandan table --resume)",
+        reviewing: "reviewing the deal… (seconds: every decision is valued)", newTab: "new tab", close: "close (Esc)" },
   zh: { title: "掼蛋 牌桌", play: "出牌 (Enter)", pass: "不要 (P)", hint: "提示 (H)", clear: "清除",
         sort: "按花色排", sortPower: "按大小排", you: "你", cards: "张", out: "出完", level: "级牌",
         team: "队", levels: "级", lead: "先出", thinking: "思考中…", yourTurn: "轮到你",
         review: "复盘 第", over: "本局结束", matchOver: "比赛结束", legal: "可出的牌",
         which: "这些牌可以作为：", back: "返回", passes: "不要", tribute: "进贡", ret: "还贡",
-        connecting: "连接中…", closed: "服务器已停止：答案都已保存（guandan table --resume）" },
+        connecting: "连接中…", closed: "服务器已停止：答案都已保存（guandan table --resume）",
+        reviewing: "正在复盘本局…（需几秒：每个决策都要估值）", newTab: "新标签页", close: "关闭 (Esc)" },
 };
 let lang = "en";
 const T = (key) => LABELS[lang][key] || LABELS.en[key] || key;
@@ -225,13 +227,32 @@ function showOver(m) {
   const box = $("over");
   box.innerHTML = "";
   box.append(span(`${T("over")} ${m.deal}: ${m.finish.join(", ")} `));
-  const a = document.createElement("a");
-  a.href = m.review;
-  a.target = "_blank";
-  a.id = `review-${m.deal}`;
-  a.textContent = `${T("review")} ${m.deal}`;
-  box.append(a);
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = `review-${m.deal}`;
+  b.textContent = `${T("review")} ${m.deal}`;
+  b.onclick = () => openReview(m.deal, m.review);
+  box.append(b);
   log(`${T("over")} ${m.deal}: ${m.finish.join(", ")}`);
+}
+
+// the deal's review (the `review --html` page the server makes) over the table, in this page
+function openReview(deal, href) {
+  const url = `${href}${href.includes("?") ? "&" : "?"}lang=${lang}`;
+  $("review-title").textContent = `${T("review")} ${deal}`;
+  $("review-tab").href = url;
+  $("review-status").textContent = T("reviewing");
+  const frame = $("review-frame");
+  frame.onload = () => {  // about:blank loads too (a pane opened before): wait for the review's own page
+    if (frame.contentWindow.location.pathname.startsWith("/review/")) $("review-status").textContent = "";
+  };
+  frame.src = url;
+  $("reviewpane").hidden = false;
+  frame.focus();
+}
+function closeReview() {
+  $("reviewpane").hidden = true;
+  $("review-frame").src = "about:blank";
 }
 
 function playSelection() {
@@ -253,7 +274,9 @@ $("lang").onclick = () => {
   for (const el of document.querySelectorAll("[data-l]")) el.textContent = T(el.dataset.l);
   render();
 };
+$("review-close").onclick = closeReview;
 document.addEventListener("keydown", (e) => {
+  if (!$("reviewpane").hidden) { if (e.key === "Escape") closeReview(); return; }
   if (e.target.tagName === "INPUT") return;
   if (e.key === "Enter") { e.preventDefault(); playSelection(); }
   else if (e.key === "p" || e.key === "P") { if (asking && asking.can_pass) send({ type: "answer", text: "p" }); }
