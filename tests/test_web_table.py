@@ -151,6 +151,53 @@ def test_a_game_stopped_mid_deal_resumes_where_it_stopped(tmp_path):
     assert json.loads((out / "manifest.json").read_text())["state"] == "complete"
 
 
+def test_a_second_tab_gets_the_table_and_the_open_question_and_both_tabs_see_the_game(tmp_path):
+    """A second browser tab (or a reload) is served the latest state and the question still open;
+    an answer from either tab is taken once, both see what follows, and closing the first tab
+    leaves the game to the second."""
+    from websockets.sync.client import connect
+
+    def answer(ws, message: dict) -> None:
+        if message["type"] == "ask":
+            text = " ".join(c["token"] for c in message["options"][0]["cards"])
+            ws.send(json.dumps({"type": "answer", "text": text}))
+        elif message["type"] == "which":
+            ws.send(json.dumps({"type": "which", "index": 1}))
+
+    out = tmp_path / "g"
+    table = TableProcess(
+        ["--seat", str(SEAT), "--seed", "6", "--max-deals", "1", "--out", str(out)], tmp_path
+    )
+    try:
+        with connect(table.ws_url) as first:
+            seen = []
+            while sum(m["type"] == "ask" for m in seen) < 3:  # answer two questions, leave the third open
+                seen.append(json.loads(first.recv(timeout=60)))
+                if sum(m["type"] == "ask" for m in seen) < 3:
+                    answer(first, seen[-1])
+            open_question, latest_state = seen[-1], [m for m in seen if m["type"] == "state"][-1]
+            with connect(table.ws_url) as second:
+                opening = [json.loads(second.recv(timeout=60)) for _ in range(3)]
+                assert [m["type"] for m in opening] == ["hello", "state", "ask"]
+                assert opening[1] == latest_state and opening[2] == open_question
+                answer(second, open_question)
+                after_second = json.loads(second.recv(timeout=60))
+                assert json.loads(first.recv(timeout=60)) == after_second  # both tabs see it
+                assert after_second["type"] == "state"
+                first.close()
+                rest = [after_second]
+                while rest[-1]["type"] != "match_over":  # the second tab plays the deal out alone
+                    rest.append(json.loads(second.recv(timeout=60)))
+                    answer(second, rest[-1])
+    finally:
+        code, _, err = table.stop()
+    assert code == 0, err
+    assert json.loads((out / "manifest.json").read_text())["state"] == "complete"
+    logged = load_deal(out, 0, 0)
+    answers = (out / "human.jsonl").read_text().splitlines()
+    assert len(answers) == sum(seat == SEAT for seat, _ in logged.actions)  # each decision taken once
+
+
 def test_bad_answers_are_refused_with_the_rule(tmp_path):
     from websockets.sync.client import connect
 
