@@ -26,7 +26,7 @@ from guandan_cli.logs.records import parse_action
 from guandan_cli.review import MISTAKE_THRESHOLD, review
 from guandan_cli.review.core import review_decision
 from guandan_cli.review.evaluators import evaluator_maker
-from guandan_cli.review.walk import LoggedDeal, decisions, load_deal
+from guandan_cli.review.walk import LoggedDeal, decisions, load_deal, table_states
 
 DATA = Path(__file__).resolve().parent / "data"
 sys.path.insert(0, str(DATA))
@@ -319,10 +319,14 @@ def test_text_lines_and_the_summary_agree_with_the_json(run_dir):
     rows = _json_rows(runner.invoke(app, [*args, "-f", "json"]).stdout)
     assert text.exit_code == 0, text.output
     lines = text.stdout.splitlines()
-    decision_lines = [x for x in lines if x.startswith("#")]
+    decision_lines = [x for x in lines if x.startswith("trick ")]
     assert len(decision_lines) == len(rows)
+    states = table_states(load_deal(run_dir, 0, 1))
     for line, r in zip(decision_lines, rows):
-        assert line.startswith(f"#{r['index']:>3} seat {r['seat']}") and ("MISTAKE" in line) == r["mistake"]
+        assert line.startswith(f"trick {r['trick']:>2}, play {r['index']:>3} · seat {r['seat']} ")
+        assert ("MISTAKE" in line) == r["mistake"]
+        assert r["trick"] == states[r["index"] + 1].trick_number  # the trick the play went into
+    assert max(len(x) for x in lines if not x.startswith("seat ")) <= 200, max(lines, key=len)
     for seat in range(4):
         mine = [r for r in rows if r["seat"] == seat]
         summary = next(x for x in lines if x.startswith(f"seat {seat} ("))

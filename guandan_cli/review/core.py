@@ -158,17 +158,19 @@ class DecisionReview:
     #: (the first of the decision's; empty when the best is the play made)
     then_played: tuple = ()
     then_best: tuple = ()
+    #: the trick the decision belongs to, from 1 (``walk.Decision.trick``)
+    trick: int = 0
 
     @property
     def context(self) -> str:
-        """``lead`` or ``on seat 3's pair 7 (opponent)``, and the cards the seat held."""
+        """``lead`` or ``on seat 3's pair 7 (opponent)`` (``reasons.move_name``), and the cards the seat held."""
         if self.lead:
             where = "lead"
         else:
+            from .reasons import move_name
+
             who = "partner" if self.top_owner == self.seat ^ 2 else "opponent"
-            top = self.top
-            key = "10" if top.key == "T" else top.key
-            where = f"on seat {self.top_owner}'s {top.type.replace('_', ' ')} {key} ({who})"
+            where = f"on seat {self.top_owner}'s {move_name(self.top)} ({who})"
         return f"{where}, {plural(self.cards, 'card')}"
 
     def as_dict(self) -> dict:
@@ -179,6 +181,7 @@ class DecisionReview:
             "seat": self.seat,
             "strategy": self.strategy,
             "index": self.index,
+            "trick": self.trick,
             "context": self.context,
             "lead": self.lead,
             "top": None if self.top is None else action_text(self.top),
@@ -414,6 +417,7 @@ def review_decision(
         reason=why,
         then_played=then[0],
         then_best=then[1],
+        trick=decision.trick,
     )
 
 

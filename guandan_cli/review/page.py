@@ -36,6 +36,8 @@ from .core import DecisionReview
 from .walk import LoggedDeal, table_states
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
+#: a joker as a play's key, as the terminal and the reasons name it (the page's 中文: 小王 / 大王)
+JOKER_KEYS = {"SB": "small joker", "HR": "big joker"}
 
 
 def card_name(face: int) -> str:
@@ -51,7 +53,7 @@ def combo_label(combo: object, level: int) -> str:
     """
     if not isinstance(combo, Combo) or combo[0] == "pass":
         return "pass"
-    key = "10" if combo.key == "T" else combo.key
+    key = JOKER_KEYS.get(combo.key) or ("10" if combo.key == "T" else combo.key)
     text = f"{combo.type.replace('_', ' ')} {key}"
     means = wild_meanings(combo, level)
     if means:
@@ -502,7 +504,8 @@ function interval(lo, hi) { return lo === null || lo === undefined ? "" : "[" + 
 function playName(a) {
   if (lang === "en" || !a.type) return a.label;
   const wild = a.label.indexOf(" (");
-  return (T("types")[a.type] || a.type) + (a.key ? " " + a.key : "") + (wild >= 0 ? a.label.slice(wild) : "");
+  const key = {SB: "\u5c0f\u738b", HR: "\u5927\u738b"}[a.key] || a.key;
+  return (T("types")[a.type] || a.type) + (key ? " " + key : "") + (wild >= 0 ? a.label.slice(wild) : "");
 }
 function seatName(s) { return lang === "en" ? "seat " + s : s + " \u53f7\u5ea7"; }
 // the decision taken at step k: the next action, and its review if there is one

@@ -43,38 +43,31 @@ def header_lines(logged: LoggedDeal, evaluator: str, worlds: int, seats: Sequenc
 
 
 def decision_line(r: DecisionReview, level: int, style: Style) -> str:
-    """One decision: index, seat, trick context, the action played and its value, the best, the loss."""
+    """One decision, numbered by trick and play: who decided on what; then the play made and its
+    value, the best and the loss; when the best was another play, why, the odds and what followed.
+    """
+    label = {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(r.label, "")
+    head = f"trick {r.trick:>2}, play {r.index:>3} · seat {r.seat} {r.context}{' (exact)' if r.exact else ''}"
     played = f"played {action_label(r.played, level, style)} {signed(r.played_value)}"
     if r.best == r.played:
-        best = "best: the play made"
-    else:
-        best = f"best {action_label(r.best, level, style)} {signed(r.best_value)}"
-    interval = (
-        ""
-        if math.isnan(r.loss_low) or r.best == r.played or r.exact
-        else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
-    )
+        return f"{head} · {played}, the best"
+    interval = "" if math.isnan(r.loss_low) or r.exact else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
     if interval and r.loss_worlds > r.worlds:
         interval += f" over {r.loss_worlds} worlds"
-    mark = (" (exact)" if r.exact else "") + {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(
-        r.label, ""
-    )
-    line = f"#{r.index:>3} seat {r.seat}  {r.context} · {played} · {best} · loss {r.loss:.2f}{interval}{mark}"
-    if r.best == r.played:
-        return line
-    lines = [line, f"      why: {r.reason}", f"      odds for the team: {odds_text(r)}"]
+    best = f"best {action_label(r.best, level, style)} {signed(r.best_value)}"
+    lines = [head + label, f"      {played} · {best} · loss {r.loss:.2f}{interval}"]
+    lines += [f"      why: {r.reason}", f"      for the team: {odds_text(r)}"]
     if r.then_played or r.then_best:
-        lines.append(
-            f"      then, in one world: played → {_plays(r.then_played)}; best → {_plays(r.then_best)}"
-        )
+        lines.append(f"      then, in one world (seat: play): after it {_plays(r.then_played)}")
+        lines.append(f"                                       after the best {_plays(r.then_best)}")
     return "\n".join(lines)
 
 
 def _plays(plays: Sequence) -> str:
-    """``seat 1 pair 9, seat 2 pass, …`` (the deal over: ``end``)."""
+    """``1: pair 9, 2: pass, …`` (seat: play; the deal over: ``end``)."""
     from .reasons import move_name
 
-    return ", ".join(f"seat {seat} {move_name(a)}" for seat, a in plays) or "end"
+    return ", ".join(f"{seat}: {move_name(a)}" for seat, a in plays) or "end"
 
 
 def _percent(x: float) -> str:
@@ -82,16 +75,16 @@ def _percent(x: float) -> str:
 
 
 def odds_text(r: DecisionReview) -> str:
-    """``played: out first 45%, double-down for 9% / against 12%, -0.20 levels; best: …`` (the
-    shares of the worlds' outcomes for the seat's team)."""
+    """``played → out first 45%, double-down 9% for / 12% against; best → …`` (the shares of the
+    worlds' outcomes for the seat's team)."""
     parts = []
     for name, action in (("played", r.played), ("best", r.best)):
         a = next(x for x in r.alternatives if x.action == action)
         if not a.outcomes:
             continue
         parts.append(
-            f"{name}: out first {_percent(a.first_out)}, double-down for {_percent(a.double_for)}"
-            f" / against {_percent(a.double_against)}, {signed(a.mean)} levels"
+            f"{name} → out first {_percent(a.first_out)}, double-down {_percent(a.double_for)} for"
+            f" / {_percent(a.double_against)} against"
         )
     return "; ".join(parts) or "n/a"
 

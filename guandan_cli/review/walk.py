@@ -210,6 +210,8 @@ class Decision:
     seat: int
     obs: Observation
     played: object
+    #: the trick the decision belongs to, from 1 (a lead starts the next one)
+    trick: int = 0
 
 
 def decisions(logged: LoggedDeal, seats: Iterable[int] = range(4)) -> Iterator[Decision]:
@@ -220,12 +222,15 @@ def decisions(logged: LoggedDeal, seats: Iterable[int] = range(4)) -> Iterator[D
     """
     wanted = set(seats)
     deal = Deal(logged.setup)
+    tricks = 0
     for i, seat, action in _indexed(logged):
         if deal.phase == PLAY and seat in wanted:
             obs = observe(deal, seat)
             if obs.only_legal_action() is None:
-                yield Decision(i, seat, obs, action)
+                yield Decision(i, seat, obs, action, tricks + (obs.top is None))
+        before = len(deal.events)
         deal.apply(action)
+        tricks += sum(ev.kind == PLAY and ev.lead for ev in deal.events[before:])
 
 
 @dataclass(frozen=True)
