@@ -582,6 +582,16 @@ def test_a_hint_asked_twice_says_the_same(tmp_path):
     assert resumed == answers[:1], again.output
 
 
+def test_the_hint_is_kept_on_resume_even_when_quit_before_the_first_answer(tmp_path):
+    args = ["play", "--seed", "5", "--seat", "0", "--max-deals", "1", "--delay", "0", "--plain"]
+    out = str(tmp_path / "g")
+    first = runner.invoke(app, [*args, "--hint", "search:worlds=4", "--out", out], input="q\n")
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["play", "--resume", "--out", out, "--plain"], input="?\nq\n")
+    suggestion = next(x for x in again.output.splitlines() if "suggestion: " in x)
+    assert suggestion.endswith("search:worlds=4)"), suggestion  # no --hint given: the game's own
+
+
 def test_review_and_hint_value_a_decision_on_the_same_worlds():
     """A review's values of a decision are those a hint at that position gives its candidates,
     with the same seed and budget, whoever asks and whatever it did before."""

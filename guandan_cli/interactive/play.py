@@ -323,7 +323,9 @@ def play_game(
     finally:
         use_input_source(None)
         journal.close()
-        if (game.out / JOURNAL).is_file():  # the game's own folder: a resume takes its options back
+        # the game's own folder (its journal, or the run the first question came from: a game
+        # quit before its first answer): a resume takes its options back
+        if (game.out / JOURNAL).is_file() or (game.out / "manifest.json").is_file():
             save_play_options(game)
 
 
