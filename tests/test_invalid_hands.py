@@ -4,6 +4,7 @@ naming the card, never misread (before, four S2 were read as a hand holding H2).
 from __future__ import annotations
 
 import random
+import signal
 
 import pytest
 
@@ -61,10 +62,12 @@ def test_plays_refuses_a_hand_of_more_than_27_cards_in_one_line(size, capsys):
     )
     res = CliRunner().invoke(app, ["plays", hand])
     assert (res.exit_code, res.stdout, res.stderr) == (2, "", wanted)
-    with pytest.raises(SystemExit) as stop, pytest.MonkeyPatch.context() as mp:
-        mp.setattr("sys.argv", ["guandan", "plays", hand, "--level", "5"])
-        main()
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    with pytest.raises(SystemExit) as stop:
+        main(["plays", hand, "--level", "5"])
     assert stop.value.code == 2
+    # guandan run inside this process leaves its signal handlers as it found them
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] == before
     assert capsys.readouterr() == ("", wanted)
     res = CliRunner().invoke(app, ["plays", " ".join(sorted(FACE_NAMES * 2)[:27])])
     assert res.exit_code == 0 and res.stdout.startswith("hand: ")

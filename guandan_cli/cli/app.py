@@ -30,26 +30,43 @@ def _stop_as_ctrl_c(signum, frame) -> None:
     raise Terminated(signum)
 
 
-def _handle_stop_signals() -> None:
+def _handle_stop_signals() -> dict[int, object]:
     """SIGTERM and SIGHUP raise ``Terminated`` in the main thread (unless ignored already, as
-    ``nohup`` does for SIGHUP)."""
+    ``nohup`` does for SIGHUP); returns the handlers replaced."""
     import _signal  # not ``signal``: its enums cost about a millisecond of start-up
 
+    replaced = {}
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(_signal, name, None)
         if signum is not None and _signal.getsignal(signum) == _signal.SIG_DFL:
-            _signal.signal(signum, _stop_as_ctrl_c)
+            replaced[signum] = _signal.signal(signum, _stop_as_ctrl_c)
+    return replaced
 
 
-def main() -> None:
-    """Run ``guandan`` on ``sys.argv``; always ends by raising ``SystemExit``."""
-    _handle_stop_signals()
+def main(argv: list[str] | None = None) -> None:
+    """Run ``guandan`` on ``argv`` (default: ``sys.argv``); always ends by raising ``SystemExit``.
+
+    Without ``argv`` this is the process's last act (the console script): once the command is
+    over, late Ctrl-C, SIGTERM and SIGHUP are ignored while Python shuts down. With ``argv`` (a
+    program or a test running guandan inside its own process) the process goes on: its signal
+    handlers are left as they were found.
+
+    >>> import pytest
+    >>> with pytest.raises(SystemExit) as stop:
+    ...     main(["--version"])  # doctest: +ELLIPSIS
+    guandan ...
+    >>> stop.value.code
+    0
+    """
+    replaced = _handle_stop_signals()
+    last_act = argv is None
     try:
         from guandan_cli.cli.commands import app
 
-        app()  # raises SystemExit
+        app(args=argv)  # raises SystemExit
     except SystemExit:
-        _ignore_late_ctrl_c()
+        if last_act:
+            _ignore_late_ctrl_c()
         raise
     except OSError as exc:
         line = write_error_line(exc)
@@ -61,8 +78,15 @@ def main() -> None:
         if sys.stderr is not None:
             sys.stderr.write(interrupted_line() + "\n")
             sys.stderr.flush()
-        _ignore_late_ctrl_c()
+        if last_act:
+            _ignore_late_ctrl_c()
         raise SystemExit(interrupted_code()) from None
+    finally:
+        if not last_act:
+            import _signal
+
+            for signum, handler in replaced.items():
+                _signal.signal(signum, handler)
 
 
 def _ignore_late_ctrl_c() -> None:
