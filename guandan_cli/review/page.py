@@ -275,7 +275,7 @@ h1 { font-size: 1.3em; margin: 0.2em 0; }
 .seat { background: rgba(0,0,0,0.18); border-radius: 0.6em; padding: 0.5em 0.7em; min-height: 5.2em; }
 .seat.to-move { box-shadow: 0 0 0 3px #ffd54a; }
 .seat.out { opacity: 0.75; }
-.seat h2 { font-size: 0.95em; margin: 0 0 0.35em 0; font-weight: 600; }
+.seat h2 { font-size: 0.95em; margin: 0 0 0.35em 0; font-weight: 600; overflow-wrap: anywhere; }
 #seat-top { grid-column: 1 / 4; grid-row: 1; justify-self: center; }
 #seat-left { grid-column: 1; grid-row: 2; }
 #seat-right { grid-column: 3; grid-row: 2; }
