@@ -715,6 +715,11 @@ def test_the_page_steps_in_chromium_and_shows_the_logged_trick(blunder_run, tmp_
             ".filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5).map(e => e.outerHTML.slice(0, 80))"
         )
         assert cut == [], cut
+        spilled = d.execute_script(  # text wider than its own box (a long bot name in a narrow seat)
+            "return [...document.querySelectorAll('#table h2, #review td, #review p, #summary p, #note')]"
+            ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent.slice(0, 60))"
+        )
+        assert spilled == [], spilled
         top = d.execute_script(
             "return document.querySelector('#seat-bottom .hand').getBoundingClientRect().top"
         )
