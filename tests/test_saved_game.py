@@ -167,6 +167,6 @@ def test_r_at_a_deals_end_shows_its_review_and_the_summary_is_the_records(tmp_pa
     assert summary.total_loss == pytest.approx(sum(max(r.loss, 0) for r in records))
     assert summary.mistakes == sum(severity(r) == "mistake" for r in records)
     assert f"deal 0: {verdict_words(summary)}" in shown
-    decision_lines = [line for line in shown if line.startswith("#") and f" seat {SEAT} " in line]
+    decision_lines = [line for line in shown if line.startswith("trick ") and f" · seat {SEAT} " in line]
     assert len(decision_lines) == len(records)
     assert questions.count("deal 0 over: r reviews your decisions, Enter goes on > ") == 2

@@ -106,36 +106,45 @@ def saved_deal(run: Path, match: int, deal: int | None) -> LoggedDeal | None:
     """Deal ``deal`` (the first when ``None``) of the unfinished game in ``run``, if ``run`` is a
     game saved by ``play`` (``None`` otherwise); ``ReviewInputError`` when that deal has not ended.
     """
-    if not (run / JOURNAL).is_file() or _finished(run):
-        return None  # not a game of play, or one whose log holds every deal
-    if match != 0:
-        raise ReviewInputError(f"--match {match}: the game in {run} is one match, match 0")
-    try:
-        deals = finished_deals(run)
-    except PlayInputError as exc:
-        raise ReviewInputError(str(exc)) from None
+    deals = _ended_deals(run, match)
+    if deals is None:
+        return None
     wanted = 0 if deal is None else deal
     if wanted < len(deals):
         return deals[wanted]
-    ended = (
-        "none has"
-        if not deals
-        else "only deal 0 has"
-        if len(deals) == 1
-        else f"deals 0..{len(deals) - 1} have"
-    )
-    raise ReviewInputError(
-        f"deal {wanted} of the game in {run} has not ended yet ({ended}); "
-        f"play on with: guandan play --resume --out {run}"
-    )
+    raise _not_ended(run, wanted, len(deals))
 
 
 def saved_deals(run: Path, match: int) -> list[LoggedDeal]:
     """Every deal of the unfinished game in ``run`` that has ended (empty if ``run`` is no such
     game); ``ReviewInputError`` when none has ended yet."""
-    if saved_deal(run, match, 0) is None:
+    deals = _ended_deals(run, match)
+    if deals is None:
         return []
-    return finished_deals(run)
+    if not deals:
+        raise _not_ended(run, 0, 0)
+    return deals
+
+
+def _ended_deals(run: Path, match: int) -> list[LoggedDeal] | None:
+    """The ended deals of the unfinished game saved by ``play`` in ``run`` (the game replayed
+    once), or ``None`` when ``run`` is not such a game."""
+    if not (run / JOURNAL).is_file() or _finished(run):
+        return None  # not a game of play, or one whose log holds every deal
+    if match != 0:
+        raise ReviewInputError(f"--match {match}: the game in {run} is one match, match 0")
+    try:
+        return finished_deals(run)
+    except PlayInputError as exc:
+        raise ReviewInputError(str(exc)) from None
+
+
+def _not_ended(run: Path, wanted: int, ended: int) -> ReviewInputError:
+    which = "none has" if not ended else "only deal 0 has" if ended == 1 else f"deals 0..{ended - 1} have"
+    return ReviewInputError(
+        f"deal {wanted} of the game in {run} has not ended yet ({which}); "
+        f"play on with: guandan play --resume --out {run}"
+    )
 
 
 def _finished(run: Path) -> bool:

@@ -149,10 +149,22 @@ def wild_meanings(combo: Combo, level: int) -> list[str]:
     return [RANK_TOKENS[r] for r in ranks]
 
 
+#: a joker as a play's key (``single big joker  大王``), never its card token
+JOKER_KEY_NAMES = {13: "small joker", 14: "big joker"}
+
+
 def play_text(combo: Combo, level: int, style: Style, marks: bool = True) -> str:
-    """``type key  cards``; with ``marks`` each wild shows what it stands for (``H2=K``)."""
-    key = rank_text(combo.rank)
-    return f"{combo.type.replace('_', ' ')} {key:<2}  {play_cards_text(combo, level, style, marks)}"
+    """``type key  cards``; with ``marks`` each wild shows what it stands for (``H2=K``). A
+    joker key is named (``pair big joker  HR HR``); the joker bomb has no key.
+
+    >>> play_text(Combo.from_text("pair:HR HR HR"), 0, Style.plain())
+    'pair big joker  HR HR'
+    """
+    cards = play_cards_text(combo, level, style, marks)
+    if combo.type == "joker_bomb":
+        return f"joker bomb  {cards}"
+    key = JOKER_KEY_NAMES.get(combo.rank) or rank_text(combo.rank)
+    return f"{combo.type.replace('_', ' ')} {key:<2}  {cards}"
 
 
 def play_cards_text(combo: Combo, level: int, style: Style, marks: bool = True) -> str:
