@@ -2,8 +2,9 @@
 
 The match is played by ``interactive.play.play_game`` (the runner, the journal of answers, the
 resume), with a :class:`~guandan_cli.web.seat.WebSeat` in place of the terminal and a
-:class:`~guandan_cli.web.server.TableServer` serving it. Each ended deal's review page is made on
-request from the same code as ``guandan review --html`` (the person's seat, the default budget).
+:class:`~guandan_cli.web.server.TableServer` serving it. Each ended deal's review page is made
+in the background as soon as the deal ends (while the next one is played), from the same code as
+``guandan review --html`` (the person's seat, the default budget), and served on request.
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ class Table:
             self.port,
             lambda deal, worlds: review_page(game.out, game.seat, deal, worlds),
         )
-        self.on_ready(self.server.start())
+        server = self.server
+        # each ended deal's review is made at once, in the background, while the next deal is played
+        self.seat.listeners.append(lambda m: m["type"] == "deal_over" and server.prepare_review(m["deal"]))
+        self.on_ready(server.start())
         return self.seat
 
     def play(self, *, resume: bool):

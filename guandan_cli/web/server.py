@@ -133,6 +133,18 @@ class TableServer:
             return _response(200, page.encode(), ".html")
         return _response(404, f"no page {path}".encode(), ".txt")
 
+    def prepare_review(self, deal: int) -> None:
+        """Start making deal ``deal``'s review page now (a daemon thread), so that it is ready
+        when the person asks for it; a failure is left for the request to report."""
+
+        def make() -> None:
+            try:
+                self._review(deal, None)
+            except Exception:  # noqa: BLE001 - the request made later says what went wrong
+                pass
+
+        threading.Thread(target=make, name=f"guandan-review-{deal}", daemon=True).start()
+
     def _review(self, deal: int, worlds: int | None) -> str:
         with self._review_lock:  # one review at a time: it takes the cores
             if (deal, worlds) not in self._reviews:
