@@ -15,7 +15,7 @@ from pathlib import Path
 from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.logs.manifest import PartialConfig, read_manifest
 from guandan_cli.logs.reader import LogLineError, check_unchanged, iter_records, sources, written_digests
-from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError
+from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
 from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
 
 
@@ -133,15 +133,18 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     written = written_digests(run) if manifest is not None else {}
     seen = False
     for f in files:
-        for line, rec in iter_records(f, "deals"):
-            if rec["match"] == match:
+        for line, data in iter_records(f, "deals"):
+            if record_place(data)[0] == match:
                 if not seen and isinstance(f, Path) and f.name in written:  # a complete part:
                     check_unchanged(f, written[f.name])  # its bytes as written (bad lines first)
                 seen = True
-                names = rec["strategies"]
-                if len(names) != 4 or not all(isinstance(n, str) for n in names):
-                    raise LogLineError(f, line, f"strategies {names!r} are not 4 names (seats 0-3)")
-                yield f, line, DealRecord.parse(rec, f, line)
+                try:
+                    rec = DealRecord.parse(data, f, line)
+                except RecordError as exc:
+                    if exc.field == "strategies":  # no seat to show: the line is not a deal line
+                        raise LogLineError(f, line, exc.why) from None
+                    raise
+                yield f, line, rec
             elif seen:
                 return
 

@@ -44,8 +44,9 @@ The API (small and stable):
 >>> from guandan_cli.strategies import make_players
 >>> item = fresh_setup(seed=1, index=0, rules=get_ruleset("cgr2022"))
 >>> played = play_setup(item, make_players(["greedy"] * 4, item.match_seed))
->>> played.record["winner_team"] in (0, 1), played.record["levels_before"]
-(True, ['2', '2'])
+>>> logged = DealRecord.parse(played.record)  # the line as a reader reads it back
+>>> logged.winner_team in (0, 1), logged.levels_before
+(True, ('2', '2'))
 >>> swapped = swap_teams(swap_teams(item.setup))
 >>> swapped.hands == tuple(item.setup.hands[s ^ 2] for s in range(4))
 True
