@@ -282,12 +282,12 @@ def _stored_status(
     """``(StoredStatus, what changed)`` for a run folder of a comparison
     (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
     run directory, and that run's id)."""
-    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.logs.manifest import RunFolder
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.identity import identity_changes
 
     try:
-        manifest = read_manifest(where) if where.is_dir() else None
+        manifest = RunFolder.read(where).manifest
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:

@@ -41,10 +41,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from guandan_cli.stats import agreeing_units_interval, t_quantile
+
+if TYPE_CHECKING:
+    from guandan_cli.logs.manifest import Manifest
 
 METRICS = ("win", "upgrade", "first_out")
 METRIC_LABELS = {
@@ -334,7 +338,7 @@ def effect_figure(effects: pl.DataFrame, title: str):
     return fig
 
 
-def _complete(manifest: dict | None) -> bool:
+def _complete(manifest: Manifest | None) -> bool:
     return manifest is not None and manifest.complete
 
 
@@ -360,8 +364,8 @@ def run_experiment(
     experiment = _experiment_named(experiment)
     seats, arms = _checked_inputs(experiment, deals, seed, ruleset, strategies)
     out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
-    _check_output(out, experiment, deals, arms, force)
-    runs = _play_arms(experiment, arms, out, deals, seed, seats, ruleset, workers, force, progress)
+    stored = _check_output(out, experiment, deals, arms, force)
+    runs = _play_arms(experiment, arms, out, deals, seed, seats, ruleset, workers, stored, force, progress)
     return _measured(experiment, arms, runs, out, deals, seed, seats, ruleset)
 
 
@@ -404,10 +408,13 @@ def _checked_inputs(
     return seats, arms
 
 
-def _check_output(out: Path, experiment: Experiment, deals: int, arms: tuple[Arm, Arm], force: bool) -> None:
-    """``out`` holds no other experiment, and the arms still to play fit on its disk."""
+def _check_output(
+    out: Path, experiment: Experiment, deals: int, arms: tuple[Arm, Arm], force: bool
+) -> dict[str, Manifest]:
+    """``out`` holds no other experiment, and the arms still to play fit on its disk; the
+    arms stored there (none with ``force``), by name."""
     from guandan_cli.logs.layout import MAX_MATCHES, space_problem
-    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.logs.manifest import RunFolder
 
     if out.exists() and not out.is_dir():
         raise ExperimentInputError(f"output {out} exists and is not a directory; choose another --out")
@@ -418,26 +425,26 @@ def _check_output(out: Path, experiment: Experiment, deals: int, arms: tuple[Arm
         )
     if deals > MAX_MATCHES:
         raise ExperimentInputError(f"at most {MAX_MATCHES} deals (--deals) in one experiment, got {deals}")
-    todo = sum(
-        1
-        for arm in arms
-        if force or not _complete(read_manifest(out / arm.name) if (out / arm.name).is_dir() else None)
-    )
+    read = {} if force else {arm.name: RunFolder.read(out / arm.name).manifest for arm in arms}
+    stored = {name: m for name, m in read.items() if m is not None}
+    todo = sum(1 for arm in arms if not _complete(stored.get(arm.name)))
     problem = space_problem(out, deals * todo, max_deals=1, suggest_compression=False)
     if problem is not None:
         raise ExperimentInputError(f"{deals} deals (--deals) in {todo} arms: {problem}")
+    return stored
 
 
-def _play_arms(experiment, arms, out: Path, deals, seed, seats, ruleset, workers, force, progress) -> list:
-    """Each arm's run of setups (``OUT/<arm>/``), continued when stored (unless ``force``)."""
-    from guandan_cli.logs.manifest import read_manifest
+def _play_arms(
+    experiment, arms, out: Path, deals, seed, seats, ruleset, workers, stored, force, progress
+) -> list:
+    """Each arm's run of setups (``OUT/<arm>/``), continued when ``stored`` (unless ``force``)."""
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.simulation import simulate
 
     runs = []
     for arm in arms:
         arm_dir = out / arm.name
-        existing = read_manifest(arm_dir) if arm_dir.is_dir() else None
+        existing = stored.get(arm.name)
         try:
             run = simulate(
                 deals,

@@ -38,7 +38,7 @@ from guandan_cli.engine.deal import OVER, DealSetup, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.layout import MANIFEST
-from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, part_plan, read_manifest
+from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, RunFolder, part_plan
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
 from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
@@ -536,7 +536,7 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
     """``(chunk task or None, what to do with its result)`` in the order results must be used."""
     for run_dir, deal_files, match_files, whole in groups:
         try:
-            manifest, unreadable_manifest = read_manifest(run_dir), None
+            manifest, unreadable_manifest = RunFolder.read(run_dir).manifest, None
         except ValueError as exc:
             manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
         inferred = infer_options(deal_files) if manifest is None else {}
@@ -780,7 +780,7 @@ def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> in
     total = 0
     for run_dir, deal_files, _match_files in _group(paths):
         try:
-            manifest = read_manifest(run_dir)
+            manifest = RunFolder.read(run_dir).manifest
         except ValueError:
             return None
         listed = {  # the lines the writer wrote (a hand-edited ``deals`` count is verify's to report)
@@ -956,7 +956,7 @@ def stray_part_notes(runs: list[Path]) -> list[str]:
     notes = []
     for run in runs:
         try:
-            manifest = read_manifest(run) if run.is_dir() else None
+            manifest = RunFolder.read(run).manifest
             if manifest is None:
                 continue
             matches, part_size, compression = part_plan(manifest)
@@ -983,7 +983,7 @@ def unverified_journal_notes(runs: list[Path]) -> list[str]:
     notes = []
     for run in runs:
         try:
-            manifest = read_manifest(run) if run.is_dir() else None
+            manifest = RunFolder.read(run).manifest
             c = run_completeness(run, manifest) if manifest is not None else None
         except ValueError:
             continue

@@ -30,7 +30,8 @@ from pathlib import Path
 import polars as pl
 
 from guandan_cli.logs import reader
-from guandan_cli.logs.layout import Completeness, read_manifest, run_completeness
+from guandan_cli.logs.layout import Completeness, run_completeness
+from guandan_cli.logs.manifest import RunFolder
 from guandan_cli.logs.reader import LogLineError, LogReadError, ScanStats
 from guandan_cli.logs.schema import deal_schema, match_schema
 
@@ -80,7 +81,7 @@ def source_record(run: str | os.PathLike, kind: str, *, digests: bool = True) ->
     """
     run = Path(run)
     try:
-        manifest = read_manifest(run)
+        manifest = RunFolder.read(run).manifest
         files = reader.sources(run, kind)
     except (LogReadError, ValueError):
         return None
@@ -231,7 +232,7 @@ def completeness_of(*runs: str | os.PathLike | Sequence[str | os.PathLike]) -> l
         )
         for d in dirs:
             try:
-                manifest = read_manifest(d)
+                manifest = RunFolder.read(d).manifest
                 if manifest is not None:
                     out.append(run_completeness(d, manifest))
             except ValueError as exc:
@@ -285,7 +286,7 @@ def distinct_runs(runs: Sequence) -> tuple:
         if not isinstance(run, str | os.PathLike) or not Path(run).is_dir():
             continue
         try:
-            manifest = read_manifest(run)
+            manifest = RunFolder.read(run).manifest
         except ValueError:
             continue  # said when the run is read
         run_id = manifest.run_id if manifest is not None else None
@@ -467,7 +468,7 @@ def changed_parts(stats: ScanStats, skip_bad: bool, notices: list[str]) -> list[
 def _part_rows(part: Path) -> tuple[str, int, int] | None:
     """``(run_id, first match, stop)`` of a run's part file, from its manifest (``None`` without one)."""
     try:
-        manifest = read_manifest(part.parent)
+        manifest = RunFolder.read(part.parent).manifest
     except ValueError:
         return None
     bounds = reader.part_bounds(part, manifest)
@@ -534,14 +535,7 @@ def deals_agree_with_matches(summary: pl.LazyFrame, matches, completeness, runs)
     if bad.height == 0:
         _records_agree_with_last_deals(summary, matches, completeness, runs)
         return
-    where = {}
-    for c in completeness:
-        try:
-            manifest = read_manifest(c.path)
-        except ValueError:
-            manifest = None
-        if manifest is not None:
-            where[manifest.run_id] = str(c.path)
+    where = {run_id: str(path) for run_id, path in _run_paths(completeness).items()}
     only = str(runs[0]) if len(runs) == 1 and isinstance(runs[0], str | os.PathLike) else None
     problems = []
     for row in bad.iter_rows(named=True):
@@ -559,15 +553,7 @@ def deals_agree_with_matches(summary: pl.LazyFrame, matches, completeness, runs)
 
 def _run_paths(completeness) -> dict[str, Path]:
     """The run directory of each manifest ``run_id`` among ``completeness``."""
-    where = {}
-    for c in completeness:
-        try:
-            manifest = read_manifest(c.path)
-        except ValueError:
-            manifest = None
-        if manifest is not None:
-            where[manifest.run_id] = c.path
-    return where
+    return {c.run_id: c.path for c in completeness if c.run_id is not None}
 
 
 def _records_agree_with_last_deals(summary: pl.LazyFrame, matches, completeness, runs) -> None:

@@ -65,6 +65,7 @@ from guandan_cli.logs.manifest import (
     PartEntry,
     PartialConfig,
     RunConfig,
+    RunFolder,
     RunOptions,
     RunState,
     SessionEntry,
@@ -268,7 +269,7 @@ def interruption(
     """
     out = Path(out)
     try:
-        manifest = read_manifest(out) if out.is_dir() else None
+        manifest = RunFolder.read(out).manifest
         c = run_completeness(out, manifest) if manifest is not None else None
     except (OSError, ValueError):
         manifest = c = None
@@ -297,7 +298,7 @@ def _remove_empty(out: Path) -> None:
 def saved_line(out: Path, total: int) -> str:
     """How much of a run that stopped on a write error is safe, and how to go on."""
     try:
-        saved = run_completeness(out, read_manifest(out)).matches
+        saved = run_completeness(out).matches
     except (OSError, ValueError):
         return f"the complete parts in {out} are safe: make room, then rerun with --resume"
     return f"{saved} of {total} matches are saved: make room, then rerun with --resume"
