@@ -103,6 +103,7 @@ def simulate(
     replay_damaged: ReplayDamaged = False,
 ) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
+    from guandan_cli.runner.config import SimulationConfig
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.rundir import interruption
     from guandan_cli.runner.simulation import simulate as run_simulation
@@ -112,8 +113,8 @@ def simulate(
         with reported(bad_input=(ValueError,)):
             strategies = ",".join(apply_encoding((strategies or "").split(","), encoding))
     with reported(bad_input=(SimulationInputError,), interrupt=run_interrupt_hint, traceback=traceback):
-        run = run_simulation(
-            matches,
+        config = SimulationConfig(
+            matches=matches,
             seed=seed,
             strategies=strategies,
             ruleset=ruleset,
@@ -135,6 +136,7 @@ def simulate(
             command=command_line(ctx),
             replay_damaged=replay_damaged,
         )
+        run = run_simulation(config)
     try:
         text = run.closing_text(quiet)
         if text is not None:
