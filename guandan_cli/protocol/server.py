@@ -18,10 +18,11 @@ import asyncio
 import functools
 import json
 import re
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from guandan_cli.ws_thread import WebSocketThread
 
 from . import remote
 from .remote import (
@@ -68,50 +69,20 @@ class ServeResult:
     stopped: str | None = None  # why the run stopped early (resumable), or None
 
 
-class _WebSocketThread:
-    """The asyncio WebSocket server in a daemon thread; ``port`` once started."""
+class _WebSocketThread(WebSocketThread):
+    """The competition's WebSocket server in a daemon thread; ``port`` once started."""
+
+    error_type = ServeError
 
     def __init__(self, hub: Hub, host: str, port: int) -> None:
+        super().__init__(
+            host, port, "guandan-serve-ws", ping_interval=None, max_size=MAX_FRAME, max_queue=MAX_QUEUE,
+            close_timeout=CLOSE_TIMEOUT,
+        )  # fmt: skip
         self.hub = hub
-        self.host = host
-        self.port = port
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Future | None = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._main, name="guandan-serve-ws", daemon=True)
 
     def start(self) -> int:
-        self.thread.start()
-        self._ready.wait()
-        if self.error is not None:
-            raise ServeError(f"cannot listen on {self.host}:{self.port}: {self.error}")
-        return self.port
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self._serve())
-        except BaseException as exc:  # noqa: BLE001 - reported by start()
-            self.error = exc
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        from websockets.asyncio.server import serve
-
-        self._stop = self.loop.create_future()
-        async with serve(
-            self._handle,
-            self.host,
-            self.port,
-            ping_interval=None,
-            max_size=MAX_FRAME,
-            max_queue=MAX_QUEUE,
-            close_timeout=CLOSE_TIMEOUT,
-        ) as server:
-            self.port = next(iter(server.sockets)).getsockname()[1]
-            self._ready.set()
-            await self._stop
+        return self.listen()
 
     async def _handle(self, ws) -> None:
         m = PATH_PATTERN.fullmatch(ws.request.path)
@@ -188,11 +159,6 @@ class _WebSocketThread:
                 await ws.send(item)
             except Exception:  # noqa: BLE001 - the reader sees the disconnect
                 return
-
-    def stop(self) -> None:
-        if self._stop is not None and not self._stop.done():
-            self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(timeout=5)
 
 
 def _over_size(reason: str) -> str:
