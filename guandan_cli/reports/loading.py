@@ -301,8 +301,29 @@ def distinct_runs(runs: Sequence) -> tuple:
     return tuple(out)
 
 
+@dataclass(kw_only=True)
+class ReadFacts:
+    """What reading runs found besides their records: bad lines, each run's completeness, notices."""
+
+    stats: ScanStats = field(default_factory=ScanStats)
+    #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
+    completeness: list[Completeness] = field(default_factory=list)
+    #: one line for each Parquet copy passed over (out of date, unreadable): its JSONL parts were read
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> list[str]:
+        """``PATH: incomplete run: 100 of 300 matches`` for each run read before it finished."""
+        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
+
+    @property
+    def skipped(self) -> int:
+        """How many bad lines ``skip_bad`` left out."""
+        return self.stats.skipped
+
+
 @dataclass
-class RunData:
+class RunData(ReadFacts):
     """Checked logs of one or more runs, ready for reports.
 
     ``deals`` and ``matches`` are lazy frames that stand on their own: over the runs' own
@@ -313,21 +334,6 @@ class RunData:
 
     deals: pl.LazyFrame
     matches: pl.LazyFrame
-    stats: ScanStats = field(default_factory=ScanStats)
-    #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
-    completeness: list[Completeness] = field(default_factory=list)
-    #: one line for each Parquet copy passed over (out of date, unreadable): its JSONL parts were read
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def incomplete(self) -> list[str]:
-        """``PATH: incomplete run: 100 of 300 matches`` for each run loaded before it finished."""
-        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
-
-    @property
-    def skipped(self) -> int:
-        """How many bad lines ``skip_bad`` left out."""
-        return self.stats.skipped
 
 
 #: ``run_id`` as a categorical: 16 hex digits repeated on every row are the largest key of
@@ -417,7 +423,9 @@ def load(
     keep = keep_filter(changed_parts(stats, skip_bad, notices))
     if keep is not None:
         deals, matches = deals.filter(keep), matches.filter(keep)
-    return RunData(deals, matches, stats, [c.without_data() for c in completeness], notices)
+    return RunData(
+        deals, matches, stats=stats, completeness=[c.without_data() for c in completeness], notices=notices
+    )
 
 
 def keep_filter(left_out: Sequence[tuple[str, int, int]]) -> pl.Expr | None:
@@ -688,6 +696,7 @@ __all__ = [
     "IncompleteRunWarning",
     "LogLineError",
     "LogReadError",
+    "ReadFacts",
     "RunData",
     "ScanStats",
     "completeness_of",
