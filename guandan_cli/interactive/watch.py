@@ -29,6 +29,7 @@ from guandan_cli.review.walk import LoggedDeal, match_deals
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,
+    TableScene,
     TrickLog,
     play_text,
     played_end_lines,
@@ -119,21 +120,23 @@ class _Screens:
         deal, seat = self.deal, self.seat
         hands = {s: deal.hands[s] for s in range(4)} if self.open_hands else {seat: deal.hands[seat]}
         return render_table(
-            title=self.title,
-            level=deal.level,
-            levels=deal.setup.levels,
-            level_team=deal.setup.level_team,
-            names=self.names,
-            counts=deal.card_counts(),
-            finished=deal.finished,
-            events=deal.events,
-            to_move=deal.to_move,
-            tribute_kind=deal.tribute_kind,
-            resisted_by=deal.resisted_by,
-            hands={s: h for s, h in hands.items() if h},
-            bottom=seat,
-            style=self.style,
-            footer=[note, *extra, *([self.legend] if self.legend else [])],
+            TableScene(
+                title=self.title,
+                level=deal.level,
+                levels=deal.setup.levels,
+                level_team=deal.setup.level_team,
+                names=self.names,
+                counts=deal.card_counts(),
+                finished=deal.finished,
+                events=deal.events,
+                to_move=deal.to_move,
+                tribute_kind=deal.tribute_kind,
+                resisted_by=deal.resisted_by,
+                hands={s: h for s, h in hands.items() if h},
+                bottom=seat,
+                footer=[note, *extra, *([self.legend] if self.legend else [])],
+            ),
+            self.style,
         )
 
     def start(self) -> str:

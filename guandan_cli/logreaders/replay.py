@@ -16,7 +16,14 @@ from guandan_cli.engine.deal import DealSetup, replay
 from guandan_cli.logs.manifest import PartialConfig, RunFolder
 from guandan_cli.logs.reader import LogLineError, check_unchanged, iter_records, sources, written_digests
 from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
-from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
+from guandan_cli.view.table import (
+    ReplayedDeal,
+    Style,
+    deal_end_lines,
+    hand_lines,
+    replay_lines,
+    tribute_lines,
+)
 
 
 class DealNotFound(LookupError):
@@ -200,7 +207,7 @@ def render_deal(
         tribute = ["tribute: none (tribute switched off)"]
     else:
         tribute = tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
-    lines = replay_lines(
+    shown = ReplayedDeal(
         header=f"match {rec.match} (seed {rec.match_seed})  deal {rec.deal} "
         f"(seed {rec.deal_seed})  ruleset {rec.ruleset}",
         level=setup.level,
@@ -212,9 +219,8 @@ def render_deal(
         leader=deal.leader,
         events=deal.events,
         end=record_end_lines(rec),
-        style=style,
-        width=WIDTH,
     )
+    lines = replay_lines(shown, style, WIDTH)
     return "\n".join(lines)
 
 
