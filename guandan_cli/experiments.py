@@ -41,7 +41,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -342,31 +342,50 @@ def _complete(manifest: Manifest | None) -> bool:
     return manifest is not None and manifest.complete
 
 
-def run_experiment(
-    experiment: str | Experiment,
-    deals: int,
-    *,
-    strategies: str = "heuristic",
-    seed: int = 0,
-    ruleset: str = "cgr2022",
-    out: str | os.PathLike | None = None,
-    workers: int | None = None,
-    force: bool = False,
-    progress: bool | Callable[[int, int], None] = False,
-) -> ExperimentResult:
-    """Play ``deals`` setups under both arms into ``out``, then measure the paired effects.
+@dataclass(frozen=True)
+class ExperimentOptions:
+    """``run_experiment``'s options: the seats' strategies, the root seed, the ruleset (for the
+    experiments that do not set it), where it is written, and how this session plays it."""
+
+    strategies: str = "heuristic"
+    seed: int = 0
+    ruleset: str = "cgr2022"
+    out: str | os.PathLike | None = None
+    workers: int | None = None
+    force: bool = False
+    progress: bool | Callable[[int, int], None] = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An experiment's inputs, checked: its arms, the seats' strategies, where it is written."""
+
+    experiment: Experiment
+    arms: tuple[Arm, Arm]
+    seats: tuple[str, str, str, str]
+    out: Path
+    deals: int
+    seed: int
+    ruleset: str
+
+
+def run_experiment(experiment: str | Experiment, deals: int, **options: Any) -> ExperimentResult:
+    """Play ``deals`` setups under both arms into ``out``, then measure the paired effects
+    (``options``: the fields of :class:`ExperimentOptions`).
 
     Each arm is a ``simulate`` run of setups (``OUT/<arm>/``): an interrupted experiment
     continues where it stopped when rerun with the same options; ``force`` starts over.
     Writes ``OUT/effects.json`` and the plot ``OUT/effect.png``. Raises
     ``ExperimentInputError`` for a bad name or option, before playing anything.
     """
+    o = ExperimentOptions(**options)  # TypeError for an option there is none of
     experiment = _experiment_named(experiment)
-    seats, arms = _checked_inputs(experiment, deals, seed, ruleset, strategies)
-    out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
-    stored = _check_output(out, experiment, deals, arms, force)
-    runs = _play_arms(experiment, arms, out, deals, seed, seats, ruleset, workers, stored, force, progress)
-    return _measured(experiment, arms, runs, out, deals, seed, seats, ruleset)
+    seats, arms = _checked_inputs(experiment, deals, o.seed, o.ruleset, o.strategies)
+    name = f"experiment-{experiment.name}-s{o.seed}-n{deals}"
+    out = Path(o.out) if o.out is not None else Path("runs") / name
+    plan = _Plan(experiment, arms, seats, out, deals, o.seed, o.ruleset)
+    stored = _check_output(out, experiment, deals, arms, o.force)
+    return _measured(plan, _play_arms(plan, o, stored))
 
 
 def _experiment_named(experiment: str | Experiment) -> Experiment:
@@ -434,13 +453,20 @@ def _check_output(
     return stored
 
 
-def _play_arms(
-    experiment, arms, out: Path, deals, seed, seats, ruleset, workers, stored, force, progress
-) -> list:
+def _play_arms(plan: _Plan, options: ExperimentOptions, stored: dict[str, Manifest]) -> list:
     """Each arm's run of setups (``OUT/<arm>/``), continued when ``stored`` (unless ``force``)."""
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.simulation import simulate
 
+    experiment, arms, out, deals, seed, seats = (
+        plan.experiment,
+        plan.arms,
+        plan.out,
+        plan.deals,
+        plan.seed,
+        plan.seats,
+    )
+    force = options.force
     runs = []
     for arm in arms:
         arm_dir = out / arm.name
@@ -453,15 +479,15 @@ def _play_arms(
                 ruleset=arm.ruleset,
                 max_deals=1,
                 out=arm_dir,
-                workers=workers,
+                workers=options.workers,
                 setups=experiment.source,
                 tribute=arm.tribute,
                 resume=existing is not None and not force,
                 force=force,
-                progress=progress,
+                progress=options.progress,
                 label=f"{experiment.name}: {arm.name}",
                 command=f"guandan experiment {experiment.name} --deals {deals} --seed {seed} "
-                f"--strategies {','.join(seats)} --ruleset {ruleset}  (arm {arm.name})",
+                f"--strategies {','.join(seats)} --ruleset {plan.ruleset}  (arm {arm.name})",
             )
         except SimulationInputError as exc:
             raise ExperimentInputError(f"arm {arm.name}: {exc}") from None
@@ -469,8 +495,11 @@ def _play_arms(
     return runs
 
 
-def _measured(experiment, arms, runs, out: Path, deals, seed, seats, ruleset) -> ExperimentResult:
+def _measured(plan: _Plan, runs: list) -> ExperimentResult:
     """The paired effects of the two arms, written to ``OUT/effects.json`` and ``OUT/effect.png``."""
+    experiment, arms, out, deals, seed, seats, ruleset = (
+        plan.experiment, plan.arms, plan.out, plan.deals, plan.seed, plan.seats, plan.ruleset
+    )  # fmt: skip
     receivers = pl.DataFrame(
         {
             "match": list(range(deals)),

@@ -532,6 +532,19 @@ def verify(
     return report
 
 
+@dataclass(frozen=True)
+class _RunRead:
+    """A run directory as verify reads it: its manifest (or the problem of one that does not
+    read), its part files, whether it was given whole, the options its lines show without a manifest."""
+
+    run_dir: Path
+    manifest: Manifest | None
+    unreadable: Problem | None
+    files: list[Path]
+    whole: bool
+    inferred: dict[str, int | str]
+
+
 def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | None, Callable]]:
     """``(chunk task or None, what to do with its result)`` in the order results must be used."""
     for run_dir, deal_files, match_files, whole in groups:
@@ -542,12 +555,9 @@ def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | Non
         inferred = infer_options(deal_files) if manifest is None else {}
         facts = _facts(manifest, inferred)
         v = _RunVerifier(facts, report)
-        files = [*deal_files, *match_files]
+        run = _RunRead(run_dir, manifest, unreadable_manifest, [*deal_files, *match_files], whole, inferred)
         mark: dict = {}
-        yield (
-            None,
-            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole, mark, inferred),
-        )
+        yield None, partial(_start_run, report, run, mark)
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
             unreadable: list[Problem] = []
@@ -645,28 +655,19 @@ def inferred_note(options: dict[str, int | str]) -> str:
     return ", ".join(said)
 
 
-def _start_run(
-    report: VerifyReport,
-    problem,
-    manifest: Manifest | None,
-    files,
-    run_dir: Path,
-    whole: bool,
-    mark: dict,
-    inferred: dict[str, int | str],
-    _result=None,
-) -> None:
+def _start_run(report: VerifyReport, run: _RunRead, mark: dict, _result=None) -> None:
+    """A run's first checks (its manifest's sha256s and listed parts), and where its problems start."""
     mark.update(problems=len(report.problems), deals=report.deals)
-    if problem is not None:
-        report.problems.append(problem)
-    if inferred:
-        report.inferred[str(run_dir)] = inferred
-    if manifest is not None:
-        _check_hashes(manifest, files, report)
-        if whole:
-            _check_listed(manifest, run_dir, files, report)
-    elif problem is None and files:
-        report.no_manifest.append(str(run_dir))
+    if run.unreadable is not None:
+        report.problems.append(run.unreadable)
+    if run.inferred:
+        report.inferred[str(run.run_dir)] = run.inferred
+    if run.manifest is not None:
+        _check_hashes(run.manifest, run.files, report)
+        if run.whole:
+            _check_listed(run.manifest, run.run_dir, run.files, report)
+    elif run.unreadable is None and run.files:
+        report.no_manifest.append(str(run.run_dir))
 
 
 def _check_listed(manifest: Manifest, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
