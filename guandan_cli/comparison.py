@@ -495,7 +495,7 @@ def _compare(
         bots_log=bots_log,
     )
     runs = _play_seatings(seatings, status, pairing, play, o.resume, force)
-    return _result(pairing, runs, matches, seed, paired, duplicate, source, o.bootstrap, same, note)
+    return _result(pairing, runs, o, source, same, note)
 
 
 @dataclass(frozen=True)
@@ -598,11 +598,16 @@ def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: 
 
 
 def _result(
-    pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, bootstrap, same: bool, note: str | None
+    pairing: _Pairing, runs, options: CompareOptions, setups: str | None, same: bool, note: str | None
 ) -> CompareResult:
-    """The comparison's figures from its two runs (see ``CompareResult``; ``same``: A and B
-    are one strategy, whose paired intervals are exact)."""
+    """The comparison's figures from its two runs (see ``CompareResult``; ``setups``: the deal
+    pairs' source, None for match pairs; ``same``: A and B are one strategy, whose paired
+    intervals are exact)."""
     import polars as pl
+
+    matches, seed, paired, duplicate, bootstrap = (
+        options.matches, options.seed, options.paired, options.duplicate, options.bootstrap
+    )  # fmt: skip
 
     la, lb = pairing.la, pairing.lb
     deal_mode = duplicate == "deal"

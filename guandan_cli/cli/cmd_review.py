@@ -75,9 +75,7 @@ def review(given: ReviewCommand) -> None:
     for n, logged in enumerate(deals):
         if given.fmt == "text":
             _header(logged, described, worlds, seats, first=n == 0)
-        reviews = _reviewed(
-            logged, maker, seats, worlds, given.seed, given.workers, given.fmt, style, given.html
-        )
+        reviews = _reviewed(logged, maker, seats, worlds, style, given)
         _summaries(reviews, seats, logged, given.fmt, scope=f"deal {logged.deal}")
         everything += reviews
         pages.append((logged, reviews))
@@ -232,8 +230,10 @@ def _style(symbols: bool | None, plain: bool):
     return Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
 
 
-def _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html) -> list:
-    """Each decision reviewed and printed as it comes (a line, or a JSON object); Ctrl-C: exit 130."""
+def _reviewed(logged, maker, seats, worlds, style, given: ReviewCommand) -> list:
+    """Each decision reviewed and printed as it comes (a line, or a JSON object); Ctrl-C: exit 130
+    (``given``: the command's seed, workers, format and --html)."""
+    seed, workers, fmt, html = given.seed, given.workers, given.fmt, given.html
     import json
     import math
 
