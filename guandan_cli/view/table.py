@@ -379,7 +379,8 @@ def replay_lines(deal: ReplayedDeal, style: Style = Style(colour=False), width: 
 
 @dataclass(frozen=True)
 class TableScene:
-    """The table at one moment, as :func:`render_table` draws it (``bottom``: the seat nearest the reader; ``hands``: the hands shown)."""
+    """The table at one moment, as :func:`render_table` draws it (``bottom``: the seat nearest
+    the reader; ``hands``: the hands shown)."""
 
     title: str
     level: int
