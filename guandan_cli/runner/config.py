@@ -314,9 +314,18 @@ def _session(o: SimulationConfig) -> Session:
         raise SimulationInputError(str(exc)) from None
     bots_log = None if o.bots_log is None else str(o.bots_log)
     return Session(
-        o.workers, o.on_error, o.backend, o.ray_address, o.chunk_size, o.progress, o.command, o.label,
-        timeout, memory, bots_log,
-    )  # fmt: skip
+        workers=o.workers,
+        on_error=o.on_error,
+        backend=o.backend,
+        ray_address=o.ray_address,
+        chunk_size=o.chunk_size,
+        progress=o.progress,
+        command=o.command,
+        label=o.label,
+        decision_timeout=timeout,
+        max_memory=memory,
+        bots_log=bots_log,
+    )
 
 
 def _check_main_script(session: Session) -> None:
