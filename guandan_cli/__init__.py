@@ -13,8 +13,8 @@ _install_compiled_guard()  # the compiled modules (setup.py) run only if built f
 def simulate(*args, **kwargs):
     """Play a seeded run of matches into a run directory; returns the ``Run``.
 
-    The same options as ``guandan simulate`` (see :func:`guandan_cli.runner.simulation.simulate`);
-    ``run.deals()`` / ``run.scan()`` / ``run.matches()`` give the log as Polars frames.
+    The same options as ``guandan simulate``, as keywords or as one ``SimulationConfig``
+    (see :func:`guandan_cli.runner.simulation.simulate`); ``run.deals()`` / ``run.scan()`` / ``run.matches()`` give the log as Polars frames.
     Imported lazily, so ``import guandan_cli.engine`` stays free of the runner and Polars.
     """
     from guandan_cli.runner.simulation import simulate as _simulate
@@ -23,12 +23,17 @@ def simulate(*args, **kwargs):
 
 
 def __getattr__(name: str):
-    """``open_run`` (:func:`guandan_cli.runner.run.open_run`: the ``Run`` stored at a path),
-    imported on first use, so ``import guandan_cli.engine`` stays free of the runner."""
+    """``open_run`` (:func:`guandan_cli.runner.run.open_run`: the ``Run`` stored at a path) and
+    ``SimulationConfig`` (``simulate``'s options as one value), imported on first use, so
+    ``import guandan_cli.engine`` stays free of the runner."""
     if name == "open_run":
         from guandan_cli.runner.run import open_run
 
         return open_run
+    if name == "SimulationConfig":
+        from guandan_cli.runner.config import SimulationConfig
+
+        return SimulationConfig
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -24,9 +24,10 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from guandan_cli.stats import bootstrap_ratio_interval, wilson_interval
 
@@ -282,12 +283,12 @@ def _stored_status(
     """``(StoredStatus, what changed)`` for a run folder of a comparison
     (``wanted``: the ``PartialConfig`` of the run; ``source``: whether the setups come from a
     run directory, and that run's id)."""
-    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.logs.manifest import RunFolder
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.identity import identity_changes
 
     try:
-        manifest = read_manifest(where) if where.is_dir() else None
+        manifest = RunFolder.read(where).manifest
     except ValueError as exc:
         raise SimulationInputError(f"{exc}; use --force to recompute, or another --out") from None
     if manifest is None:
@@ -372,22 +373,12 @@ def compare(
     matches: int = 100,
     seed: int = 0,
     *,
-    workers: int | None = None,
     out: str | os.PathLike | None = None,
-    ruleset: str = "cgr2022",
-    max_deals: int | None = None,
-    a_fail_limit: int | None = None,
-    paired: bool = True,
-    duplicate: str = "match",
-    setups: str | os.PathLike = "fresh",
-    progress: bool = False,
-    resume: bool = True,
-    force: bool = False,
-    on_error: str = "stop",
-    bootstrap: int = 2000,
     notify: Callable[[str], None] | None = _stderr,
+    **options: Any,
 ) -> CompareResult:
-    """Compare strategy ``a`` with ``b`` over ``matches`` duplicate pairs.
+    """Compare strategy ``a`` with ``b`` over ``matches`` duplicate pairs; ``options`` are the
+    fields of :class:`CompareOptions` (``workers``, ``ruleset``, ``max_deals``, ``duplicate``…).
 
     ``duplicate="match"`` (the default): each pair is a match seed played twice, A's team at
     seats 0/2 then at 1/3 (2 × matches games). ``duplicate="deal"``: each pair is one deal
@@ -408,50 +399,50 @@ def compare(
     happened. ``force=True`` recomputes in any case; ``resume=False`` refuses to reuse.
     ``on_error``: ``"stop"`` or ``"record"`` (an errored match counts as unfinished).
     """
-    _check_options(matches, duplicate, setups)
+    o = CompareOptions(matches, seed, **options)  # TypeError for an option there is none of
+    _check_options(matches, o.duplicate, o.setups)
+    bootstrap = o.bootstrap
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
         raise ValueError(f"bootstrap must be a positive whole number of resamples, got {bootstrap!r}")
     problem = _pairs_problem(matches)
     if problem is not None:
         raise ValueError(problem)
-    options = CompareOptions(
-        matches, seed, workers, ruleset, max_deals, a_fail_limit, paired, duplicate, str(setups),
-        progress, resume, force, on_error, bootstrap,
-    )  # fmt: skip
+    o = replace(o, setups=str(o.setups))
     if out is None:
         # the runs go, the bots' output stays: a file of its own beside the temporary folder
         fd, bots_log = tempfile.mkstemp(prefix="guandan-compare-", suffix="-bots.log")
         os.close(fd)
         try:
             with tempfile.TemporaryDirectory(prefix="guandan-compare-") as tmp:
-                res = _compare(a, b, Path(tmp), options, None, bots_log)
+                res = _compare(a, b, Path(tmp), o, None, bots_log)
                 res.pairs = res.pairs.clone()
                 res.runs = ()
                 return res
         finally:
             if os.path.exists(bots_log) and os.path.getsize(bots_log) == 0:
                 os.unlink(bots_log)
-    return _compare(a, b, Path(out), options, notify)
+    return _compare(a, b, Path(out), o, notify)
 
 
 @dataclass(frozen=True)
 class CompareOptions:
-    """A comparison's options as ``compare`` checked them (see its docstring): one value handed down."""
+    """A comparison's options (see ``compare``'s docstring), checked by ``compare``: one value
+    handed down, ``workers`` and ``progress`` to each run's ``simulate``."""
 
-    matches: int
-    seed: int
-    workers: int | None
-    ruleset: str
-    max_deals: int | None
-    a_fail_limit: int | None
-    paired: bool
-    duplicate: str
-    setups: str
-    progress: bool
-    resume: bool
-    force: bool
-    on_error: str
-    bootstrap: int
+    matches: int = 100
+    seed: int = 0
+    workers: int | None = None
+    ruleset: str = "cgr2022"
+    max_deals: int | None = None
+    a_fail_limit: int | None = None
+    paired: bool = True
+    duplicate: str = "match"
+    setups: str | os.PathLike = "fresh"
+    progress: bool = False
+    resume: bool = True
+    force: bool = False
+    on_error: str = "stop"
+    bootstrap: int = 2000
 
 
 def _compare(
@@ -504,7 +495,7 @@ def _compare(
         bots_log=bots_log,
     )
     runs = _play_seatings(seatings, status, pairing, play, o.resume, force)
-    return _result(pairing, runs, matches, seed, paired, duplicate, source, o.bootstrap, same, note)
+    return _result(pairing, runs, o, source, same, note)
 
 
 @dataclass(frozen=True)
@@ -607,11 +598,16 @@ def _play_seatings(seatings, status, pairing: _Pairing, play: Callable, resume: 
 
 
 def _result(
-    pairing: _Pairing, runs, matches, seed, paired, duplicate, setups, bootstrap, same: bool, note: str | None
+    pairing: _Pairing, runs, options: CompareOptions, setups: str | None, same: bool, note: str | None
 ) -> CompareResult:
-    """The comparison's figures from its two runs (see ``CompareResult``; ``same``: A and B
-    are one strategy, whose paired intervals are exact)."""
+    """The comparison's figures from its two runs (see ``CompareResult``; ``setups``: the deal
+    pairs' source, None for match pairs; ``same``: A and B are one strategy, whose paired
+    intervals are exact)."""
     import polars as pl
+
+    matches, seed, paired, duplicate, bootstrap = (
+        options.matches, options.seed, options.paired, options.duplicate, options.bootstrap
+    )  # fmt: skip
 
     la, lb = pairing.la, pairing.lb
     deal_mode = duplicate == "deal"
@@ -930,16 +926,9 @@ def tournament(
     matches: int = 50,
     seed: int = 0,
     *,
-    workers: int | None = None,
     out: str | os.PathLike | None = None,
-    ruleset: str = "cgr2022",
-    max_deals: int | None = None,
-    duplicate: str = "match",
-    setups: str | os.PathLike = "fresh",
-    progress: bool = False,
-    force: bool = False,
-    on_error: str = "stop",
     notify: Callable[[str], None] | None = _stderr,
+    **options: Any,
 ) -> TournamentResult:
     """Round robin of duplicate comparisons among ``strategies``, rated with openskill.
 
@@ -948,11 +937,13 @@ def tournament(
     are ``compare``'s (stored pairings are reused only while unchanged; ``out=None`` uses a
     temporary folder removed before returning).
     """
+    o = CompareOptions(matches, seed, **options)  # TypeError for an option there is none of
+    duplicate = o.duplicate
     if isinstance(strategies, str):
         raise TypeError(f"strategies: a list of strategies, got the string {strategies!r}")
     if len(strategies) < 2:
         raise ValueError("a tournament needs at least 2 strategies")
-    _check_options(matches, duplicate, setups)
+    _check_options(matches, duplicate, o.setups)
     labels = [_label(s) for s in strategies]
     twice = sorted({x for x in labels if labels.count(x) > 1})
     for name in twice:  # two bots whose classes share a name: say which (the name was never typed)
@@ -973,16 +964,14 @@ def tournament(
     with tempfile.TemporaryDirectory(prefix="guandan-tournament-") as tmp:
         base = Path(out) if out is not None else Path(tmp)
         pairings = len(strategies) * (len(strategies) - 1) // 2
-        problem = problem or _space_problem(base, matches, 2 * pairings, max_deals, duplicate == "deal")
+        problem = problem or _space_problem(base, matches, 2 * pairings, o.max_deals, duplicate == "deal")
         if problem is not None:
             raise ValueError(problem)
         results = {}
         for (i, x), (j, y) in itertools.combinations(enumerate(strategies), 2):
             res = compare(
-                x, y, matches=matches, seed=seed, workers=workers, out=base, ruleset=ruleset,
-                max_deals=max_deals, duplicate=duplicate, setups=setups, progress=progress,
-                force=force, on_error=on_error, notify=notify if out is not None else None,
-            )  # fmt: skip
+                x, y, matches, seed, out=base, notify=notify if out is not None else None, **options
+            )
             if out is None:
                 res.pairs = res.pairs.clone()
                 res.runs = ()

@@ -41,10 +41,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from guandan_cli.stats import agreeing_units_interval, t_quantile
+
+if TYPE_CHECKING:
+    from guandan_cli.logs.manifest import Manifest
 
 METRICS = ("win", "upgrade", "first_out")
 METRIC_LABELS = {
@@ -334,35 +338,54 @@ def effect_figure(effects: pl.DataFrame, title: str):
     return fig
 
 
-def _complete(manifest: dict | None) -> bool:
+def _complete(manifest: Manifest | None) -> bool:
     return manifest is not None and manifest.complete
 
 
-def run_experiment(
-    experiment: str | Experiment,
-    deals: int,
-    *,
-    strategies: str = "heuristic",
-    seed: int = 0,
-    ruleset: str = "cgr2022",
-    out: str | os.PathLike | None = None,
-    workers: int | None = None,
-    force: bool = False,
-    progress: bool | Callable[[int, int], None] = False,
-) -> ExperimentResult:
-    """Play ``deals`` setups under both arms into ``out``, then measure the paired effects.
+@dataclass(frozen=True)
+class ExperimentOptions:
+    """``run_experiment``'s options: the seats' strategies, the root seed, the ruleset (for the
+    experiments that do not set it), where it is written, and how this session plays it."""
+
+    strategies: str = "heuristic"
+    seed: int = 0
+    ruleset: str = "cgr2022"
+    out: str | os.PathLike | None = None
+    workers: int | None = None
+    force: bool = False
+    progress: bool | Callable[[int, int], None] = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """An experiment's inputs, checked: its arms, the seats' strategies, where it is written."""
+
+    experiment: Experiment
+    arms: tuple[Arm, Arm]
+    seats: tuple[str, str, str, str]
+    out: Path
+    deals: int
+    seed: int
+    ruleset: str
+
+
+def run_experiment(experiment: str | Experiment, deals: int, **options: Any) -> ExperimentResult:
+    """Play ``deals`` setups under both arms into ``out``, then measure the paired effects
+    (``options``: the fields of :class:`ExperimentOptions`).
 
     Each arm is a ``simulate`` run of setups (``OUT/<arm>/``): an interrupted experiment
     continues where it stopped when rerun with the same options; ``force`` starts over.
     Writes ``OUT/effects.json`` and the plot ``OUT/effect.png``. Raises
     ``ExperimentInputError`` for a bad name or option, before playing anything.
     """
+    o = ExperimentOptions(**options)  # TypeError for an option there is none of
     experiment = _experiment_named(experiment)
-    seats, arms = _checked_inputs(experiment, deals, seed, ruleset, strategies)
-    out = Path(out) if out is not None else Path("runs") / f"experiment-{experiment.name}-s{seed}-n{deals}"
-    _check_output(out, experiment, deals, arms, force)
-    runs = _play_arms(experiment, arms, out, deals, seed, seats, ruleset, workers, force, progress)
-    return _measured(experiment, arms, runs, out, deals, seed, seats, ruleset)
+    seats, arms = _checked_inputs(experiment, deals, o.seed, o.ruleset, o.strategies)
+    name = f"experiment-{experiment.name}-s{o.seed}-n{deals}"
+    out = Path(o.out) if o.out is not None else Path("runs") / name
+    plan = _Plan(experiment, arms, seats, out, deals, o.seed, o.ruleset)
+    stored = _check_output(out, experiment, deals, arms, o.force)
+    return _measured(plan, _play_arms(plan, o, stored))
 
 
 def _experiment_named(experiment: str | Experiment) -> Experiment:
@@ -404,10 +427,13 @@ def _checked_inputs(
     return seats, arms
 
 
-def _check_output(out: Path, experiment: Experiment, deals: int, arms: tuple[Arm, Arm], force: bool) -> None:
-    """``out`` holds no other experiment, and the arms still to play fit on its disk."""
+def _check_output(
+    out: Path, experiment: Experiment, deals: int, arms: tuple[Arm, Arm], force: bool
+) -> dict[str, Manifest]:
+    """``out`` holds no other experiment, and the arms still to play fit on its disk; the
+    arms stored there (none with ``force``), by name."""
     from guandan_cli.logs.layout import MAX_MATCHES, space_problem
-    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.logs.manifest import RunFolder
 
     if out.exists() and not out.is_dir():
         raise ExperimentInputError(f"output {out} exists and is not a directory; choose another --out")
@@ -418,26 +444,33 @@ def _check_output(out: Path, experiment: Experiment, deals: int, arms: tuple[Arm
         )
     if deals > MAX_MATCHES:
         raise ExperimentInputError(f"at most {MAX_MATCHES} deals (--deals) in one experiment, got {deals}")
-    todo = sum(
-        1
-        for arm in arms
-        if force or not _complete(read_manifest(out / arm.name) if (out / arm.name).is_dir() else None)
-    )
+    read = {} if force else {arm.name: RunFolder.read(out / arm.name).manifest for arm in arms}
+    stored = {name: m for name, m in read.items() if m is not None}
+    todo = sum(1 for arm in arms if not _complete(stored.get(arm.name)))
     problem = space_problem(out, deals * todo, max_deals=1, suggest_compression=False)
     if problem is not None:
         raise ExperimentInputError(f"{deals} deals (--deals) in {todo} arms: {problem}")
+    return stored
 
 
-def _play_arms(experiment, arms, out: Path, deals, seed, seats, ruleset, workers, force, progress) -> list:
-    """Each arm's run of setups (``OUT/<arm>/``), continued when stored (unless ``force``)."""
-    from guandan_cli.logs.manifest import read_manifest
+def _play_arms(plan: _Plan, options: ExperimentOptions, stored: dict[str, Manifest]) -> list:
+    """Each arm's run of setups (``OUT/<arm>/``), continued when ``stored`` (unless ``force``)."""
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.simulation import simulate
 
+    experiment, arms, out, deals, seed, seats = (
+        plan.experiment,
+        plan.arms,
+        plan.out,
+        plan.deals,
+        plan.seed,
+        plan.seats,
+    )
+    force = options.force
     runs = []
     for arm in arms:
         arm_dir = out / arm.name
-        existing = read_manifest(arm_dir) if arm_dir.is_dir() else None
+        existing = stored.get(arm.name)
         try:
             run = simulate(
                 deals,
@@ -446,15 +479,15 @@ def _play_arms(experiment, arms, out: Path, deals, seed, seats, ruleset, workers
                 ruleset=arm.ruleset,
                 max_deals=1,
                 out=arm_dir,
-                workers=workers,
+                workers=options.workers,
                 setups=experiment.source,
                 tribute=arm.tribute,
                 resume=existing is not None and not force,
                 force=force,
-                progress=progress,
+                progress=options.progress,
                 label=f"{experiment.name}: {arm.name}",
                 command=f"guandan experiment {experiment.name} --deals {deals} --seed {seed} "
-                f"--strategies {','.join(seats)} --ruleset {ruleset}  (arm {arm.name})",
+                f"--strategies {','.join(seats)} --ruleset {plan.ruleset}  (arm {arm.name})",
             )
         except SimulationInputError as exc:
             raise ExperimentInputError(f"arm {arm.name}: {exc}") from None
@@ -462,8 +495,11 @@ def _play_arms(experiment, arms, out: Path, deals, seed, seats, ruleset, workers
     return runs
 
 
-def _measured(experiment, arms, runs, out: Path, deals, seed, seats, ruleset) -> ExperimentResult:
+def _measured(plan: _Plan, runs: list) -> ExperimentResult:
     """The paired effects of the two arms, written to ``OUT/effects.json`` and ``OUT/effect.png``."""
+    experiment, arms, out, deals, seed, seats, ruleset = (
+        plan.experiment, plan.arms, plan.out, plan.deals, plan.seed, plan.seats, plan.ruleset
+    )  # fmt: skip
     receivers = pl.DataFrame(
         {
             "match": list(range(deals)),

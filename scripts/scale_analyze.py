@@ -124,13 +124,14 @@ def synthesize(
     then renamed), and a ``manifest.json`` (the source's, with this run's matches, counts
     and parts, each part file's size and sha256 among them).
     """
-    from guandan_cli.logs.layout import MANIFEST, part_paths, read_manifest
+    from guandan_cli.logs.layout import MANIFEST, part_paths
     from guandan_cli.logs.manifest import (
         FileEntry,
         Manifest,
         PartEntry,
         PartialConfig,
         RunConfig,
+        RunFolder,
         RunState,
         Totals,
     )
@@ -139,7 +140,7 @@ def synthesize(
     pool = [(lines, mline, _match_facts(mline)) for lines, mline in _matches_of(source) if lines]
     if not pool:
         raise SystemExit(f"{source}: no deals to replicate")
-    base = read_manifest(source) or Manifest(RunState.COMPLETE, RunConfig(), PartialConfig())
+    base = RunFolder.read(source).manifest or Manifest(RunState.COMPLETE, RunConfig(), PartialConfig())
     directory.mkdir(parents=True, exist_ok=True)
     parts: list[PartEntry] = []
     written = index = part = 0

@@ -123,21 +123,7 @@ def test_tournament(tmp_path):
 def test_cli_compare_and_errors(tmp_path):
     runner = CliRunner()
     r = runner.invoke(
-        app,
-        [
-            "compare",
-            "greedy",
-            "random",
-            "-n",
-            "2",
-            "--max-deals",
-            "2",
-            "--workers",
-            "1",
-            "--out",
-            str(tmp_path),
-            "-q",
-        ],
+        app, [*"compare greedy random -n 2 --max-deals 2 --workers 1 -q".split(), "--out", str(tmp_path)]
     )
     assert r.exit_code == 0, r.output
     assert "greedy" in r.output and "levels/deal" in r.output

@@ -72,19 +72,7 @@ def test_setups_from_a_run_directory_and_fresh_ones_verify(tmp_path):
 
 def test_cli_deal_mode(tmp_path):
     runner = CliRunner()
-    args = [
-        "compare",
-        "greedy",
-        "random",
-        "-n",
-        "4",
-        "--duplicate",
-        "deal",
-        "-w",
-        "1",
-        "--out",
-        str(tmp_path),
-    ]
+    args = [*"compare greedy random -n 4 --duplicate deal -w 1".split(), "--out", str(tmp_path)]
     r = runner.invoke(app, args + ["--setups", "random", "-q"])
     assert r.exit_code == 0, r.output
     assert "greedy vs random: 4 deal pairs (random setups) = 8 deals" in r.output

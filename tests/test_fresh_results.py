@@ -162,20 +162,7 @@ def test_compare_without_out_leaves_no_temporary_folder(tmp_path, monkeypatch):
 
 def test_cli_force_and_on_error(tmp_path):
     runner = CliRunner()
-    args = [
-        "compare",
-        "greedy",
-        "random",
-        "-n",
-        "2",
-        "--max-deals",
-        "2",
-        "-w",
-        "1",
-        "--out",
-        str(tmp_path),
-        "-q",
-    ]
+    args = [*"compare greedy random -n 2 --max-deals 2 -w 1 -q".split(), "--out", str(tmp_path)]
     assert runner.invoke(app, args).exit_code == 0
     r = runner.invoke(app, args + ["--force", "--on-error", "record"])
     assert r.exit_code == 0, r.output

@@ -32,16 +32,22 @@ from guandan_cli.engine.cards import RANK_OF, SUIT_OF
 from guandan_cli.engine.combos import POWER, STRAIGHT_FLUSH, STRAIGHT_WINDOWS
 
 
+def _random_hand(rng: random.Random) -> tuple[int, list[int], list[int], int]:
+    """``(level, hand, rank counts without the wild cards, wild face)`` of a random part of a dealt hand."""
+    lv = rng.randrange(13)
+    hand = rng.sample(deal_hands(rng)[0], rng.randrange(1, 28))
+    wild = lv * 4 + 1
+    counts = [0] * 15
+    for f in hand:
+        if f != wild:
+            counts[RANK_OF[f]] += 1
+    return lv, hand, counts, wild
+
+
 def test_search_leaf_cost_is_the_reference_leaf_cost_bit_for_bit():
     rng = random.Random(13)
     for _ in range(3000):
-        lv = rng.randrange(13)
-        hand = rng.sample(deal_hands(rng)[0], rng.randrange(1, 28))
-        wild = lv * 4 + 1
-        counts = [0] * 15
-        for f in hand:
-            if f != wild:
-                counts[RANK_OF[f]] += 1
+        lv, hand, counts, wild = _random_hand(rng)
         w = rng.choice((0, 0, 1, 2)) if wild in hand else 0
         root = _Search(counts, w, lv, cap=0)  # stopped after its first node: the whole hand's leaf
         root.run(0, 0.0)
@@ -117,13 +123,7 @@ def test_plan_search_visits_the_reference_nodes_and_finds_its_plan():
 def test_leaf_groups_are_the_reference_leaf_groups():
     rng = random.Random(17)
     for _ in range(3000):
-        lv = rng.randrange(13)
-        hand = rng.sample(deal_hands(rng)[0], rng.randrange(1, 28))
-        wild = lv * 4 + 1
-        counts = [0] * 15
-        for f in hand:
-            if f != wild:
-                counts[RANK_OF[f]] += 1
+        lv, _hand, counts, _wild = _random_hand(rng)
         w = rng.choice((0, 0, 1, 2))
         fast = _leaf_groups(counts, w, lv)
         ref = _leaf(counts, w, POWER[lv], lv, True)[1]

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bot_sources import BOOM
 from click.testing import CliRunner
 from report_fixtures import generate_lines
 
@@ -19,18 +20,6 @@ from guandan_cli.cli.app import app
 from guandan_cli.logs import reader
 from guandan_cli.logs.reader import LogLineError, ScanStats
 from guandan_cli.reports import load
-
-BOOM = """
-from guandan_cli.strategies.random_bot import RandomStrategy
-
-class Boom(RandomStrategy):
-    name = "boom"
-
-    def choose_play(self, obs):
-        if self.rng.random() < 0.02:
-            raise RuntimeError("boom")
-        return super().choose_play(obs)
-"""
 
 
 def write(directory: Path, deals: list[str], matches: list[str], compression: str = "none") -> Path:

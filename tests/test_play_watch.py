@@ -288,25 +288,27 @@ def test_watch_a_logged_match_and_the_deal_end(tmp_path):
 def test_table_in_colour_through_a_recording_console():
     from rich.console import Console
 
-    from guandan_cli.view.table import Style, play_text, render_table
+    from guandan_cli.view.table import Style, TableScene, play_text, render_table
 
     hands = [parse_cards(h) for h in ("S7 D7 C7 H2 H2 S3", "S8 S8 H9", "S9", "ST")]
     deal = Deal(DealSetup(hands=hands, first_leader=1))
     deal.apply(Combo.from_text("pair:8 S8 S8"))
     text = render_table(
-        title="t",
-        level=0,
-        levels=(0, 0),
-        level_team=None,
-        names=["a", "b", "c", "d"],
-        counts=deal.card_counts(),
-        finished=deal.finished,
-        events=deal.events,
-        to_move=deal.to_move,
-        tribute_kind=deal.tribute_kind,
-        hands={0: deal.hands[0]},
-        style=Style(),
-        you=True,
+        TableScene(
+            title="t",
+            level=0,
+            levels=(0, 0),
+            level_team=None,
+            names=["a", "b", "c", "d"],
+            counts=deal.card_counts(),
+            finished=deal.finished,
+            events=deal.events,
+            to_move=deal.to_move,
+            tribute_kind=deal.tribute_kind,
+            hands={0: deal.hands[0]},
+            you=True,
+        ),
+        Style(),
     )
     console = Console(record=True, width=100, force_terminal=True)
     console.print(text)

@@ -376,18 +376,7 @@ def test_an_obviously_losing_play_is_flagged(blunder_run):
     assert decision.obs.card_counts[decision.obs.partner] == 1
     res = runner.invoke(
         app,
-        [
-            "review",
-            str(blunder_run),
-            "-m",
-            str(b["match"]),
-            "-d",
-            str(b["deal"]),
-            "--seat",
-            "0",
-            "-f",
-            "json",
-        ],
+        ["review", str(blunder_run), *f"-m {b['match']} -d {b['deal']} --seat 0 -f json".split()],
     )
     assert res.exit_code == 0, res.output
     row = next(r for r in _json_rows(res.stdout) if r["index"] == b["index"])
@@ -626,12 +615,7 @@ def test_the_page_steps_in_chromium_and_shows_the_logged_trick(blunder_run, tmp_
         [
             "review",
             str(blunder_run),
-            "-m",
-            str(b["match"]),
-            "-d",
-            str(b["deal"]),
-            "--seat",
-            "0",
+            *f"-m {b['match']} -d {b['deal']} --seat 0".split(),
             "--html",
             str(page),
         ],

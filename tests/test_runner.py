@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bot_sources import BOOM
 
 from guandan_cli import simulate
 from guandan_cli.logs.reader import part_files
@@ -18,18 +19,6 @@ from guandan_cli.runner import SimulationError, SimulationInputError, tasks, wil
 from guandan_cli.runner.rundir import read_manifest
 
 SMALL = {"seed": 11, "strategies": "random,greedy", "max_deals": 3, "progress": False}
-
-BOOM = """
-from guandan_cli.strategies.random_bot import RandomStrategy
-
-class Boom(RandomStrategy):
-    name = "boom"
-
-    def choose_play(self, obs):
-        if self.rng.random() < 0.02:
-            raise RuntimeError("boom")
-        return super().choose_play(obs)
-"""
 
 
 def log_bytes(run_dir: Path) -> dict[str, bytes]:

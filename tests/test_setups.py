@@ -13,7 +13,7 @@ from guandan_cli.engine.deal import Deal, replay
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
 from guandan_cli.logreaders.verify import verify
-from guandan_cli.logs.records import record_actions
+from guandan_cli.logs.records import DealRecord
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner.setups import (
     fresh_setup,
@@ -82,7 +82,7 @@ def test_run_setups_rebuild_every_logged_deal(small_run):
     by_key = {(r["match_seed"], r["deal"]): r for r in recs}
     for item in items:
         rec = by_key[(item.match_seed, item.deal_index)]
-        deal = replay(item.setup, record_actions(rec))  # the logged actions fit the rebuilt setup
+        deal = replay(item.setup, DealRecord.parse(rec).actions())  # the logged actions fit the rebuilt setup
         assert list(deal.result.finish_order) == rec["finish_order"]
     assert items[0].setup.rules.max_deals == 4  # the run's own options by default
     assert load_setups(small_run.path, 0, 3, RULES) == list(run_setups(small_run.path, RULES))[:3]
@@ -149,16 +149,14 @@ def test_play_setup_records_levels_after_and_a_failures():
 
 def test_a_record_alone_gives_an_equivalent_setup(small_run):
     """The previous finish order rebuilt from a record's tribute replays every logged deal identically."""
-    from guandan_cli.logs.records import record_setup, record_setup_alone
-
-    recs = small_run.deals().sort("match", "deal").to_dicts()
+    recs = [DealRecord.parse(r) for r in small_run.deals().sort("match", "deal").to_dicts()]
     prev = None
     kinds = set()
     for rec in recs:
-        p = prev if prev is not None and prev["match"] == rec["match"] else None
-        full = replay(record_setup(rec, p, RULES), record_actions(rec))
-        alone = replay(record_setup_alone(rec, RULES), record_actions(rec))
+        p = prev if prev is not None and prev.match == rec.match else None
+        full = replay(rec.setup(p, RULES), rec.actions())
+        alone = replay(rec.setup_alone(RULES), rec.actions())
         assert alone.snapshot() == full.snapshot()
-        kinds.add(rec["tribute"]["kind"])
+        kinds.add(rec.tribute.kind)
         prev = rec
     assert {"none", "single"} <= kinds

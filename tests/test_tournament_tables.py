@@ -60,21 +60,7 @@ def test_tournament_report_matches_the_golden_text():
 
 def test_tournament_cli_prints_tables_within_80_columns(tmp_path):
     r = CliRunner().invoke(
-        app,
-        [
-            "tournament",
-            "greedy",
-            "random",
-            "-n",
-            "2",
-            "--max-deals",
-            "2",
-            "-w",
-            "1",
-            "--out",
-            str(tmp_path),
-            "-q",
-        ],
+        app, [*"tournament greedy random -n 2 --max-deals 2 -w 1 -q".split(), "--out", str(tmp_path)]
     )
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()

@@ -329,8 +329,8 @@ def test_analyze_by_a_grouping_named_twice_counts_it_once(small_run):  # noqa: F
     assert twice.stdout == once.stdout
 
 
-def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypatch):
-    """tournament a.py:Mine b.py:Mine said "mine given more than once", a name never typed."""
+def _two_bots_named_mine(tmp_path, monkeypatch) -> None:
+    """``a.py:Mine`` (a greedy bot) and ``b.py:Mine`` (a random one), both named "mine", in the working folder."""
     monkeypatch.chdir(tmp_path)
     for file, base in [
         ("a.py", "greedy import GreedyStrategy"),
@@ -340,6 +340,11 @@ def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypa
         (tmp_path / file).write_text(
             f'from guandan_cli.strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
         )
+
+
+def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypatch):
+    """tournament a.py:Mine b.py:Mine said "mine given more than once", a name never typed."""
+    _two_bots_named_mine(tmp_path, monkeypatch)
     res = runner.invoke(app, ["tournament", "a.py:Mine", "b.py:Mine", "-n", "1"])
     line = _one_error_line(res)
     assert res.exit_code == 2 and "a.py:Mine" in line and "b.py:Mine" in line and "'mine'" in line, line
@@ -349,15 +354,7 @@ def test_tournament_names_the_specs_of_two_bots_with_one_name(tmp_path, monkeypa
 
 def test_compare_tells_two_bots_with_one_name_apart_by_their_specs(tmp_path, monkeypatch):
     """compare a.py:Mine b.py:Mine printed "mine > mine" and "matches won by mine: 2, by mine: 0"."""
-    monkeypatch.chdir(tmp_path)
-    for file, base in [
-        ("a.py", "greedy import GreedyStrategy"),
-        ("b.py", "random_bot import RandomStrategy"),
-    ]:
-        parent = base.rpartition(" ")[2]
-        (tmp_path / file).write_text(
-            f'from guandan_cli.strategies.{base}\n\n\nclass Mine({parent}):\n    name = "mine"\n'
-        )
+    _two_bots_named_mine(tmp_path, monkeypatch)
     res = runner.invoke(app, ["compare", "a.py:Mine", "b.py:Mine", "-n", "2", "-w", "1", "-q"])
     assert res.exit_code == 0, res.output
     assert "mine > mine" not in res.stdout and "a.py:Mine > b.py:Mine" in res.stdout, res.stdout

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -86,22 +87,27 @@ ToParquet = Annotated[
 ]
 
 
-def analyze(
-    runs: Runs,
-    report: Report = None,
-    fmt: Format = OutputFormat.table,
-    plots: Plots = None,
-    plot_format: PlotFormatOption = None,
-    by: By = None,
-    skip_bad: SkipBad = False,
-    check: Check = True,
-    html: Html = None,
-    wide: Wide = False,
-    to_parquet: ToParquet = False,
-    workers: Workers = None,
-    backend: Backend = "local",
-    ray_address: RayAddress = None,
-) -> None:
+@dataclass(frozen=True)
+class AnalyzeCommand:
+    """``guandan analyze``'s arguments and options, in the order ``--help`` lists them."""
+
+    runs: Runs
+    report: Report = None
+    fmt: Format = OutputFormat.table
+    plots: Plots = None
+    plot_format: PlotFormatOption = None
+    by: By = None
+    skip_bad: SkipBad = False
+    check: Check = True
+    html: Html = None
+    wide: Wide = False
+    to_parquet: ToParquet = False
+    workers: Workers = None
+    backend: Backend = "local"
+    ray_address: RayAddress = None
+
+
+def analyze(given: AnalyzeCommand) -> None:
     """Turn logs into answers: print reports (rates with 95% confidence intervals).
 
     Reports: tribute, tribute-card, first-leader, bombs, bombs-by-player, winner-bombs, partners, double-down, deal-length, match-length, levels, wilds, jiefeng, strategy-deals, strategy-matches (see docs/reports.md).
@@ -110,31 +116,39 @@ def analyze(
     from guandan_cli.reports import analysis as an
 
     with reported(bad_input=(an.AnalyzeInputError,), failures=(an.AnalyzeFailure,)):
-        names, groups = an.report_names(report), an.groupings(by)
-        if to_parquet:
-            _check_run_directories(runs)
-        names, note = an.without_match_reports(runs, names, report)
+        names, groups = an.report_names(given.report), an.groupings(given.by)
+        if given.to_parquet:
+            _check_run_directories(given.runs)
+        names, note = an.without_match_reports(given.runs, names, given.report)
         if note is not None:
             click.echo(note, err=True)
-        an.check_groupable(groups, names, by)
-        _check_formats(fmt, plots, plot_format, html, wide)
-        an.check_lone_matches_parts(runs)
-        _check_outputs(plots, html)
-        _check_workers(workers, backend)
-        if to_parquet:
-            _convert(runs, skip_bad, check)
-            if report is None and html is None:
+        an.check_groupable(groups, names, given.by)
+        _check_formats(given.fmt, given.plots, given.plot_format, given.html, given.wide)
+        an.check_lone_matches_parts(given.runs)
+        _check_outputs(given.plots, given.html)
+        _check_workers(given.workers, given.backend)
+        if given.to_parquet:
+            _convert(given.runs, given.skip_bad, given.check)
+            if given.report is None and given.html is None:
                 return
-        data = _reduce(runs, names, groups, skip_bad, check, to_parquet, (workers, backend, ray_address))
+        data = _reduce(
+            given.runs,
+            names,
+            groups,
+            given.skip_bad,
+            given.check,
+            given.to_parquet,
+            (given.workers, given.backend, given.ray_address),
+        )
         results = data.results
     titles = {n: REPORTS[n].title for n in names}
     for line in data.incomplete:  # "PATH: incomplete run: 100 of 300 matches"
         click.echo(line, err=True)
-    click.echo(an.render(results, fmt.value, titles, wide=wide, metadata=an.metadata(data)))
-    if html is not None:
-        _write_html(html, runs, results, titles, groups, data.skipped)
-    if plots is not None:
-        _write_plots(plots, results, (plot_format or PlotFormat.png).value)
+    click.echo(an.render(results, given.fmt.value, titles, wide=given.wide, metadata=an.metadata(data)))
+    if given.html is not None:
+        _write_html(given.html, given.runs, results, titles, groups, data.skipped)
+    if given.plots is not None:
+        _write_plots(given.plots, results, (given.plot_format or PlotFormat.png).value)
 
 
 def _check_run_directories(runs: list[Path]) -> None:

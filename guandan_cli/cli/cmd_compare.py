@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated
 
@@ -52,30 +53,44 @@ def _check_mode_options(duplicate: str, max_deals: int | None, setups: str) -> N
         fail(f"--setups {setups} goes with --duplicate deal (match-level pairs play whole matches)")
 
 
-def compare(
-    a: Annotated[str, Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")],
-    b: Annotated[str, Argument(help="Strategy B.", metavar="B")],
+@dataclass(frozen=True)
+class CompareCommand:
+    """``guandan compare``'s arguments and options, in the order ``--help`` lists them."""
+
+    a: Annotated[str, Argument(help="Strategy A: a name, module:Class or file.py:Class.", metavar="A")]
+    b: Annotated[str, Argument(help="Strategy B.", metavar="B")]
     matches: Annotated[
         int, Option("--matches", "-n", help="Duplicate pairs (each is 2 matches, or 2 deals).")
-    ] = 100,
-    seed: RootSeed = 0,
-    workers: PoolWorkers = None,
-    out: Annotated[Path, Option("--out", "-o", help="Folder for the two runs' logs.")] = Path("runs/compare"),
-    ruleset: Ruleset = "cgr2022",
-    max_deals: MaxDeals = None,
-    duplicate: Duplicate = "match",
-    setups: Setups = "fresh",
-    unpaired: Annotated[bool, Option(help="Use other seeds for the swapped seating (for contrast).")] = False,
+    ] = 100
+    seed: RootSeed = 0
+    workers: PoolWorkers = None
+    out: Annotated[Path, Option("--out", "-o", help="Folder for the two runs' logs.")] = Path("runs/compare")
+    ruleset: Ruleset = "cgr2022"
+    max_deals: MaxDeals = None
+    duplicate: Duplicate = "match"
+    setups: Setups = "fresh"
+    unpaired: Annotated[bool, Option(help="Use other seeds for the swapped seating (for contrast).")] = False
     force: Annotated[
         bool, Option(help="Recompute even when stored logs under --out match this comparison.")
-    ] = False,
-    on_error: CountOnError = "stop",
-    decision_timeout: DecisionTimeoutOption = None,
-    max_memory: MaxMemoryOption = None,
-    quiet: Quiet = False,
-    encoding: Encoding = None,
-    traceback: TracebackOption = False,
-) -> None:
+    ] = False
+    on_error: CountOnError = "stop"
+    decision_timeout: DecisionTimeoutOption = None
+    max_memory: MaxMemoryOption = None
+    quiet: Quiet = False
+    encoding: Encoding = None
+    traceback: TracebackOption = False
+
+
+def _run_options(given: CompareCommand | TournamentCommand) -> dict[str, object]:
+    """The options of ``comparison.compare``/``tournament`` the command line gives (by name, as
+    ``CompareOptions`` calls them), with a progress bar unless ``--quiet``."""
+    from guandan_cli.comparison import CompareOptions
+
+    shared = {f.name for f in fields(CompareOptions)} & {f.name for f in fields(given)}
+    return {name: getattr(given, name) for name in shared} | {"progress": not given.quiet}
+
+
+def compare(given: CompareCommand) -> None:
     """Compare A with B over duplicate pairs: each seed (or deal) played twice with the teams swapped.
 
     Stored logs under --out are reused only while both strategies' code, the seeds and the options are unchanged (a line on stderr says which); otherwise they are recomputed.
@@ -83,30 +98,16 @@ def compare(
     from guandan_cli.comparison import compare as run_compare
     from guandan_cli.strategies.onnx_model import apply_encoding
 
-    _check_options(duplicate, on_error, max_deals, setups)
-    if duplicate == "deal" and unpaired:
+    _check_options(given.duplicate, given.on_error, given.max_deals, given.setups)
+    if given.duplicate == "deal" and given.unpaired:
         fail("--unpaired does not go with --duplicate deal: deal pairs share their setup by construction")
     with (
-        run_limits(decision_timeout, max_memory),
-        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback),
+        run_limits(given.decision_timeout, given.max_memory),
+        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=given.traceback),
     ):
-        a, b = apply_encoding([a.strip(), b.strip()], encoding)  # " heuristic" is heuristic
+        a, b = apply_encoding([given.a.strip(), given.b.strip()], given.encoding)  # " heuristic" is heuristic
         res = run_compare(
-            a,
-            b,
-            matches=matches,
-            seed=seed,
-            workers=workers,
-            out=out,
-            ruleset=ruleset,
-            max_deals=max_deals,
-            paired=not unpaired,
-            duplicate=duplicate,
-            setups=setups,
-            progress=not quiet,
-            force=force,
-            on_error=on_error,
-            notify=notice,
+            a, b, out=given.out, paired=not given.unpaired, notify=notice, **_run_options(given)
         )
     click.echo(res.describe())
     if res.duplicate == "match":
@@ -118,54 +119,46 @@ def compare(
     click.echo(f"logs: {res.runs[0].path} and {res.runs[1].path}")
 
 
-def tournament(
-    strategies: Annotated[list[str], Argument(help="Two or more strategies.", metavar="STRATEGIES")],
-    matches: Annotated[int, Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50,
-    seed: RootSeed = 0,
-    workers: PoolWorkers = None,
-    out: Annotated[Path, Option("--out", "-o", help="Folder for the runs' logs.")] = Path("runs/tournament"),
-    ruleset: Ruleset = "cgr2022",
-    max_deals: MaxDeals = None,
-    duplicate: Duplicate = "match",
-    setups: Setups = "fresh",
+@dataclass(frozen=True)
+class TournamentCommand:
+    """``guandan tournament``'s arguments and options, in the order ``--help`` lists them."""
+
+    strategies: Annotated[list[str], Argument(help="Two or more strategies.", metavar="STRATEGIES")]
+    matches: Annotated[int, Option("--matches", "-n", help="Duplicate pairs per pairing.")] = 50
+    seed: RootSeed = 0
+    workers: PoolWorkers = None
+    out: Annotated[Path, Option("--out", "-o", help="Folder for the runs' logs.")] = Path("runs/tournament")
+    ruleset: Ruleset = "cgr2022"
+    max_deals: MaxDeals = None
+    duplicate: Duplicate = "match"
+    setups: Setups = "fresh"
     force: Annotated[
         bool, Option(help="Recompute even when stored logs under --out match this tournament.")
-    ] = False,
-    on_error: CountOnError = "stop",
-    decision_timeout: DecisionTimeoutOption = None,
-    max_memory: MaxMemoryOption = None,
-    plot: Annotated[Path | None, Option(help="Write the win-rate matrix plot here (.png or .svg).")] = None,
-    quiet: Quiet = False,
-    encoding: Encoding = None,
-    traceback: TracebackOption = False,
-) -> None:
+    ] = False
+    on_error: CountOnError = "stop"
+    decision_timeout: DecisionTimeoutOption = None
+    max_memory: MaxMemoryOption = None
+    plot: Annotated[Path | None, Option(help="Write the win-rate matrix plot here (.png or .svg).")] = None
+    quiet: Quiet = False
+    encoding: Encoding = None
+    traceback: TracebackOption = False
+
+
+def tournament(given: TournamentCommand) -> None:
     """Round robin of duplicate pairs: a leaderboard (openskill rating) and a win-rate matrix."""
     from guandan_cli.comparison import tournament as run_tournament
     from guandan_cli.strategies.onnx_model import apply_encoding
 
-    _check_options(duplicate, on_error, max_deals, setups)
+    _check_options(given.duplicate, given.on_error, given.max_deals, given.setups)
+    plot = given.plot
     if plot is not None:  # before the tournament runs, not after
         check_output_file(plot, "--plot", (".png", ".svg", ".pdf"))
     with (
-        run_limits(decision_timeout, max_memory),
-        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=traceback),
+        run_limits(given.decision_timeout, given.max_memory),
+        reported(bad_input=(ValueError, RuntimeError), interrupt=RESUME_HINT, traceback=given.traceback),
     ):
-        strategies = apply_encoding([s.strip() for s in strategies], encoding)
-        res = run_tournament(
-            strategies,
-            matches=matches,
-            seed=seed,
-            workers=workers,
-            out=out,
-            ruleset=ruleset,
-            max_deals=max_deals,
-            duplicate=duplicate,
-            setups=setups,
-            progress=not quiet,
-            force=force,
-            on_error=on_error,
-            notify=notice,
-        )
+        strategies = apply_encoding([s.strip() for s in given.strategies], given.encoding)
+        res = run_tournament(strategies, out=given.out, notify=notice, **_run_options(given))
     click.echo(res.report())
     if plot is not None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -20,11 +21,14 @@ from guandan_cli.cli.options import (
 from guandan_cli.cli.parameters import Argument, Option
 
 
-def experiment(
+@dataclass(frozen=True)
+class ExperimentCommand:
+    """``guandan experiment``'s arguments and options, in the order ``--help`` lists them."""
+
     name: Annotated[
         str, Argument(help="tribute, resistance or ruleset.", show_default=False, metavar="EXPERIMENT")
-    ],
-    deals: Annotated[int, Option("--deals", "-n", help="Setups to play (each twice).")] = 1000,
+    ]
+    deals: Annotated[int, Option("--deals", "-n", help="Setups to play (each twice).")] = 1000
     strategies: Annotated[
         str,
         Option(
@@ -32,9 +36,9 @@ def experiment(
             "-s",
             help="One name (every seat), two (seats 0/2 and 1/3) or four, comma-separated.",
         ),
-    ] = "heuristic",
-    seed: Annotated[int, Option(help="Root seed of the setups.")] = 0,
-    ruleset: Annotated[str, Option(help="Ruleset of the tribute and resistance experiments.")] = "cgr2022",
+    ] = "heuristic"
+    seed: Annotated[int, Option(help="Root seed of the setups.")] = 0
+    ruleset: Annotated[str, Option(help="Ruleset of the tribute and resistance experiments.")] = "cgr2022"
     out: Annotated[
         Path | None,
         Option(
@@ -43,14 +47,16 @@ def experiment(
             help="Output directory (default: runs/experiment-NAME-sSEED-nDEALS).",
             show_default=False,
         ),
-    ] = None,
-    workers: Workers = None,
-    force: Annotated[bool, Option("--force", help="Start over, replacing the arms' runs.")] = False,
-    decision_timeout: DecisionTimeoutOption = None,
-    max_memory: MaxMemoryOption = None,
-    quiet: Quiet = False,
-    traceback: TracebackOption = False,
-) -> None:
+    ] = None
+    workers: Workers = None
+    force: Annotated[bool, Option("--force", help="Start over, replacing the arms' runs.")] = False
+    decision_timeout: DecisionTimeoutOption = None
+    max_memory: MaxMemoryOption = None
+    quiet: Quiet = False
+    traceback: TracebackOption = False
+
+
+def experiment(given: ExperimentCommand) -> None:
     """Play each sampled deal setup twice, by the same bots with the same hands, under two rule
     variants, and print the paired effect on the receiving side (95% intervals).
 
@@ -62,28 +68,28 @@ def experiment(
     """
     from guandan_cli.experiments import ExperimentInputError, run_experiment
 
-    if deals < 1:
-        fail(f"--deals must be a positive whole number, got {deals}")
-    if workers is not None and workers < 1:
-        fail(f"--workers must be a positive whole number, got {workers}")
+    if given.deals < 1:
+        fail(f"--deals must be a positive whole number, got {given.deals}")
+    if given.workers is not None and given.workers < 1:
+        fail(f"--workers must be a positive whole number, got {given.workers}")
     with (
-        run_limits(decision_timeout, max_memory),
+        run_limits(given.decision_timeout, given.max_memory),
         reported(
             bad_input=(ExperimentInputError,),
             interrupt="rerun the same command to continue",
-            traceback=traceback,
+            traceback=given.traceback,
         ),
     ):
         result = run_experiment(
-            name,
-            deals,
-            strategies=strategies,
-            seed=seed,
-            ruleset=ruleset,
-            out=out,
-            workers=workers,
-            force=force,
-            progress=not quiet,
+            given.name,
+            given.deals,
+            strategies=given.strategies,
+            seed=given.seed,
+            ruleset=given.ruleset,
+            out=given.out,
+            workers=given.workers,
+            force=given.force,
+            progress=not given.quiet,
         )
     click.echo(result.summary())
     click.echo(f"wrote effects.json and effect.png in {result.out}/", err=True)

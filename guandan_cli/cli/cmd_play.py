@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -10,16 +11,9 @@ import click
 
 from guandan_cli.cli.errors import check_delay, fail, interrupted
 from guandan_cli.cli.game_options import (
-    Bots,
     DealReview,
-    GameAFailLimit,
-    GameMaxDeals,
-    GameOut,
-    GameRuleset,
-    GameSeed,
+    GameOptions,
     Hint,
-    Resume,
-    Seat,
     check_room,
     game_spec,
 )
@@ -27,24 +21,20 @@ from guandan_cli.cli.options import TracebackOption, run_failed
 from guandan_cli.cli.parameters import Option
 
 
-def play(
-    ctx: click.Context,
-    seat: Seat = 0,
-    strategies: Bots = "heuristic",
-    seed: GameSeed = None,
-    ruleset: GameRuleset = "cgr2022",
-    max_deals: GameMaxDeals = None,
-    a_fail_limit: GameAFailLimit = None,
-    out: GameOut = None,
-    resume: Resume = False,
-    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.5,
+@dataclass(frozen=True)
+class PlayOptions:
+    """``guandan play``'s options after the game's, in the order ``--help`` lists them."""
+
+    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.5
     plain: Annotated[
         bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
-    ] = False,
-    hint: Hint = "heuristic",
-    deal_review: DealReview = True,
-    traceback: TracebackOption = False,
-) -> None:
+    ] = False
+    hint: Hint = "heuristic"
+    deal_review: DealReview = True
+    traceback: TracebackOption = False
+
+
+def play(ctx: click.Context, options: GameOptions, given: PlayOptions) -> None:
     """Play one match at --seat against bots: answer with cards (S3 H4 D4), a menu number, p to pass,
     ? for a suggestion, h for the menu, t for the table. q (or Ctrl-C) saves every answer; --resume continues."""
     import sys
@@ -59,23 +49,11 @@ def play(
     from guandan_cli.runner.simulation import SimulationError, SimulationInputError
     from guandan_cli.view.table import Style
 
-    check_delay(delay)
-    game = game_spec(
-        ctx,
-        seat=seat,
-        strategies=strategies,
-        seed=seed,
-        ruleset=ruleset,
-        max_deals=max_deals,
-        a_fail_limit=a_fail_limit,
-        out=out,
-        resume=resume,
-        hint=hint,
-        deal_review=deal_review,
-    )
+    check_delay(given.delay)
+    game = game_spec(ctx, options, hint=given.hint, deal_review=given.deal_review)
     check_room(game.out, game.max_deals)
 
-    colour = not plain and is_tty(sys.stdout)
+    colour = not given.plain and is_tty(sys.stdout)
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour)
     screen.print(f"guandan play: seed {game.seed}, you are seat {game.seat}; the game is saved in {game.out}")
@@ -85,11 +63,13 @@ def play(
 
         reviewer = DealReviewer(game.out, game.seat, style)
     try:
-        run = play_game(game, resume=resume, screen=screen, style=style, delay=delay, reviewer=reviewer)
+        run = play_game(
+            game, resume=options.resume, screen=screen, style=style, delay=given.delay, reviewer=reviewer
+        )
     except (PlayInputError, SimulationInputError) as exc:
         fail(exc)
     except SimulationError as exc:
-        run_failed(exc, traceback)
+        run_failed(exc, given.traceback)
     except KeyboardInterrupt as exc:
         why = stop_reason(exc)
         if why == "q":  # an ordinary stop: exit 0

@@ -29,7 +29,7 @@ def replay(
     """Replay deal DEAL of match MATCH: hands, tribute and return, tricks, finish order, upgrade."""
     from guandan_cli.engine.deal import IllegalActionError
     from guandan_cli.logreaders.replay import DealNotFound, find_deal, render_deal
-    from guandan_cli.logs.manifest import PartialConfig, read_manifest
+    from guandan_cli.logs.manifest import RunFolder
     from guandan_cli.logs.reader import LogLineError, LogReadError
     from guandan_cli.logs.records import RecordError
 
@@ -38,8 +38,8 @@ def replay(
 
         check_html_file(html)
     try:
-        path, line, rec, prev = find_deal(run, match, deal)
-        manifest = read_manifest(run) if run.is_dir() else None
+        folder = RunFolder.read(run)
+        path, line, rec, prev = find_deal(folder, match, deal)
     except LogLineError as exc:  # the log is corrupt
         fail(exc, FAILURE)
     except RecordError as exc:  # a line edited by hand: an action, a seat or a card that is none
@@ -54,7 +54,7 @@ def replay(
     colour = not plain and is_tty(sys.stdout)
     style = Style(symbols=colour if symbols is None else symbols and not plain, colour=colour)
     try:
-        text = render_deal(rec, prev, style=style, options=PartialConfig.recorded(manifest))
+        text = render_deal(rec, prev, style=style, options=folder.options)
     except IllegalActionError as exc:  # the logged actions do not replay
         fail(f"{path}:{line}: {exc}", FAILURE)
     except RecordError as exc:  # a line edited by hand: a hand of three S3, an unknown ruleset…
@@ -66,7 +66,7 @@ def replay(
         from guandan_cli.review.page import deal_data, render_page
         from guandan_cli.review.walk import logged_from_record
 
-        logged = logged_from_record(rec, prev, PartialConfig.recorded(manifest))
+        logged = logged_from_record(rec, prev, folder.options)
         write_page(
             html,
             render_page([deal_data(logged)], title=f"guandan replay · match {rec.match} · deal {rec.deal}"),

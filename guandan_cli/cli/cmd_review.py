@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -16,33 +17,34 @@ from guandan_cli.cli.parameters import Option
 MAX_WORLDS = 100_000
 
 
-def review(
-    run: LoggedRun,
-    match: MatchIndex = 0,
-    deal: DealIndex = None,
+@dataclass(frozen=True)
+class ReviewCommand:
+    """``guandan review``'s arguments and options, in the order ``--help`` lists them."""
+
+    run: LoggedRun
+    match: MatchIndex = 0
+    deal: DealIndex = None
     seat: Annotated[
         list[int] | None,
         Option(
             "--seat", help="A seat to review, 0-3 (repeat for more; default: every seat).", show_default=False
         ),
-    ] = None,
+    ] = None
     worlds: Annotated[
         int | None,
         Option("--worlds", help="Sampled worlds per decision (default: 32).", show_default=False),
-    ] = None,
+    ] = None
     workers: Annotated[
         int, Option("--workers", "-w", help="Processes to spread the decisions over (same output).")
-    ] = 1,
-    seed: Annotated[int, Option("--seed", help="Seed of the sampled worlds.")] = 0,
-    fmt: Annotated[str, Option("--format", "-f", help="text, or json (one object per decision).")] = "text",
-    html: Annotated[Path | None, Option("--html", help=HTML_HELP, show_default=False)] = None,
+    ] = 1
+    seed: Annotated[int, Option("--seed", help="Seed of the sampled worlds.")] = 0
+    fmt: Annotated[str, Option("--format", "-f", help="text, or json (one object per decision).")] = "text"
+    html: Annotated[Path | None, Option("--html", help=HTML_HELP, show_default=False)] = None
     symbols: Annotated[
         bool | None,
         Option(help="Suit symbols ♠♥♣♦, else S H C D (default: symbols on a terminal).", show_default=False),
-    ] = None,
-    plain: Annotated[
-        bool, Option("--plain", help="Letters S H C D (automatic when not a terminal).")
-    ] = False,
+    ] = None
+    plain: Annotated[bool, Option("--plain", help="Letters S H C D (automatic when not a terminal).")] = False
     leaks: Annotated[
         bool,
         Option(
@@ -50,8 +52,10 @@ def review(
             help="After the review, each seat's mistakes over the reviewed deals gathered by kind "
             "(bomb broken, partner beaten, a pass where a play was better, …): counts, loss, worst example.",
         ),
-    ] = False,
-) -> None:
+    ] = False
+
+
+def review(given: ReviewCommand) -> None:
     """Review the decisions of the chosen seats in deal DEAL of match MATCH (every deal of the match
     that has ended when --deal is left out, a game that play saved included): the value of the play
     made and of its alternatives (levels for the seat's team, from that seat's view only), the loss
@@ -61,24 +65,33 @@ def review(
     evaluation graph)."""
     from guandan_cli.review.evaluators import evaluator_maker
 
-    seats, worlds = _checked_options(seat, worlds, workers, match, fmt, html)
-    deals = _loaded(run, match, deal)
+    seats, worlds = _checked_options(
+        given.seat, given.worlds, given.workers, given.match, given.fmt, given.html
+    )
+    deals = _loaded(given.run, given.match, given.deal)
     maker, described = evaluator_maker(deals[0].setup.rules)
-    style = _style(symbols, plain)
+    style = _style(given.symbols, given.plain)
     pages, everything = [], []
     for n, logged in enumerate(deals):
-        if fmt == "text":
+        if given.fmt == "text":
             _header(logged, described, worlds, seats, first=n == 0)
-        reviews = _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html)
-        _summaries(reviews, seats, logged, fmt, scope=f"deal {logged.deal}")
+        reviews = _reviewed(logged, maker, seats, worlds, style, given)
+        _summaries(reviews, seats, logged, given.fmt, scope=f"deal {logged.deal}")
         everything += reviews
         pages.append((logged, reviews))
     if len(deals) > 1:
-        _summaries(everything, seats, deals[0], fmt, scope=f"match {match}, {len(deals)} deals", whole=True)
-    if leaks:
-        _leaks(pages, seats, fmt)
-    if html is not None:
-        _write_html(html, pages, described)
+        _summaries(
+            everything,
+            seats,
+            deals[0],
+            given.fmt,
+            scope=f"match {given.match}, {len(deals)} deals",
+            whole=True,
+        )
+    if given.leaks:
+        _leaks(pages, seats, given.fmt)
+    if given.html is not None:
+        _write_html(given.html, pages, described)
 
 
 def _leaks(pages: list, seats: list[int], fmt: str) -> None:
@@ -217,8 +230,10 @@ def _style(symbols: bool | None, plain: bool):
     return Style(symbols=shown if symbols is None else symbols and not plain, colour=False)
 
 
-def _reviewed(logged, maker, seats, worlds, seed, workers, fmt, style, html) -> list:
-    """Each decision reviewed and printed as it comes (a line, or a JSON object); Ctrl-C: exit 130."""
+def _reviewed(logged, maker, seats, worlds, style, given: ReviewCommand) -> list:
+    """Each decision reviewed and printed as it comes (a line, or a JSON object); Ctrl-C: exit 130
+    (``given``: the command's seed, workers, format and --html)."""
+    seed, workers, fmt, html = given.seed, given.workers, given.fmt, given.html
     import json
     import math
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -25,8 +26,10 @@ def _say(text: str) -> None:
     click.echo(f"guandan serve: {text}", err=True)
 
 
-def serve(
-    ctx: click.Context,
+@dataclass(frozen=True)
+class ServeCommand:
+    """``guandan serve``'s arguments and options, in the order ``--help`` lists them."""
+
     strategies: Annotated[
         str,
         Option(
@@ -35,42 +38,53 @@ def serve(
             help="Seats 0-3 like simulate's --strategies; 'remote' marks the seats clients play "
             "(taken in connection order).",
         ),
-    ] = "remote",
-    matches: Annotated[int, Option("--matches", "-n", help="Matches to play.")] = 1,
-    seed: Annotated[int, Option(help="Root seed (the same deals as simulate with it).")] = 0,
-    out: Annotated[Path, Option("--out", "-o", help="Run directory to write.")] = Path("runs/serve"),
-    host: Annotated[str, Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, Option(help="Port (23456 is what competition clients use; 0: any free).")] = 23456,
-    ruleset: Ruleset = "cgr2022",
-    max_deals: MaxDeals = None,
-    a_fail_limit: AFailLimit = None,
-    timeout: Annotated[float, Option(help="Seconds a client may take per decision.")] = 30.0,
+    ] = "remote"
+    matches: Annotated[int, Option("--matches", "-n", help="Matches to play.")] = 1
+    seed: Annotated[int, Option(help="Root seed (the same deals as simulate with it).")] = 0
+    out: Annotated[Path, Option("--out", "-o", help="Run directory to write.")] = Path("runs/serve")
+    host: Annotated[str, Option(help="Address to listen on.")] = "127.0.0.1"
+    port: Annotated[int, Option(help="Port (23456 is what competition clients use; 0: any free).")] = 23456
+    ruleset: Ruleset = "cgr2022"
+    max_deals: MaxDeals = None
+    a_fail_limit: AFailLimit = None
+    timeout: Annotated[float, Option(help="Seconds a client may take per decision.")] = 30.0
     reconnect_wait: Annotated[
         float, Option(help="Seconds an empty remote seat is kept before the run stops (resumable).")
-    ] = 60.0,
+    ] = 60.0
     connect_wait: Annotated[
         float | None, Option(help="Seconds to wait for the first clients (default: forever).")
-    ] = None,
+    ] = None
     listing: Annotated[
         str,
         Option(
             help="ruleset: list every play the ruleset allows; platform: like the NJUPT platform, "
             "no straight flush completed by a wild card."
         ),
-    ] = "ruleset",
-) -> None:
+    ] = "ruleset"
+
+
+def serve(ctx: click.Context, given: ServeCommand) -> None:
     """Run a competition server: remote clients (NJUPT platform protocol) play against our bots."""
-    for name, value in (("--matches", matches), ("--timeout", timeout), ("--reconnect-wait", reconnect_wait)):
+    for name, value in (
+        ("--matches", given.matches),
+        ("--timeout", given.timeout),
+        ("--reconnect-wait", given.reconnect_wait),
+    ):
         if value <= 0:
             fail(f"{name} must be positive, got {value}")
-    if connect_wait is not None and connect_wait <= 0:
-        fail(f"--connect-wait must be positive (or left out: wait forever), got {connect_wait}")
-    if max_deals is not None and max_deals < 1 or a_fail_limit is not None and a_fail_limit < 1:
+    if given.connect_wait is not None and given.connect_wait <= 0:
+        fail(f"--connect-wait must be positive (or left out: wait forever), got {given.connect_wait}")
+    if (
+        given.max_deals is not None
+        and given.max_deals < 1
+        or given.a_fail_limit is not None
+        and given.a_fail_limit < 1
+    ):
         fail("--max-deals and --a-fail-limit must be positive numbers of deals")
-    if not 0 <= port <= 65535:
-        fail(f"--port must be 0..65535, got {port}")
-    if listing not in ("ruleset", "platform"):
-        fail(f"unknown --listing {listing!r}: expected ruleset or platform")
+    if not 0 <= given.port <= 65535:
+        fail(f"--port must be 0..65535, got {given.port}")
+    if given.listing not in ("ruleset", "platform"):
+        fail(f"unknown --listing {given.listing!r}: expected ruleset or platform")
     _need_websockets()
     from guandan_cli.protocol.server import ServeError, ServeFailure
     from guandan_cli.protocol.server import serve as run_server
@@ -82,24 +96,26 @@ def serve(
         bad_input=(ServeError, SimulationInputError), failures=(ServeFailure,), interrupt=resumable
     ):
         res = run_server(
-            strategies=strategies,
-            matches=matches,
-            seed=seed,
-            out=out,
-            host=host,
-            port=port,
-            ruleset=ruleset,
-            max_deals=max_deals,
-            a_fail_limit=a_fail_limit,
-            timeout=timeout,
-            reconnect_wait=reconnect_wait,
-            connect_wait=connect_wait,
-            wild_straight_flush=listing == "ruleset",
+            strategies=given.strategies,
+            matches=given.matches,
+            seed=given.seed,
+            out=given.out,
+            host=given.host,
+            port=given.port,
+            ruleset=given.ruleset,
+            max_deals=given.max_deals,
+            a_fail_limit=given.a_fail_limit,
+            timeout=given.timeout,
+            reconnect_wait=given.reconnect_wait,
+            connect_wait=given.connect_wait,
+            wild_straight_flush=given.listing == "ruleset",
             say=_say,
             command=command,
         )
     if res.stopped is not None:
-        fail(f"{res.stopped}; the run in {out} stopped and is resumable: rerun the same command", FAILURE)
+        fail(
+            f"{res.stopped}; the run in {given.out} stopped and is resumable: rerun the same command", FAILURE
+        )
     click.echo(res.run.summary())
 
 

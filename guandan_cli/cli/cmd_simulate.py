@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import click
 
@@ -23,6 +24,9 @@ from guandan_cli.cli.options import (
     run_interrupt_hint,
 )
 from guandan_cli.cli.parameters import Option
+
+if TYPE_CHECKING:
+    from guandan_cli.runner.config import SimulationConfig
 
 Matches = Annotated[
     int | None,
@@ -77,64 +81,61 @@ ReplayDamaged = Annotated[
 ]
 
 
-def simulate(
-    ctx: click.Context,
-    matches: Matches = None,
-    seed: Seed = None,
-    strategies: Strategies = None,
-    ruleset: Ruleset = None,
-    workers: Workers = None,
-    out: Out = None,
-    max_deals: MaxDeals = None,
-    a_fail_limit: AFailLimit = None,
-    compression: Compression = None,
-    on_error: OnError = "stop",
-    decision_timeout: DecisionTimeoutOption = None,
-    max_memory: MaxMemoryOption = None,
-    resume: Resume = False,
-    force: Force = False,
-    quiet: Quiet = False,
-    backend: Backend = "local",
-    ray_address: RayAddress = None,
-    chunk_size: ChunkSize = None,
-    part_size: PartSize = None,
-    encoding: Encoding = None,
-    traceback: TracebackOption = False,
-    replay_damaged: ReplayDamaged = False,
-) -> None:
+@dataclass(frozen=True)
+class SimulateOptions:
+    """``guandan simulate``'s options, in the order ``--help`` lists them."""
+
+    matches: Matches = None
+    seed: Seed = None
+    strategies: Strategies = None
+    ruleset: Ruleset = None
+    workers: Workers = None
+    out: Out = None
+    max_deals: MaxDeals = None
+    a_fail_limit: AFailLimit = None
+    compression: Compression = None
+    on_error: OnError = "stop"
+    decision_timeout: DecisionTimeoutOption = None
+    max_memory: MaxMemoryOption = None
+    resume: Resume = False
+    force: Force = False
+    quiet: Quiet = False
+    backend: Backend = "local"
+    ray_address: RayAddress = None
+    chunk_size: ChunkSize = None
+    part_size: PartSize = None
+    encoding: Encoding = None
+    traceback: TracebackOption = False
+    replay_damaged: ReplayDamaged = False
+
+    def config(self, ctx: click.Context) -> SimulationConfig:
+        """The run these options ask for (the command line recorded as given, a progress bar
+        unless ``--quiet``), the ONNX encoding applied to the strategies."""
+        from guandan_cli.runner.config import SimulationConfig
+        from guandan_cli.strategies.onnx_model import apply_encoding
+
+        shared = {f.name for f in fields(SimulationConfig)}
+        given = {f.name: getattr(self, f.name) for f in fields(self) if f.name in shared}
+        if self.encoding is not None:
+            with reported(bad_input=(ValueError,)):
+                given["strategies"] = ",".join(
+                    apply_encoding((self.strategies or "").split(","), self.encoding)
+                )
+        return SimulationConfig(**given, progress=not self.quiet, command=command_line(ctx))
+
+
+def simulate(ctx: click.Context, options: SimulateOptions) -> None:
     """Play seeded matches between bots; write a resumable, deterministic JSON Lines log."""
     from guandan_cli.runner.errors import SimulationInputError
     from guandan_cli.runner.rundir import interruption
     from guandan_cli.runner.simulation import simulate as run_simulation
-    from guandan_cli.strategies.onnx_model import apply_encoding
 
-    if encoding is not None:
-        with reported(bad_input=(ValueError,)):
-            strategies = ",".join(apply_encoding((strategies or "").split(","), encoding))
-    with reported(bad_input=(SimulationInputError,), interrupt=run_interrupt_hint, traceback=traceback):
-        run = run_simulation(
-            matches,
-            seed=seed,
-            strategies=strategies,
-            ruleset=ruleset,
-            max_deals=max_deals,
-            a_fail_limit=a_fail_limit,
-            out=out,
-            workers=workers,
-            compression=compression,
-            on_error=on_error,
-            decision_timeout=decision_timeout,
-            max_memory=max_memory,
-            backend=backend,
-            ray_address=ray_address,
-            resume=resume,
-            force=force,
-            chunk_size=chunk_size,
-            part_size=part_size,
-            progress=not quiet,
-            command=command_line(ctx),
-            replay_damaged=replay_damaged,
-        )
+    config = options.config(ctx)
+    quiet = options.quiet
+    with reported(
+        bad_input=(SimulationInputError,), interrupt=run_interrupt_hint, traceback=options.traceback
+    ):
+        run = run_simulation(config)
     try:
         text = run.closing_text(quiet)
         if text is not None:

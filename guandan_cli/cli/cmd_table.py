@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 import click
 
 from guandan_cli.cli.errors import check_delay, fail, interrupted
 from guandan_cli.cli.game_options import (
-    Bots,
-    GameAFailLimit,
-    GameMaxDeals,
-    GameOut,
-    GameRuleset,
-    GameSeed,
+    GameOptions,
     Hint,
-    Resume,
-    Seat,
     check_room,
     game_spec,
 )
@@ -30,58 +24,46 @@ EXPOSED = (
 )
 
 
-def table(
-    ctx: click.Context,
-    seat: Seat = 0,
-    strategies: Bots = "heuristic",
-    seed: GameSeed = None,
-    ruleset: GameRuleset = "cgr2022",
-    max_deals: GameMaxDeals = None,
-    a_fail_limit: GameAFailLimit = None,
-    out: GameOut = None,
-    resume: Resume = False,
-    hint: Hint = "heuristic",
-    port: Annotated[int, Option("--port", help="Port to serve the table on (0: a free one).")] = 0,
-    host: Annotated[
-        str, Option("--host", help="Address to listen on (127.0.0.1: this machine only).")
-    ] = "127.0.0.1",
+@dataclass(frozen=True)
+class TableOptions:
+    """``guandan table``'s options after the game's, in the order ``--help`` lists them."""
+
+    hint: Hint = "heuristic"
+    port: Annotated[int, Option("--port", help="Port to serve the table on (0: a free one).")] = 0
+    host: Annotated[str, Option("--host", help="Address to listen on (127.0.0.1: this machine only).")] = (
+        "127.0.0.1"
+    )
     open_browser: Annotated[
         bool, Option("--open/--no-open", help="Open the table in the default browser.")
-    ] = True,
-    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.8,
-    traceback: TracebackOption = False,
-) -> None:
+    ] = True
+    delay: Annotated[float, Option("--delay", help="Seconds to pause after each bot action.")] = 0.8
+    traceback: TracebackOption = False
+
+
+def table(ctx: click.Context, options: GameOptions, given: TableOptions) -> None:
     """Play one match at --seat against bots in your browser: the table, your hand to click, hints,
     and each deal's review when it ends. The game is saved as `play` saves it (--resume continues)."""
-    check_delay(delay)
-    if not 0 <= port <= 65535:
-        fail(f"--port must be 0..65535, got {port}")
+    check_delay(given.delay)
+    if not 0 <= given.port <= 65535:
+        fail(f"--port must be 0..65535, got {given.port}")
     try:
         import websockets  # noqa: F401 - the server's stack
     except ImportError:
         fail("guandan table needs the websockets package: pip install websockets")
-    game = game_spec(
-        ctx,
-        seat=seat,
-        strategies=strategies,
-        seed=seed,
-        ruleset=ruleset,
-        max_deals=max_deals,
-        a_fail_limit=a_fail_limit,
-        out=out,
-        resume=resume,
-        hint=hint,
-    )
+    game = game_spec(ctx, options, hint=given.hint)
     check_room(game.out, game.max_deals)
-    _serve(
-        game, resume=resume, host=host, port=port, open_browser=open_browser, delay=delay, traceback=traceback
-    )
+    _serve(game, options.resume, given)
 
 
-def _serve(
-    game, *, resume: bool, host: str, port: int, open_browser: bool, delay: float, traceback: bool
-) -> None:
+def _serve(game, resume: bool, given: TableOptions) -> None:
     """Play the game at the web table; after the match the table stays up for the reviews until Ctrl-C."""
+    host, port, open_browser, delay, traceback = (
+        given.host,
+        given.port,
+        given.open_browser,
+        given.delay,
+        given.traceback,
+    )
     import shlex
     import threading
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -15,33 +16,37 @@ _HTML_HELP = (
 )
 
 
-def watch(
-    ctx: click.Context,
+@dataclass(frozen=True)
+class WatchCommand:
+    """``guandan watch``'s arguments and options, in the order ``--help`` lists them."""
+
     run: Annotated[
         Path | None,
         Argument(help="A run directory to watch a logged match from (else bots play now).", metavar="RUN"),
-    ] = None,
-    match: Annotated[int, Option("--match", "-m", help="Match index in RUN.")] = 0,
-    seed: Annotated[int, Option("--seed", help="Seed of the match played now (match 0 of that run).")] = 0,
+    ] = None
+    match: Annotated[int, Option("--match", "-m", help="Match index in RUN.")] = 0
+    seed: Annotated[int, Option("--seed", help="Seed of the match played now (match 0 of that run).")] = 0
     strategies: Annotated[
         str, Option("--strategies", "-s", help="Bots: 1 name, 2 (seats 0/2, 1/3) or 4.")
-    ] = "heuristic",
-    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022",
-    max_deals: Annotated[
-        int | None, Option("--max-deals", help="End the match after this many deals.")
-    ] = None,
+    ] = "heuristic"
+    ruleset: Annotated[str, Option("--ruleset", help="Ruleset (cgr2022 or jiangsu2017).")] = "cgr2022"
+    max_deals: Annotated[int | None, Option("--max-deals", help="End the match after this many deals.")] = (
+        None
+    )
     delay: Annotated[
         float,
         Option("--delay", help="Seconds between actions (a key skips ahead; none when not a terminal)."),
-    ] = 1.0,
-    step: Annotated[bool, Option("--step", help="Wait for Enter between actions.")] = False,
-    seat: Annotated[int, Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0,
-    open_hands: Annotated[bool, Option("--open", help="Show all four hands face up.")] = False,
+    ] = 1.0
+    step: Annotated[bool, Option("--step", help="Wait for Enter between actions.")] = False
+    seat: Annotated[int, Option("--seat", help="The seat whose hand is shown (at the bottom).")] = 0
+    open_hands: Annotated[bool, Option("--open", help="Show all four hands face up.")] = False
     plain: Annotated[
         bool, Option("--plain", help="Letters S H C D and no colour (automatic when not a terminal).")
-    ] = False,
-    html: Annotated[Path | None, Option("--html", help=_HTML_HELP, show_default=False)] = None,
-) -> None:
+    ] = False
+    html: Annotated[Path | None, Option("--html", help=_HTML_HELP, show_default=False)] = None
+
+
+def watch(ctx: click.Context, given: WatchCommand) -> None:
     """Watch one match action by action: the table, each play and its declaration (wilds marked),
     passes, 接风, tribute and return, the finish and the level change. q quits."""
     import sys
@@ -53,23 +58,30 @@ def watch(
     from guandan_cli.logs.reader import LogReadError
     from guandan_cli.view.table import Style
 
-    _check_options(ctx, run, match, seat, delay, max_deals, html)
-    deals, four = _deals(run, match, seed, strategies, ruleset, max_deals)
-    if html is not None:
-        _write_page(html, deals, run)
+    _check_options(ctx, given.run, given.match, given.seat, given.delay, given.max_deals, given.html)
+    deals, four = _deals(given.run, given.match, given.seed, given.strategies, given.ruleset, given.max_deals)
+    if given.html is not None:
+        _write_page(given.html, deals, given.run)
         return
     tty = is_tty(sys.stdout)
-    delay = watch_delay(delay, bool(given_options(ctx, ("delay",))), tty)
-    colour = not plain and tty
+    delay = watch_delay(given.delay, bool(given_options(ctx, ("delay",))), tty)
+    colour = not given.plain and tty
     style = Style(symbols=colour, colour=colour)
     screen = Screen(colour, clear=tty)
     shown = None
-    check = f"; check the log with: guandan verify {run}" if run is not None else ""
+    check = f"; check the log with: guandan verify {given.run}" if given.run is not None else ""
     try:
-        with Pacer(step, delay) as pacer:
+        with Pacer(given.step, delay) as pacer:
             if four is not None:  # played now, one action at a time
                 for frame in live_frames(
-                    seed, four, ruleset, max_deals, style, seat, open_hands, pacer.legend
+                    given.seed,
+                    four,
+                    given.ruleset,
+                    given.max_deals,
+                    style,
+                    given.seat,
+                    given.open_hands,
+                    pacer.legend,
                 ):
                     screen.frame(frame.text)
                     if frame.after_thinking:
@@ -77,7 +89,9 @@ def watch(
                     if frame.wait:
                         pacer.wait()
             for shown in deals if four is None else ():
-                for text in frames(shown, style, seat=seat, open_hands=open_hands, legend=pacer.legend):
+                for text in frames(
+                    shown, style, seat=given.seat, open_hands=given.open_hands, legend=pacer.legend
+                ):
                     screen.frame(text)
                     pacer.wait()
     except Quit:

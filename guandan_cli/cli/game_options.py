@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated
 
@@ -44,20 +44,21 @@ DealReview = Annotated[
 ]
 
 
-def game_spec(
-    ctx: click.Context,
-    *,
-    seat: int,
-    strategies: str,
-    seed: int | None,
-    ruleset: str,
-    max_deals: int | None,
-    a_fail_limit: int | None,
-    out: Path | None,
-    resume: bool,
-    hint: str,
-    deal_review: bool = True,
-):
+@dataclass(frozen=True)
+class GameOptions:
+    """The game's options that ``play`` and ``table`` share, in the order ``--help`` lists them."""
+
+    seat: Seat = 0
+    strategies: Bots = "heuristic"
+    seed: GameSeed = None
+    ruleset: GameRuleset = "cgr2022"
+    max_deals: GameMaxDeals = None
+    a_fail_limit: GameAFailLimit = None
+    out: GameOut = None
+    resume: Resume = False
+
+
+def game_spec(ctx: click.Context, given: GameOptions, *, hint: str, deal_review: bool = True):
     """The game to play (``GameSpec``): a new one from the options, or with ``resume`` the one saved
     in ``out`` (options given again must agree with it; ``--hint`` replaces its own). Bad input
     exits 2 with one line."""
@@ -72,6 +73,8 @@ def game_spec(
     )
     from guandan_cli.runner.simulation import SimulationInputError, check_strategies
 
+    seat, strategies, seed, out, resume = given.seat, given.strategies, given.seed, given.out, given.resume
+    ruleset, max_deals, a_fail_limit = given.ruleset, given.max_deals, given.a_fail_limit
     hint = hint.strip()
     for option, value in (("--max-deals", max_deals), ("--a-fail-limit", a_fail_limit)):
         if value is not None and value < 1:  # named as typed (get_ruleset names the Python argument)

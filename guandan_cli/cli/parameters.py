@@ -14,7 +14,10 @@ The rules, the same for every command:
 - ``int`` and ``float`` refuse a word with an underscore (``-n 1_0``: Python would read 10);
   a ``Path`` refuses an empty word (``Path("")`` is the current folder); an ``Enum`` is a
   choice among its values;
-- a parameter annotated ``click.Context`` receives the command's context.
+- a parameter annotated ``click.Context`` receives the command's context;
+- a parameter annotated with a dataclass is a group of options: its fields, each as above,
+  stand in its place, and the function receives the dataclass built from them (a command's
+  options handed on as one value).
 
 >>> from typing import Annotated
 >>> def greet(name: Annotated[str, Argument(help="Who.", metavar="NAME")], times: Annotated[int, Option("-n")] = 1) -> None:
@@ -29,6 +32,7 @@ hello Ann hello Ann
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import typing
 from collections.abc import Callable
@@ -212,33 +216,64 @@ def _parameter(name: str, annotation: Any, spec: Option | Argument, default: Any
     )
 
 
-def parameters(function: Callable[..., Any]) -> tuple[list[click.Parameter], str | None]:
-    """The Click parameters of ``function``, and the name of its ``click.Context`` parameter if any."""
+def _annotated(owner: str, name: str, hint: Any, default: Any) -> click.Parameter:
+    """The Click parameter of ``name: Annotated[type, Option(…) | Argument(…)] = default``."""
+    if typing.get_origin(hint) is not Annotated:
+        raise TypeError(f"{owner}({name}): annotate it with Annotated[type, Option(…)]")
+    annotation, *extras = typing.get_args(hint)
+    spec = next(e for e in extras if isinstance(e, (Option, Argument)))
+    return _parameter(name, annotation, spec, default)
+
+
+def _group(cls: type) -> list[click.Parameter]:
+    """The Click parameters of an option group: the dataclass ``cls``'s fields, in order."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    return [
+        _annotated(
+            cls.__name__,
+            f.name,
+            hints[f.name],
+            inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default,
+        )
+        for f in dataclasses.fields(cls)
+    ]
+
+
+def _read(function: Callable[..., Any]) -> tuple[list[click.Parameter], str | None, dict[str, type]]:
+    """``(Click parameters, the click.Context parameter's name or None, option groups by name)``."""
     hints = typing.get_type_hints(function, include_extras=True)
     params: list[click.Parameter] = []
     context_name = None
+    groups: dict[str, type] = {}
     for name, parameter in inspect.signature(function).parameters.items():
         hint = hints[name]
         if hint is click.Context:
             context_name = name
-            continue
-        if typing.get_origin(hint) is not Annotated:
-            raise TypeError(f"{function.__name__}({name}): annotate it with Annotated[type, Option(…)]")
-        annotation, *extras = typing.get_args(hint)
-        spec = next(e for e in extras if isinstance(e, (Option, Argument)))
-        params.append(_parameter(name, annotation, spec, parameter.default))
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            groups[name] = hint
+            params += _group(hint)
+        else:
+            params.append(_annotated(function.__name__, name, hint, parameter.default))
+    return params, context_name, groups
+
+
+def parameters(function: Callable[..., Any]) -> tuple[list[click.Parameter], str | None]:
+    """The Click parameters of ``function``, and the name of its ``click.Context`` parameter if any."""
+    params, context_name, _groups = _read(function)
     return params, context_name
 
 
 def command(function: Callable[..., Any], name: str | None = None) -> click.Command:
     """The :class:`click.Command` that parses a command line into ``function``'s parameters and calls it."""
-    params, context_name = parameters(function)
+    params, context_name, groups = _read(function)
 
     many = {p.name for p in params if p.multiple or p.nargs == -1}
 
     def callback(**values: Any) -> Any:
         for key in many:  # Click gives a tuple, the annotation says list
             values[key] = list(values[key] or ())
+        for key, cls in groups.items():  # an option group: its fields' values as one value
+            values[key] = cls(**{f.name: values.pop(f.name) for f in dataclasses.fields(cls)})
         if context_name is not None:
             values[context_name] = click.get_current_context()
         return function(**values)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMismatch, TerminalSeat
 from guandan_cli.interactive.terminal import Screen
-from guandan_cli.logs.manifest import PartialConfig, read_manifest
+from guandan_cli.logs.manifest import RunFolder
 from guandan_cli.view.table import Style
 from guandan_cli.view.text import plural
 
@@ -124,12 +124,12 @@ def seat_strategies(seat: int, bots: str) -> tuple[str, str, str, str]:
 def stored_game(out: Path) -> GameSpec:
     """The game stored in ``out`` (for ``--resume``)."""
     try:
-        manifest = read_manifest(out) if out.is_dir() else None
+        folder = RunFolder.read(out)
     except ValueError as exc:
         raise PlayInputError(str(exc)) from None
+    manifest, config = folder.manifest, folder.options
     if manifest is None:
         raise PlayInputError(f"nothing to resume: no game in {out}")
-    config = PartialConfig.recorded(manifest)
     strategies = tuple(config.strategies or ())
     if strategies.count(HUMAN) != 1:
         raise PlayInputError(f"{out} holds a run of bots, not a game with one human seat")
@@ -194,7 +194,7 @@ def check_resume_options(game: GameSpec, given: dict[str, object]) -> None:
 def check_new_game(out: Path) -> None:
     """A new game needs an empty or new ``out``."""
     try:
-        manifest = read_manifest(out) if out.is_dir() else None
+        manifest = RunFolder.read(out).manifest
     except ValueError as exc:
         raise PlayInputError(f"{exc}; choose another --out") from None
     if out.exists() and not out.is_dir():

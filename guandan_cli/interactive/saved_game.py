@@ -148,10 +148,10 @@ def _not_ended(run: Path, wanted: int, ended: int) -> ReviewInputError:
 
 
 def _finished(run: Path) -> bool:
-    from guandan_cli.logs.manifest import read_manifest
+    from guandan_cli.logs.manifest import RunFolder
 
     try:
-        manifest = read_manifest(run)
+        manifest = RunFolder.read(run).manifest
     except ValueError:
         return False  # stored_game names what is wrong with it
     return manifest is not None and manifest.complete

@@ -38,6 +38,7 @@ from guandan_cli.interactive.terminal import Screen
 from guandan_cli.view.table import (
     PLACES,
     Style,
+    TableScene,
     TrickLog,
     card_text,
     cards_text,
@@ -555,21 +556,23 @@ class TerminalSeat:
         if not footer and obs.phase == PLAY:
             footer = [self._lead_line(obs)]
         return render_table(
-            title=title or f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
-            level=obs.level,
-            levels=obs.levels,
-            level_team=obs.level_team,
-            names=self.names,
-            counts=obs.card_counts,
-            finished=obs.finished,
-            events=obs.events,
-            to_move=obs.to_move,
-            tribute_kind=obs.tribute_kind,
-            hands={self.seat: obs.hand} if hand else {},
-            bottom=self.seat,
-            style=self.style,
-            footer=footer,
-            you=True,
+            TableScene(
+                title=title or f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
+                level=obs.level,
+                levels=obs.levels,
+                level_team=obs.level_team,
+                names=self.names,
+                counts=obs.card_counts,
+                finished=obs.finished,
+                events=obs.events,
+                to_move=obs.to_move,
+                tribute_kind=obs.tribute_kind,
+                hands={self.seat: obs.hand} if hand else {},
+                bottom=self.seat,
+                footer=footer,
+                you=True,
+            ),
+            self.style,
         )
 
 

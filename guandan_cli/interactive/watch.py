@@ -22,13 +22,14 @@ from guandan_cli.engine.match import Match
 from guandan_cli.engine.play import deal_steps, iter_match, start_deal
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logreaders.replay import dealless_match_problem, several_runs_problem
-from guandan_cli.logs.manifest import PartialConfig, read_manifest
+from guandan_cli.logs.manifest import RunFolder
 from guandan_cli.logs.reader import LogLineError, sources
 from guandan_cli.logs.records import RecordError
 from guandan_cli.review.walk import LoggedDeal, match_deals
 from guandan_cli.runner.tasks import match_seed
 from guandan_cli.view.table import (
     Style,
+    TableScene,
     TrickLog,
     play_text,
     played_end_lines,
@@ -63,7 +64,7 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[LoggedDeal]:
     if not run.exists():
         raise WatchInputError(f"no run directory {run}")
     try:
-        manifest = read_manifest(run) if run.is_dir() else None
+        folder = RunFolder.read(run)
     except ValueError as exc:
         raise WatchInputError(str(exc)) from None
     problem = several_runs_problem(run)
@@ -72,13 +73,12 @@ def logged_deals(run: str | os.PathLike, match: int) -> Iterator[LoggedDeal]:
     files = sources(run, "deals")  # an unfinished run: its journaled matches too
     if not files:
         raise WatchInputError(f"{run} holds no deals log (is it a guandan run directory?)")
-    options = PartialConfig.recorded(manifest)
-    if manifest is not None:
-        total = options.matches
+    if folder.manifest is not None:
+        total = folder.options.matches
         if total is not None and not 0 <= match < total:
             raise WatchInputError(f"--match {match} is not in {run}: its matches are 0..{total - 1}")
     found = False
-    deals = match_deals(run, match, options)
+    deals = match_deals(folder, match)
     while True:
         try:
             logged = next(deals)
@@ -120,21 +120,23 @@ class _Screens:
         deal, seat = self.deal, self.seat
         hands = {s: deal.hands[s] for s in range(4)} if self.open_hands else {seat: deal.hands[seat]}
         return render_table(
-            title=self.title,
-            level=deal.level,
-            levels=deal.setup.levels,
-            level_team=deal.setup.level_team,
-            names=self.names,
-            counts=deal.card_counts(),
-            finished=deal.finished,
-            events=deal.events,
-            to_move=deal.to_move,
-            tribute_kind=deal.tribute_kind,
-            resisted_by=deal.resisted_by,
-            hands={s: h for s, h in hands.items() if h},
-            bottom=seat,
-            style=self.style,
-            footer=[note, *extra, *([self.legend] if self.legend else [])],
+            TableScene(
+                title=self.title,
+                level=deal.level,
+                levels=deal.setup.levels,
+                level_team=deal.setup.level_team,
+                names=self.names,
+                counts=deal.card_counts(),
+                finished=deal.finished,
+                events=deal.events,
+                to_move=deal.to_move,
+                tribute_kind=deal.tribute_kind,
+                resisted_by=deal.resisted_by,
+                hands={s: h for s, h in hands.items() if h},
+                bottom=seat,
+                footer=[note, *extra, *([self.legend] if self.legend else [])],
+            ),
+            self.style,
         )
 
     def start(self) -> str:

@@ -13,10 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from guandan_cli.engine.deal import DealSetup, replay
-from guandan_cli.logs.manifest import PartialConfig, read_manifest
+from guandan_cli.logs.manifest import PartialConfig, RunFolder
 from guandan_cli.logs.reader import LogLineError, check_unchanged, iter_records, sources, written_digests
-from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError
-from guandan_cli.view.table import Style, deal_end_lines, hand_lines, replay_lines, tribute_lines
+from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
+from guandan_cli.view.table import (
+    ReplayedDeal,
+    Style,
+    deal_end_lines,
+    hand_lines,
+    replay_lines,
+    tribute_lines,
+)
 
 
 class DealNotFound(LookupError):
@@ -45,21 +52,24 @@ def several_runs_problem(run: str | os.PathLike) -> str | None:
 
 
 def find_deal(
-    run: str | os.PathLike, match: int, deal: int | None = None
+    run: str | os.PathLike | RunFolder, match: int, deal: int | None = None
 ) -> tuple[Path, int, DealRecord, DealRecord | None]:
     """``(file, line, record, previous record of the match or None)`` of deal ``deal`` of match ``match``.
 
     ``deal=None``: the match's first logged deal (deal 0, or in a run of deal setups taken
     from another run, the deal number the setup had there). An unfinished run's journaled
     matches are found too (``file`` is then ``part-N.journal[deals]``). A record of the
-    match that does not read as a deal is ``RecordError``.
+    match that does not read as a deal is ``RecordError``; a manifest that does not read,
+    ``ValueError``.
     """
+    folder = RunFolder.read(run)
+    run = folder.path
     problem = several_runs_problem(run)
     if problem is not None:
         raise DealNotFound(problem)
     prev = None
     numbers: list[int] = []
-    for f, line, rec in match_records(run, match):
+    for f, line, rec in match_records(folder, match):
         if deal is None or rec.deal == deal:
             return f, line, rec, prev
         numbers.append(rec.deal)
@@ -68,8 +78,8 @@ def find_deal(
         dealless = dealless_match_problem(run, match)
         if dealless is not None:
             raise DealNotFound(dealless)
-        total = _planned_matches(run)
-        if total is not None and not 0 <= match < total:
+        total = folder.options.matches
+        if type(total) is int and total > 0 and not 0 <= match < total:
             raise DealNotFound(f"no match {match} in {run}: its matches are 0..{total - 1}")
         raise DealNotFound(f"no match {match} in {run}")
     contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
@@ -94,7 +104,7 @@ def dealless_match_problem(run: str | os.PathLike, match: int) -> str | None:
     for f in files:
         try:
             for line, data in iter_records(f, "matches"):
-                if data["match"] == match:
+                if record_place(data)[0] == match:
                     rec = MatchRecord.parse(data, f, line)
                     if rec.deals == 0 and rec.error:
                         return f"match {match} has no finished deal: it ended with an error ({rec.error})"
@@ -104,18 +114,7 @@ def dealless_match_problem(run: str | os.PathLike, match: int) -> str | None:
     return None
 
 
-def _planned_matches(run: str | os.PathLike) -> int | None:
-    """The number of matches the manifest of ``run`` plans, if it has a readable one."""
-    run = Path(run)
-    try:
-        manifest = read_manifest(run) if run.is_dir() else None
-    except ValueError:
-        return None
-    total = PartialConfig.recorded(manifest).matches
-    return total if type(total) is int and total > 0 else None
-
-
-def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, int, DealRecord]]:
+def match_records(run: str | os.PathLike | RunFolder, match: int) -> Iterator[tuple[object, int, DealRecord]]:
     """``(source, line, record)`` of each deal of match ``match`` of a run, in order (none if absent).
 
     Journaled matches of an unfinished run are found too; in a run directory only the part
@@ -124,24 +123,27 @@ def match_records(run: str | os.PathLike, match: int) -> Iterator[tuple[object, 
     naming it when the part changed since it was written). Each of the match's lines is
     parsed into a ``DealRecord`` (``RecordError`` for one whose values make no deal).
     """
-    run = Path(run)
+    folder = RunFolder.read(run)
+    run, manifest = folder.path, folder.manifest
     files = sources(run, "deals")
-    manifest = read_manifest(run) if run.is_dir() else None
     if manifest is not None:
-        part = match // PartialConfig.recorded(manifest).part_size
+        part = match // folder.options.part_size
         files = [f for f in files if f.name.split("-", 1)[1].startswith(f"{part:05d}.")] or files
     written = written_digests(run) if manifest is not None else {}
     seen = False
     for f in files:
-        for line, rec in iter_records(f, "deals"):
-            if rec["match"] == match:
+        for line, data in iter_records(f, "deals"):
+            if record_place(data)[0] == match:
                 if not seen and isinstance(f, Path) and f.name in written:  # a complete part:
                     check_unchanged(f, written[f.name])  # its bytes as written (bad lines first)
                 seen = True
-                names = rec["strategies"]
-                if len(names) != 4 or not all(isinstance(n, str) for n in names):
-                    raise LogLineError(f, line, f"strategies {names!r} are not 4 names (seats 0-3)")
-                yield f, line, DealRecord.parse(rec, f, line)
+                try:
+                    rec = DealRecord.parse(data, f, line)
+                except RecordError as exc:
+                    if exc.field == "strategies":  # no seat to show: the line is not a deal line
+                        raise LogLineError(f, line, exc.why) from None
+                    raise
+                yield f, line, rec
             elif seen:
                 return
 
@@ -205,7 +207,7 @@ def render_deal(
         tribute = ["tribute: none (tribute switched off)"]
     else:
         tribute = tribute_lines(deal.tribute_kind, deal.resisted_by, deal.tributes, deal.returns, style)
-    lines = replay_lines(
+    shown = ReplayedDeal(
         header=f"match {rec.match} (seed {rec.match_seed})  deal {rec.deal} "
         f"(seed {rec.deal_seed})  ruleset {rec.ruleset}",
         level=setup.level,
@@ -217,9 +219,8 @@ def render_deal(
         leader=deal.leader,
         events=deal.events,
         end=record_end_lines(rec),
-        style=style,
-        width=WIDTH,
     )
+    lines = replay_lines(shown, style, WIDTH)
     return "\n".join(lines)
 
 

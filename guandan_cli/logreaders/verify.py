@@ -33,14 +33,14 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from guandan_cli.engine.cards import deal_hands, parse_cards
-from guandan_cli.engine.deal import OVER, IllegalActionError, replay
+from guandan_cli.engine.cards import HR, deal_hands
+from guandan_cli.engine.deal import OVER, DealSetup, IllegalActionError, replay
 from guandan_cli.engine.match import Match, deal_seed, level_token
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.logs.layout import MANIFEST
-from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, part_plan, read_manifest
+from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, RunFolder, part_plan
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
-from guandan_cli.logs.records import record_actions, record_setup
+from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
 from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.seeds import match_seed as _match_seed
@@ -78,34 +78,22 @@ class VerifyReport:
         return not self.problems
 
 
+#: a problem found on a line: its reason, or ``(cause, reason)`` for a disagreement with the
+#: manifest that may hold on every line (see ``Problem.cause``)
+Found = str | tuple[tuple[str, object], str]
+
+
 @dataclass
 class _MatchState:
     """What the previous line of a match says (for the next deal's setup)."""
 
-    last: dict | None = None
+    last: DealRecord | None = None
     a_failures: tuple[int, int] = (0, 0)
     deals: int = 0
     where: tuple[str, int] = ("", 0)
-
-
-def _short(v) -> str:
-    s = repr(v)
-    return s if len(s) <= 80 else s[:77] + "..."
-
-
-def _diff(rec: dict, expected: dict, keys: Iterable[str]) -> list[str]:
-    out = []
-    for k in keys:
-        if rec.get(k) != expected.get(k):
-            if isinstance(expected.get(k), dict) and isinstance(rec.get(k), dict):
-                sub = [s for s in expected[k] if rec[k].get(s) != expected[k][s]]
-                for s in sub:
-                    out.append(
-                        f"{k}.{s} is {_short(rec[k].get(s))}, the replay gives {_short(expected[k][s])}"
-                    )
-            else:
-                out.append(f"{k} is {_short(rec.get(k))}, the replay gives {_short(expected.get(k))}")
-    return out
+    #: the deal before, whose line does not read as a deal (a problem there): the next deal
+    #: is replayed from its own tribute, as a deal alone, its levels not checked against it
+    unread: int | None = None
 
 
 COMPARED = (
@@ -138,10 +126,6 @@ class _RunFacts:
 def _facts(manifest: Manifest | None, inferred: dict | None = None) -> _RunFacts:
     config = PartialConfig.recorded(manifest).updated(PartialConfig.of(**(inferred or {})))
     return _RunFacts(config, manifest.run_id if manifest is not None else None)
-
-
-#: the fields of a match's last deal that its match record is checked against
-_LAST_FIELDS = ("deal", "match_seed", "levels_after", "match_over", "match_winner", "capped")
 
 
 class _RunVerifier:
@@ -179,219 +163,228 @@ class _RunVerifier:
 
     # -------------------------------------------------------------- deals
 
-    def deal_line(self, path: Path, line: int, rec: dict) -> None:
+    def deal_line(self, path: Path, line: int, data: dict) -> None:
         self.report.deals += 1
-        m, d = rec["match"], rec["deal"]
-        st = self.states.setdefault(m, _MatchState())
-        problems: list = []  # reasons, or (cause, reason) for a disagreement with the manifest
         try:
-            self._check_deal(rec, st, problems)
-        except Exception as exc:  # noqa: BLE001 - a value of the wrong shape deep in the record
-            problems.append(f"cannot check this deal: {type(exc).__name__}: {exc}")
-        for p in problems:
+            rec: DealRecord | None = DealRecord.parse(data, path, line)
+            m, d = rec.match, rec.deal
+        except RecordError as exc:
+            rec, (m, d) = None, record_place(data)
+            found: list[Found] = [exc.why]
+        st = self.states.setdefault(m, _MatchState())
+        if rec is not None:
+            found = []
+            try:
+                self._check_deal(rec, st, found)
+            except RecordError as exc:  # a tribute that gives no previous deal (a deal alone)
+                found.append(f"cannot check this deal: {exc.why}")
+            except ValueError as exc:  # a setup the engine refuses (cards, levels, previous deal)
+                found.append(f"cannot check this deal: {type(exc).__name__}: {exc}")
+        for p in found:
             cause, p = p if isinstance(p, tuple) else (None, p)
             self.problem(path, line, f"match {m} deal {d}: {p}", cause)
-        st.last = rec
+        st.last, st.unread = rec, (d if rec is None else None)
         st.deals += 1
         st.where = (str(path), line)
 
-    def _check_deal(self, rec: dict, st: _MatchState, problems: list) -> None:
+    def _check_deal(self, rec: DealRecord, st: _MatchState, found: list[Found]) -> None:
         if self.setups is not None:
-            self._check_setup_deal(rec, problems)
+            self._check_setup_deal(rec, found)
             return
-        self._check_identity(rec, problems)
+        self._check_identity(rec, found)
         try:
-            rules = self.rules(rec["ruleset"])
+            rules = self.rules(rec.ruleset)
         except ValueError as exc:
-            problems.append(str(exc))
+            found.append(str(exc))
             return
-        self._check_play(rec, st, rules, problems)
+        self._check_play(rec, st, rules, found)
 
-    def _check_identity(self, rec: dict, problems: list) -> None:
+    def _check_strategies(self, rec: DealRecord, found: list[Found]) -> None:
+        names = list(rec.strategies)
+        if self.strategies is not None and names != self.strategies:
+            found.append(
+                (("strategies", names), f"strategies {names} are not the manifest's {self.strategies}")
+            )
+
+    def _check_identity(self, rec: DealRecord, found: list[Found]) -> None:
         """The line's seeds, run id and strategies against the run's (the manifest's, or inferred)."""
-        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
+        m, d, mseed = rec.match, rec.deal, rec.match_seed
         if self.seed is not None and mseed != _match_seed(self.seed, m):
-            problems.append(
+            found.append(
                 (
                     ("seed", None),
                     f"match_seed {mseed} is not the seed of match {m} in a run with seed {self.seed}",
                 )
             )
-        if self.run_id is not None and rec["run_id"] != self.run_id:
-            problems.append(
-                (("run_id", rec["run_id"]), f"run_id {rec['run_id']!r} is not the manifest's {self.run_id!r}")
+        if self.run_id is not None and rec.run_id != self.run_id:
+            found.append(
+                (("run_id", rec.run_id), f"run_id {rec.run_id!r} is not the manifest's {self.run_id!r}")
             )
-        if self.strategies is not None and rec["strategies"] != self.strategies:
-            problems.append(
-                (
-                    ("strategies", rec["strategies"]),
-                    f"strategies {rec['strategies']} are not the manifest's {self.strategies}",
-                )
-            )
-        if rec["deal_seed"] != deal_seed(mseed, d):
-            problems.append(f"deal_seed {rec['deal_seed']} is not deal {d}'s seed in match seed {mseed}")
+        self._check_strategies(rec, found)
+        if rec.deal_seed != deal_seed(mseed, d):
+            found.append(f"deal_seed {rec.deal_seed} is not deal {d}'s seed in match seed {mseed}")
 
-    def _check_play(self, rec: dict, st: _MatchState, rules, problems: list) -> None:
-        """The deal's place in its match, its hands and setup, its actions replayed, and the
-        record the replay rebuilds compared with the line, field by field."""
-        m, d, mseed = rec["match"], rec["deal"], rec["match_seed"]
+    def _check_place(self, rec: DealRecord, st: _MatchState, rules, found: list[Found]) -> bool:
+        """The deal's place in its match: deal 0 first (its first leader drawn from the match
+        seed), then each deal after the one before, with the levels it left; False when the
+        deal cannot be replayed from there."""
+        m, d, mseed = rec.match, rec.deal, rec.match_seed
         prev = st.last
         if prev is None:
             if d != 0:
-                problems.append(f"the first line of match {m} is deal {d}, not deal 0")
-                return
-            levels_before, level_team = ["2", "2"], None
+                found.append(f"the first line of match {m} is deal {d}, not deal 0")
+                return False
+            levels_before, level_team = ("2", "2"), None
             first_leader = Match(mseed, rules).first_leader
-            if rec["first_leader"] != first_leader:
-                problems.append(
-                    f"first_leader {rec['first_leader']} is not seat {first_leader}, drawn from match seed {mseed}"
+            if rec.first_leader != first_leader:
+                found.append(
+                    f"first_leader {rec.first_leader} is not seat {first_leader}, drawn from match seed {mseed}"
                 )
         else:
-            if prev["match_over"]:
-                problems.append(f"deal {d} follows the end of the match (deal {prev['deal']})")
-                return
-            if d != prev["deal"] + 1:
-                problems.append(f"deal {d} follows deal {prev['deal']} of the same match")
-                return
-            levels_before, level_team = prev["levels_after"], prev["winner_team"]
-            first_leader = None
-        if rec["levels_before"] != levels_before:
-            problems.append(
-                f"levels_before is {rec['levels_before']}, the previous deal left {levels_before}"
+            if prev.match_over:
+                found.append(f"deal {d} follows the end of the match (deal {prev.deal})")
+                return False
+            if d != prev.deal + 1:
+                found.append(f"deal {d} follows deal {prev.deal} of the same match")
+                return False
+            levels_before, level_team = prev.levels_after, prev.winner_team
+        if rec.levels_before != levels_before:
+            found.append(
+                f"levels_before is {list(rec.levels_before)}, the previous deal left {list(levels_before)}"
             )
-        if rec["level_team"] != level_team:
-            problems.append(f"level_team is {rec['level_team']}, the previous deal gives {level_team}")
-        # the setup from the record itself
-        hands = tuple(parse_cards(h) for h in rec["hands"])
-        if len(hands) != 4 or any(len(h) != 27 for h in hands):
-            problems.append(f"hands hold {[len(h) for h in hands]} cards, not 4 × 27")
+        if rec.level_team != level_team:
+            found.append(f"level_team is {rec.level_team}, the previous deal gives {level_team}")
+        return True
+
+    def _check_play(self, rec: DealRecord, st: _MatchState, rules, found: list[Found]) -> None:
+        """The deal's place in its match, its hands and setup, its actions replayed, and the
+        record the replay rebuilds compared with the line, field by field."""
+        if st.unread is None and not self._check_place(rec, st, rules, found):
             return
-        if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
-            problems.append("hands are not the ones dealt from deal_seed")
-        setup = record_setup(rec, prev, rules)
-        try:
-            actions = record_actions(rec)
-        except ValueError as exc:
-            problems.append(str(exc))
+        if len(rec.hands) != 4 or any(len(h) != 27 for h in rec.hands):
+            found.append(f"hands hold {[len(h) for h in rec.hands]} cards, not 4 × 27")
             return
+        if rec.hands != deal_hands(random.Random(rec.deal_seed)):
+            found.append("hands are not the ones dealt from deal_seed")
+        # unchecked: the engine's error, if any, comes from the replay
+        setup = (
+            rec.setup(st.last, rules, check=False)
+            if st.unread is None
+            else rec.setup_alone(rules, check=False)
+        )
+        self._check_replay(rec, setup, rules, st, found)
+
+    def _check_replay(
+        self,
+        rec: DealRecord,
+        setup: DealSetup,
+        rules,
+        st: _MatchState | None,
+        found: list[Found],
+        illegal: tuple[type[ValueError], ...] = (IllegalActionError,),
+    ) -> None:
+        """``rec``'s actions replayed from ``setup``, and the record the replay gives compared
+        with the line (``st``: the match's A failures so far, None for a deal on its own;
+        ``illegal``: the errors of the replay said as "illegal")."""
         try:
-            deal = replay(setup, actions)
-        except IllegalActionError as exc:
-            problems.append(f"illegal: {exc}")
+            deal = replay(setup, rec.actions())
+        except illegal as exc:
+            found.append(f"illegal: {exc}")
             return
         if deal.phase != OVER:
-            problems.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
+            found.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
             return
-        match = Match(mseed, rules)
-        match.levels = list(setup.levels)
-        match.level_team = setup.level_team
-        match.deal_index = d
-        match.previous = setup.previous
-        match.a_failures = list(st.a_failures)
+        match = Match(rec.match_seed, rules)
+        match.levels, match.level_team = list(setup.levels), setup.level_team
+        match.deal_index, match.previous = rec.deal, setup.previous
+        if st is not None:
+            match.a_failures = list(st.a_failures)
         update = match.record(deal.result)
-        st.a_failures = (match.a_failures[0], match.a_failures[1])
-        expected = deal_record(
-            run_id=rec["run_id"],
-            match_index=m,
-            match_seed=mseed,
-            deal_index=d,
-            deal_seed=rec["deal_seed"],
-            strategies=rec["strategies"],
-            setup=setup,
-            deal=deal,
-            update=update,
-        )
-        if rec["v"] != SCHEMA_VERSION:  # an older line: its derived facts as that version counted them
-            expected["derived"] = derive_stats(deal, version=rec["v"])
-        problems.extend(_diff(rec, expected, COMPARED))
+        if st is not None:
+            st.a_failures = (match.a_failures[0], match.a_failures[1])
+        rebuilt = deal_record(
+            run_id=rec.run_id, match_index=rec.match, match_seed=rec.match_seed, deal_index=rec.deal,
+            deal_seed=rec.deal_seed, strategies=list(rec.strategies), setup=setup, deal=deal, update=update,
+        )  # fmt: skip
+        if rec.version != SCHEMA_VERSION:  # an older line: its derived facts as that version counted them
+            rebuilt = {**rebuilt, "derived": derive_stats(deal, version=rec.version)}
+        found.extend(rec.differences(rebuilt, COMPARED))
 
-    def _check_setup_deal(self, rec: dict, problems: list[str]) -> None:
+    def _check_setup_deal(self, rec: DealRecord, found: list[Found]) -> None:
         """A deal of a setups run stands alone: its setup is rebuilt from its named source
         (``random``, ``paying``, ``resisting``: seeds, hands and situation checked against it)
         or, for a run directory's deals, from the record itself."""
-        from guandan_cli.logs.records import record_setup_alone
-
-        rules = self.rules(rec["ruleset"])
-        item = self.sourced(rec["match"], rules)
+        rules = self.rules(rec.ruleset)
+        item = self.sourced(rec.match, rules)
         if item is not None:
-            if rec["match_seed"] != item.match_seed:
-                problems.append(f"match_seed {rec['match_seed']} is not the seed of setup {rec['match']}")
+            if rec.match_seed != item.match_seed:
+                found.append(f"match_seed {rec.match_seed} is not the seed of setup {rec.match}")
             want = [level_token(x) for x in item.setup.levels]
-            if rec["levels_before"] != want or rec["level_team"] != item.setup.level_team:
-                problems.append(
-                    f"levels_before {rec['levels_before']} and level_team {rec['level_team']} are not setup "
-                    f"{rec['match']}'s {want} and {item.setup.level_team}"
+            if list(rec.levels_before) != want or rec.level_team != item.setup.level_team:
+                found.append(
+                    f"levels_before {list(rec.levels_before)} and level_team {rec.level_team} are not setup "
+                    f"{rec.match}'s {want} and {item.setup.level_team}"
                 )
-        if rec["deal_seed"] != deal_seed(rec["match_seed"], rec["deal"]):
-            problems.append(
-                f"deal_seed {rec['deal_seed']} is not deal {rec['deal']}'s seed in match seed {rec['match_seed']}"
+        if rec.deal_seed != deal_seed(rec.match_seed, rec.deal):
+            found.append(
+                f"deal_seed {rec.deal_seed} is not deal {rec.deal}'s seed in match seed {rec.match_seed}"
             )
-        if self.strategies is not None and rec["strategies"] != self.strategies:
-            problems.append(
-                (
-                    ("strategies", rec["strategies"]),
-                    f"strategies {rec['strategies']} are not the manifest's {self.strategies}",
-                )
-            )
-        hands = tuple(parse_cards(h) for h in rec["hands"])
-        if tuple(tuple(sorted(h)) for h in hands) != deal_hands(random.Random(rec["deal_seed"])):
-            problems.append("hands are not the ones dealt from deal_seed")
-        setup = record_setup_alone(rec, rules) if item is None else replace(item.setup, rules=rules)
-        try:
-            deal = replay(setup, record_actions(rec))
-        except (IllegalActionError, ValueError) as exc:
-            problems.append(f"illegal: {exc}")
-            return
-        if deal.phase != OVER:
-            problems.append(f"the actions end before the deal is over (seat {deal.to_move} to {deal.phase})")
-            return
-        match = Match(rec["match_seed"], rules)
-        match.levels, match.level_team = list(setup.levels), setup.level_team
-        match.deal_index, match.previous = rec["deal"], setup.previous
-        expected = deal_record(
-            run_id=rec["run_id"], match_index=rec["match"], match_seed=rec["match_seed"], deal_index=rec["deal"],
-            deal_seed=rec["deal_seed"], strategies=rec["strategies"], setup=setup, deal=deal,
-            update=match.record(deal.result),
-        )  # fmt: skip
-        if rec["v"] != SCHEMA_VERSION:
-            expected["derived"] = derive_stats(deal, version=rec["v"])
-        problems.extend(_diff(rec, expected, COMPARED))
+        self._check_strategies(rec, found)
+        if rec.hands != deal_hands(random.Random(rec.deal_seed)):
+            found.append("hands are not the ones dealt from deal_seed")
+        setup = rec.setup_alone(rules, check=False) if item is None else replace(item.setup, rules=rules)
+        self._check_replay(rec, setup, rules, None, found, illegal=(ValueError,))
 
     # -------------------------------------------------------------- matches
 
-    def match_line(self, path: Path, line: int, rec: dict) -> None:
+    def match_line(self, path: Path, line: int, data: dict) -> MatchRecord | None:
+        """Check a match line against its match's deal lines; the record, or None for a line
+        that does not read as a match (a problem)."""
         self.report.matches += 1
-        m = rec["match"]
-        st = self.states.pop(m, None)
-        out: list = []  # reasons, or (cause, reason) for a disagreement with the manifest
+        try:
+            rec = MatchRecord.parse(data, path, line)
+        except RecordError as exc:
+            m, _ = record_place(data)
+            self.states.pop(m, None)
+            self.problem(path, line, f"match {m}: {exc.why}")
+            return None
+        st = self.states.pop(rec.match, None)
+        for p in self._match_problems(rec, st):
+            cause, p = p if isinstance(p, tuple) else (None, p)
+            self.problem(path, line, f"match {rec.match}: {p}", cause)
+        return rec
+
+    def _match_problems(self, rec: MatchRecord, st: _MatchState | None) -> list[Found]:
+        """A match record against its deal lines: seed, deals, final levels, winner, cap, error."""
+        m, out = rec.match, []
         last = st.last if st else None
         n = st.deals if st else 0
         seeded = self.setups is None  # a setup's seed is checked with its deal
-        if seeded and self.seed is not None and rec["match_seed"] != _match_seed(self.seed, m):
-            out.append((("seed", None), f"match_seed {rec['match_seed']} is not the seed of match {m}"))
-        if last is not None and rec["match_seed"] != last["match_seed"]:
-            out.append(f"match_seed {rec['match_seed']} differs from its deals' {last['match_seed']}")
-        if rec["deals"] != n:
-            out.append(f"deals is {rec['deals']}, the log has {n} deal lines for match {m}")
-        final = last["levels_after"] if last else ["2", "2"]
-        if rec["final_levels"] != final:
-            out.append(f"final_levels is {rec['final_levels']}, the last deal left {final}")
-        if rec["error"] is None:
-            if last is None or not last["match_over"]:
+        if seeded and self.seed is not None and rec.match_seed != _match_seed(self.seed, m):
+            out.append((("seed", None), f"match_seed {rec.match_seed} is not the seed of match {m}"))
+        if last is not None and rec.match_seed != last.match_seed:
+            out.append(f"match_seed {rec.match_seed} differs from its deals' {last.match_seed}")
+        if rec.deals != n:
+            out.append(f"deals is {rec.deals}, the log has {n} deal lines for match {m}")
+        if st is not None and st.unread is not None:  # its last deal line does not read: said there
+            return out
+        final = last.levels_after if last else ("2", "2")
+        if rec.final_levels != final:
+            out.append(f"final_levels is {list(rec.final_levels)}, the last deal left {list(final)}")
+        if rec.error is None:
+            if last is None or not last.match_over:
                 out.append("the match record has no error but its last deal does not end the match")
             else:
-                if rec["winner"] != last["match_winner"]:
-                    out.append(f"winner is {rec['winner']}, the last deal gives {last['match_winner']}")
-                if rec["capped"] != last["capped"]:
-                    out.append(f"capped is {rec['capped']}, the last deal gives {last['capped']}")
+                if rec.winner != last.match_winner:
+                    out.append(f"winner is {rec.winner}, the last deal gives {last.match_winner}")
+                if rec.capped != last.capped:
+                    out.append(f"capped is {rec.capped}, the last deal gives {last.capped}")
         else:
-            if last is not None and last["match_over"]:
+            if last is not None and last.match_over:
                 out.append("the match record has an error but its last deal ends the match")
-            if rec["winner"] is not None:
+            if rec.winner is not None:
                 out.append("an errored match has a winner")
-        for p in out:
-            cause, p = p if isinstance(p, tuple) else (None, p)
-            self.problem(path, line, f"match {m}: {p}", cause)
+        return out
 
     def finish(self, where: str) -> None:
         for m, st in sorted(self.states.items()):
@@ -497,15 +490,12 @@ def verify_chunk(task: tuple[dict, str, int, list[bytes]]) -> tuple[list[Problem
     report = VerifyReport()
     v = _RunVerifier(facts, report)
     for n, raw in enumerate(lines, start=first):
-        rec, reason = check_line(raw, "deals")
+        data, reason = check_line(raw, "deals")
         if reason is not None:
             report.problems.append(Problem(path, n, reason))
             continue
-        v.deal_line(Path(path), n, rec)
-    states = {
-        m: (None if st.last is None else {k: st.last[k] for k in _LAST_FIELDS}, st.deals, st.where)
-        for m, st in v.states.items()
-    }
+        v.deal_line(Path(path), n, data)
+    states = {m: (st.last, st.unread, st.deals, st.where) for m, st in v.states.items()}
     return report.problems, report.deals, states
 
 
@@ -542,22 +532,32 @@ def verify(
     return report
 
 
+@dataclass(frozen=True)
+class _RunRead:
+    """A run directory as verify reads it: its manifest (or the problem of one that does not
+    read), its part files, whether it was given whole, the options its lines show without a manifest."""
+
+    run_dir: Path
+    manifest: Manifest | None
+    unreadable: Problem | None
+    files: list[Path]
+    whole: bool
+    inferred: dict[str, int | str]
+
+
 def _steps(groups, report: VerifyReport, progress) -> Iterator[tuple[tuple | None, Callable]]:
     """``(chunk task or None, what to do with its result)`` in the order results must be used."""
     for run_dir, deal_files, match_files, whole in groups:
         try:
-            manifest, unreadable_manifest = read_manifest(run_dir), None
+            manifest, unreadable_manifest = RunFolder.read(run_dir).manifest, None
         except ValueError as exc:
             manifest, unreadable_manifest = None, Problem(str(run_dir), None, str(exc))
         inferred = infer_options(deal_files) if manifest is None else {}
         facts = _facts(manifest, inferred)
         v = _RunVerifier(facts, report)
-        files = [*deal_files, *match_files]
+        run = _RunRead(run_dir, manifest, unreadable_manifest, [*deal_files, *match_files], whole, inferred)
         mark: dict = {}
-        yield (
-            None,
-            partial(_start_run, report, unreadable_manifest, manifest, files, run_dir, whole, mark, inferred),
-        )
+        yield None, partial(_start_run, report, run, mark)
         by_part = {f.name.split("-", 1)[1]: f for f in match_files}
         for f in deal_files:
             unreadable: list[Problem] = []
@@ -603,28 +603,29 @@ def infer_options(deal_files: list[Path]) -> dict[str, int | str]:
     failures: dict[object, list[int]] = {}
     set_up = paid = False
     for path in deal_files:
-        for _n, raw, err in iter_raw(path):
+        for n, raw, err in iter_raw(path):
             if err is not None:
                 break
-            rec, reason = check_line(raw, "deals")
+            data, reason = check_line(raw, "deals")
             if reason is not None:
                 continue
             try:
-                if rec["capped"] is True:
-                    caps[int(rec["deal"]) + 1] += 1
-                lt, before, after = rec["level_team"], rec["levels_before"], rec["levels_after"]
-                count = failures.setdefault(rec["match"], [0, 0, 0])
-                count[2] += 1  # deal lines of the match
-                if lt in (0, 1) and before[lt] == "A" and after[lt] != "A+":  # the match not won: a failure
-                    count[lt] += 1
-                    if after[lt] == "2":  # sent back to 2: the limit was reached
-                        limits[count[lt]] += 1
-                        count[lt] = 0
-                set_up = set_up or (rec["deal"] == 0 and lt is not None)
-                payers = {p["from"] for p in rec["tribute"]["payments"]}
-                paid = paid or sum(rec["hands"][s].split().count("HR") for s in payers) == 2
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                rec = DealRecord.parse(data, path, n)
+            except RecordError:
                 continue
+            if rec.capped:
+                caps[rec.deal + 1] += 1
+            lt, before, after = rec.level_team, rec.levels_before, rec.levels_after
+            count = failures.setdefault(rec.match, [0, 0, 0])
+            count[2] += 1  # deal lines of the match
+            if lt is not None and before[lt] == "A" and after[lt] != "A+":  # the match not won: a failure
+                count[lt] += 1
+                if after[lt] == "2":  # sent back to 2: the limit was reached
+                    limits[count[lt]] += 1
+                    count[lt] = 0
+            set_up = set_up or (rec.deal == 0 and lt is not None)
+            payers = {p.giver for p in rec.tribute.payments}
+            paid = paid or sum(rec.hands[s].count(HR) for s in payers if s < len(rec.hands)) == 2
     found = PartialConfig.given_values(
         max_deals=_most_given(caps),
         a_fail_limit=_most_given(limits),
@@ -654,28 +655,19 @@ def inferred_note(options: dict[str, int | str]) -> str:
     return ", ".join(said)
 
 
-def _start_run(
-    report: VerifyReport,
-    problem,
-    manifest: Manifest | None,
-    files,
-    run_dir: Path,
-    whole: bool,
-    mark: dict,
-    inferred: dict[str, int | str],
-    _result=None,
-) -> None:
+def _start_run(report: VerifyReport, run: _RunRead, mark: dict, _result=None) -> None:
+    """A run's first checks (its manifest's sha256s and listed parts), and where its problems start."""
     mark.update(problems=len(report.problems), deals=report.deals)
-    if problem is not None:
-        report.problems.append(problem)
-    if inferred:
-        report.inferred[str(run_dir)] = inferred
-    if manifest is not None:
-        _check_hashes(manifest, files, report)
-        if whole:
-            _check_listed(manifest, run_dir, files, report)
-    elif problem is None and files:
-        report.no_manifest.append(str(run_dir))
+    if run.unreadable is not None:
+        report.problems.append(run.unreadable)
+    if run.inferred:
+        report.inferred[str(run.run_dir)] = run.inferred
+    if run.manifest is not None:
+        _check_hashes(run.manifest, run.files, report)
+        if run.whole:
+            _check_listed(run.manifest, run.run_dir, run.files, report)
+    elif run.unreadable is None and run.files:
+        report.no_manifest.append(str(run.run_dir))
 
 
 def _check_listed(manifest: Manifest, run_dir: Path, files: list[Path], report: VerifyReport) -> None:
@@ -761,9 +753,9 @@ def _merge_chunk(v: _RunVerifier, report: VerifyReport, progress, result) -> Non
     problems, deals, states = result
     report.problems.extend(problems)
     report.deals += deals
-    for m, (last, count, where) in states.items():
+    for m, (last, unread, count, where) in states.items():
         st = v.states.setdefault(m, _MatchState())
-        st.last, st.deals, st.where = last, st.deals + count, where
+        st.last, st.unread, st.deals, st.where = last, unread, st.deals + count, where
     if progress is not None:
         progress(deals)
 
@@ -789,7 +781,7 @@ def expected_deals(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> in
     total = 0
     for run_dir, deal_files, _match_files in _group(paths):
         try:
-            manifest = read_manifest(run_dir)
+            manifest = RunFolder.read(run_dir).manifest
         except ValueError:
             return None
         listed = {  # the lines the writer wrote (a hand-edited ``deals`` count is verify's to report)
@@ -818,9 +810,8 @@ def _matches(v: _RunVerifier, mf: Path, report: VerifyReport) -> None:
     stats = ScanStats()
     report.files += 1
     counted = v.tally.match_files[mf.name] = _PartCounts()
-    for line, rec in iter_records(mf, "matches", skip_bad=True, stats=stats):
-        v.match_line(mf, line, rec)
-        counted.add(rec)
+    for line, data in iter_records(mf, "matches", skip_bad=True, stats=stats):
+        counted.add(v.match_line(mf, line, data))
     counted.lines = counted.matches + len(stats.bad)
     for bad in stats.bad:
         report.problems.append(Problem(bad.path, bad.line, bad.reason))
@@ -835,13 +826,19 @@ class _PartCounts:
     capped: int = 0
     wins: list[int] = field(default_factory=lambda: [0, 0])
     lines: int = 0
+    #: lines that do not read as a match (a problem each): the part's counts are not compared
+    unread: int = 0
 
-    def add(self, rec: dict) -> None:
+    def add(self, rec: MatchRecord | None) -> None:
+        """Count a match line (``None``: one that does not read as a match)."""
         self.matches += 1
-        self.errors += rec["error"] is not None
-        self.capped += bool(rec["capped"])
-        if rec["winner"] in (0, 1):
-            self.wins[rec["winner"]] += 1
+        if rec is None:
+            self.unread += 1
+            return
+        self.errors += rec.error is not None
+        self.capped += rec.capped
+        if rec.winner is not None:
+            self.wins[rec.winner] += 1
 
 
 @dataclass
@@ -854,7 +851,7 @@ class _Tally:
 
 def _recounted(part: PartEntry, tally: _Tally) -> dict | None:
     """What the records of a listed part count (``COUNTED``, and each file's ``lines``), or
-    ``None`` when its files were not both read."""
+    ``None`` when its files were not both read (or a match line does not read as a match)."""
     index = part.index
     compression = None
     dname = part.deals_file.file if part.deals_file is not None else None
@@ -865,7 +862,7 @@ def _recounted(part: PartEntry, tally: _Tally) -> dict | None:
                 mname, compression = name, name[len(f"matches-{index:05d}.jsonl") :]
         dname = f"deals-{index:05d}.jsonl{compression}" if compression is not None else None
     counted = tally.match_files.get(mname or "")
-    if counted is None or dname not in tally.deal_lines:
+    if counted is None or counted.unread or dname not in tally.deal_lines:
         return None
     return {
         "matches": counted.matches,
@@ -960,7 +957,7 @@ def stray_part_notes(runs: list[Path]) -> list[str]:
     notes = []
     for run in runs:
         try:
-            manifest = read_manifest(run) if run.is_dir() else None
+            manifest = RunFolder.read(run).manifest
             if manifest is None:
                 continue
             matches, part_size, compression = part_plan(manifest)
@@ -987,7 +984,7 @@ def unverified_journal_notes(runs: list[Path]) -> list[str]:
     notes = []
     for run in runs:
         try:
-            manifest = read_manifest(run) if run.is_dir() else None
+            manifest = RunFolder.read(run).manifest
             c = run_completeness(run, manifest) if manifest is not None else None
         except ValueError:
             continue

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .journal import JournalEntry, consistent_prefix, entry_lines, read_journal
@@ -237,6 +237,7 @@ class Completeness:
     parts: tuple[CompletePart, ...]  # the complete parts, in order
     missing_parts: tuple[int, ...]  # indices of the parts not (yet) complete
     journaled: tuple[JournaledPart, ...] = ()  # finished matches of parts not complete
+    run_id: str | None = None  # the manifest's
 
     @property
     def complete_matches(self) -> int:
@@ -271,7 +272,7 @@ class Completeness:
             JournaledPart(j.index, j.first_match, j.stop_match, j.path, j.entries, None)
             for j in self.journaled
         )
-        return Completeness(self.path, self.state, self.total_matches, self.parts, self.missing_parts, light)
+        return replace(self, journaled=light)
 
     def sources(self, kind: str) -> list[Source]:
         """What readers read for ``kind``, in part order: complete parts' files and journals' lines."""
@@ -344,7 +345,9 @@ def run_completeness(
         if held is not None and held.entries:
             journaled.append(held)
     total = plan[-1][2] if plan else 0
-    return Completeness(path, manifest.state, total, tuple(done), tuple(missing), tuple(journaled))
+    return Completeness(
+        path, manifest.state, total, tuple(done), tuple(missing), tuple(journaled), manifest.run_id
+    )
 
 
 def _journaled(path: Path, index: int, first: int, stop: int) -> JournaledPart | None:

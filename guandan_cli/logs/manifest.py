@@ -631,6 +631,29 @@ def read_manifest(path: str | os.PathLike) -> Manifest | None:
         raise ValueError(f"{f}: {exc}") from None
 
 
+@dataclass(frozen=True)
+class RunFolder:
+    """A folder of log parts with its manifest, read once and handed down: what a command that
+    reads a run needs of it (``manifest``: ``None`` for a part file's folder without one, a
+    part file given alone, or a path that is not there)."""
+
+    path: Path
+    manifest: Manifest | None = None
+
+    @classmethod
+    def read(cls, path: str | os.PathLike | RunFolder) -> RunFolder:
+        """``path`` and its manifest (``ValueError`` for one that does not read); a
+        ``RunFolder`` given is returned as it is, its manifest not read again."""
+        if isinstance(path, RunFolder):
+            return path
+        return cls(Path(path), read_manifest(path))
+
+    @property
+    def options(self) -> PartialConfig:
+        """The run's options as its manifest records them (none without one)."""
+        return PartialConfig.recorded(self.manifest)
+
+
 def write_manifest(path: str | os.PathLike, manifest: Manifest) -> None:
     """Write ``manifest`` into the run directory ``path`` (``*.tmp``, fsync, rename)."""
     text = json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n"
@@ -803,6 +826,7 @@ __all__ = [
     "PartEntry",
     "PartialConfig",
     "RunConfig",
+    "RunFolder",
     "RunOptions",
     "RunState",
     "SessionEntry",

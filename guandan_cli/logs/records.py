@@ -4,8 +4,9 @@
 let it through: the fields there, of their JSON kinds) into a frozen :class:`DealRecord`,
 checking once what the engine needs of it (seats, levels, cards, actions); a value that does
 not fit is one :class:`RecordError` naming the file, the line and the field. ``replay``,
-``watch``, ``review`` and the setups of a run directory read deals this way;
-``guandan verify`` checks the raw line field by field (``record_setup``/``record_actions``).
+``watch``, ``review``, ``verify`` and the setups of a run directory read deals this way;
+``verify`` also compares a line with the one its replay rebuilds, field by field
+(:meth:`DealRecord.differences`: on the JSON, so that a hand-edited value shows as written).
 
 ``prev`` is the previous deal of the same match (``None`` for deal 0): its finish order and
 double-down decide tribute.
@@ -13,8 +14,8 @@ double-down decide tribute.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import partial
 
 from guandan_cli.engine.cards import level_index, parse_cards
@@ -71,6 +72,8 @@ class LogLine:
     run_id: str
     match: int
     match_seed: int
+    #: the JSON object the record was parsed from (for :meth:`DealRecord.differences`)
+    raw: Mapping = field(default_factory=dict, compare=False, repr=False, kw_only=True)
 
     @property
     def where(self) -> str:
@@ -80,6 +83,12 @@ class LogLine:
     def error(self, field: str, why: str) -> RecordError:
         """A ``RecordError`` of this record."""
         return RecordError(self.source, self.line, field, why)
+
+
+def record_place(data: Mapping) -> tuple[int, int | None]:
+    """``(match, deal)`` of a line's JSON object (``deal`` None for a match line), as the
+    reader's line check let it through: what names a line that does not parse."""
+    return data["match"], data.get("deal")
 
 
 @dataclass(frozen=True)
@@ -142,6 +151,7 @@ class DealRecord(LogLine):
             data["level"], levels["levels_before"], levels["levels_after"], hands, tribute,
             data["first_leader"], tuple(plays), tuple(order), data["double_down"], data["upgrade"],
             data["winner_team"], data["match_over"], data["match_winner"], data["capped"], data["derived"],
+            raw=data,
         )  # fmt: skip
 
     def actions(self) -> list[tuple[int, object]]:
@@ -162,32 +172,45 @@ class DealRecord(LogLine):
         except ValueError as exc:
             raise self.error("ruleset", str(exc)) from None
 
-    def setup(self, prev: DealRecord | None, rules: Ruleset) -> DealSetup:
+    def setup(self, prev: DealRecord | None, rules: Ruleset, *, check: bool = True) -> DealSetup:
         """The ``DealSetup`` the record describes (hands, levels, level team, the previous deal's
-        finish order and double-down); ``RecordError`` when they make no deal."""
+        finish order and double-down); ``RecordError`` when they make no deal (``check=False``:
+        not checked, for a caller that replays it and reports the engine's own error)."""
         previous = None if prev is None else (prev.finish_order, prev.double_down)
-        return self._setup(previous, rules)
+        return self._setup(previous, rules, check)
 
-    def setup_alone(self, rules: Ruleset) -> DealSetup:
+    def setup_alone(self, rules: Ruleset, *, check: bool = True) -> DealSetup:
         """The ``DealSetup`` of the record read on its own (a deal played from a setup source).
 
         The previous deal is not in the log, so its finish order is rebuilt from the record's
         tribute (``_previous_from_tribute``): equivalent for everything the deal's play depends on.
         """
         t = self.tribute
-        situation = {
-            "kind": t.kind,
-            "resisted_by": list(t.resisted_by),
-            "payments": [{"from": p.giver, "to": p.receiver} for p in t.payments],
-            "returns": [{"from": r.giver, "to": r.receiver} for r in t.returns],
-        }
         try:
-            previous = _previous_from_tribute({"tribute": situation, "first_leader": self.first_leader})
-        except (IndexError, KeyError) as exc:
+            previous = _previous_from_tribute(t, self.first_leader)
+        except IndexError as exc:
             raise self.error("tribute", f"tribute {t.kind} without its payments or returns ({exc})") from None
-        return self._setup(previous, rules)
+        return self._setup(previous, rules, check)
 
-    def _setup(self, previous: tuple | None, rules: Ruleset) -> DealSetup:
+    def differences(self, rebuilt: Mapping, keys: Iterable[str]) -> list[str]:
+        """What of ``keys`` the line holds otherwise than ``rebuilt`` (the JSON record its replay
+        gives): ``"upgrade is 3, the replay gives 2"``, a block's fields one by one."""
+        out = []
+        for k in keys:
+            mine, want = self.raw.get(k), rebuilt.get(k)
+            if mine == want:
+                continue
+            if isinstance(want, dict) and isinstance(mine, dict):
+                out += [
+                    f"{k}.{s} is {_short(mine.get(s))}, the replay gives {_short(want[s])}"
+                    for s in want
+                    if mine.get(s) != want[s]
+                ]
+            else:
+                out.append(f"{k} is {_short(mine)}, the replay gives {_short(want)}")
+        return out
+
+    def _setup(self, previous: tuple | None, rules: Ruleset, check: bool) -> DealSetup:
         lt = self.level_team
         try:
             levels = tuple(level_index(x) for x in self.levels_before)
@@ -200,7 +223,8 @@ class DealRecord(LogLine):
                 first_leader=self.first_leader if previous is None else None,
                 rules=rules,
             )
-            Deal(setup)  # the engine's checks of a setup: faces, level, previous finish order
+            if check:
+                Deal(setup)  # the engine's checks of a setup: faces, level, previous finish order
         except ValueError as exc:
             raise self.error("setup", str(exc)) from None
         return setup
@@ -229,7 +253,7 @@ class MatchRecord(LogLine):
         return cls(
             str(source), line, data["v"], data["run_id"], data["match"], data["match_seed"], data["ruleset"],
             tuple(data["strategies"]), data["deals"], (levels[0], levels[1]), data["winner"], data["capped"],
-            data["error"],
+            data["error"], raw=data,
         )  # fmt: skip
 
 
@@ -258,57 +282,31 @@ def _tribute(data: Mapping, bad) -> TributeRecord:
     return TributeRecord(kind, resisted, moves[0], moves[1])
 
 
-def record_setup(rec: dict, prev: dict | None, rules: Ruleset) -> DealSetup:
-    """The ``DealSetup`` a raw deal line describes (hands, levels, level team, previous deal):
-    ``guandan verify``'s field-by-field check (readers use :meth:`DealRecord.setup`)."""
-    previous = None if prev is None else (tuple(prev["finish_order"]), bool(prev["double_down"]))
-    return _setup(rec, previous, rules)
+def _short(v: object) -> str:
+    """``repr(v)``, cut to 80 characters."""
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."
 
 
-def _setup(rec: dict, previous: tuple | None, rules: Ruleset) -> DealSetup:
-    """The ``DealSetup`` of ``rec`` given the previous deal's (finish order, double-down)."""
-    levels = tuple(level_index(x) for x in rec["levels_before"])
-    lt = rec["level_team"]
-    return DealSetup(
-        hands=tuple(tuple(sorted(parse_cards(h))) for h in rec["hands"]),
-        level=levels[lt] if lt is not None else 0,
-        levels=(levels[0], levels[1]),
-        level_team=lt,
-        previous=previous,
-        first_leader=rec["first_leader"] if previous is None else None,
-        rules=rules,
-    )
-
-
-def _previous_from_tribute(rec: dict) -> tuple[tuple[int, ...], bool] | None:
+def _previous_from_tribute(t: TributeRecord, first_leader: int) -> tuple[tuple[int, ...], bool] | None:
     """A previous (finish order, double-down) that gives the record's tribute situation.
 
     Only the first finisher, the last (single tribute) and double-down decide tribute, so
     the two middle places are chosen to keep double-down as logged.
     """
-    trib = rec["tribute"]
-    kind = trib["kind"]
+    kind = t.kind
     if kind == "none":
         return None
-    if kind == "double" or (kind == "resisted" and len(trib["resisted_by"]) == 2):
-        first = trib["returns"][0]["from"] if kind == "double" else rec["first_leader"]
+    if kind == "double" or (kind == "resisted" and len(t.resisted_by) == 2):
+        first = t.returns[0].giver if kind == "double" else first_leader
         return (first, first ^ 2, (first + 1) % 4, (first + 3) % 4), True
     if kind == "single":
-        first, last = trib["payments"][0]["to"], trib["payments"][0]["from"]
+        first, last = t.payments[0].receiver, t.payments[0].giver
     else:  # resisted single: the previous 上游 leads
-        first, last = rec["first_leader"], trib["resisted_by"][0]
+        first, last = first_leader, t.resisted_by[0]
     middle = [s for s in range(4) if s not in (first, last)]
     middle.sort(key=lambda s: s == first ^ 2)  # an opponent second: no double-down
     return (first, middle[0], middle[1], last), False
-
-
-def record_setup_alone(rec: dict, rules: Ruleset) -> DealSetup:
-    """The ``DealSetup`` of a raw deal line read on its own (a deal played from a setup source).
-
-    The previous deal is not in the log, so its finish order is rebuilt from the record's
-    tribute (``_previous_from_tribute``): equivalent for everything the deal's play depends on.
-    """
-    return _setup(rec, _previous_from_tribute(rec), rules)
 
 
 def parse_action(text: str, i: int = 0) -> tuple[int, object]:
@@ -328,15 +326,6 @@ def parse_action(text: str, i: int = 0) -> tuple[int, object]:
         raise ValueError(f"action {i}: {exc}") from None
 
 
-def record_actions(rec: dict) -> list[tuple[int, object]]:
-    """Every action of the deal in order: tribute cards, return cards, then plays and passes."""
-    trib = rec["tribute"]
-    actions: list = [(p["from"], parse_cards(p["card"])[0]) for p in trib["payments"]]
-    actions += [(r["from"], parse_cards(r["card"])[0]) for r in trib["returns"]]
-    actions += [parse_action(a, i) for i, a in enumerate(rec["actions"])]
-    return actions
-
-
 __all__ = [
     "DealRecord",
     "MatchRecord",
@@ -344,7 +333,5 @@ __all__ = [
     "Transfer",
     "TributeRecord",
     "parse_action",
-    "record_actions",
-    "record_setup",
-    "record_setup_alone",
+    "record_place",
 ]

@@ -18,10 +18,12 @@ import asyncio
 import functools
 import json
 import re
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
+
+from guandan_cli.ws_thread import WebSocketThread
 
 from . import remote
 from .remote import (
@@ -68,50 +70,20 @@ class ServeResult:
     stopped: str | None = None  # why the run stopped early (resumable), or None
 
 
-class _WebSocketThread:
-    """The asyncio WebSocket server in a daemon thread; ``port`` once started."""
+class _WebSocketThread(WebSocketThread):
+    """The competition's WebSocket server in a daemon thread; ``port`` once started."""
+
+    error_type = ServeError
 
     def __init__(self, hub: Hub, host: str, port: int) -> None:
+        super().__init__(
+            host, port, "guandan-serve-ws", ping_interval=None, max_size=MAX_FRAME, max_queue=MAX_QUEUE,
+            close_timeout=CLOSE_TIMEOUT,
+        )  # fmt: skip
         self.hub = hub
-        self.host = host
-        self.port = port
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Future | None = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._main, name="guandan-serve-ws", daemon=True)
 
     def start(self) -> int:
-        self.thread.start()
-        self._ready.wait()
-        if self.error is not None:
-            raise ServeError(f"cannot listen on {self.host}:{self.port}: {self.error}")
-        return self.port
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self._serve())
-        except BaseException as exc:  # noqa: BLE001 - reported by start()
-            self.error = exc
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        from websockets.asyncio.server import serve
-
-        self._stop = self.loop.create_future()
-        async with serve(
-            self._handle,
-            self.host,
-            self.port,
-            ping_interval=None,
-            max_size=MAX_FRAME,
-            max_queue=MAX_QUEUE,
-            close_timeout=CLOSE_TIMEOUT,
-        ) as server:
-            self.port = next(iter(server.sockets)).getsockname()[1]
-            self._ready.set()
-            await self._stop
+        return self.listen()
 
     async def _handle(self, ws) -> None:
         m = PATH_PATTERN.fullmatch(ws.request.path)
@@ -189,11 +161,6 @@ class _WebSocketThread:
             except Exception:  # noqa: BLE001 - the reader sees the disconnect
                 return
 
-    def stop(self) -> None:
-        if self._stop is not None and not self._stop.done():
-            self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(timeout=5)
-
 
 def _over_size(reason: str) -> str:
     """What a client did whose frame websockets refused as too big (``reason``: its close reason).
@@ -234,26 +201,36 @@ def _stored_changes(
     return out
 
 
+@dataclass(frozen=True)
+class ServeConfig:
+    """What a competition serves: the seats (``remote`` for a client's), the run's options,
+    where it listens and how long it waits (see :func:`serve`)."""
+
+    strategies: str | Sequence[str]
+    matches: int
+    seed: int
+    out: str | Path
+    host: str = "127.0.0.1"
+    port: int = 23456
+    ruleset: str = "cgr2022"
+    max_deals: int | None = None
+    a_fail_limit: int | None = None
+    timeout: float = 30.0
+    reconnect_wait: float = 60.0
+    connect_wait: float | None = None
+    wild_straight_flush: bool = True
+    command: str | None = None
+
+
 def serve(
+    config: ServeConfig | None = None,
     *,
-    strategies: str | Sequence[str],
-    matches: int,
-    seed: int,
-    out: str | Path,
-    host: str = "127.0.0.1",
-    port: int = 23456,
-    ruleset: str = "cgr2022",
-    max_deals: int | None = None,
-    a_fail_limit: int | None = None,
-    timeout: float = 30.0,
-    reconnect_wait: float = 60.0,
-    connect_wait: float | None = None,
-    wild_straight_flush: bool = True,
     say: Callable[[str], None] = print,
     on_listening: Callable[[int], None] | None = None,
-    command: str | None = None,
+    **options: Any,
 ) -> ServeResult:
-    """Serve ``matches`` matches to remote clients; see the module docstring.
+    """Serve ``matches`` matches to remote clients; see the module docstring. ``config`` is a
+    :class:`ServeConfig`, or its fields are given as keywords (laid over ``config`` if both).
 
     ``timeout``: seconds a client may take per decision; ``reconnect_wait``: seconds an empty
     remote seat is kept before the run stops (resumable); ``connect_wait``: seconds to wait
@@ -262,36 +239,51 @@ def serve(
     """
     from guandan_cli.logs.manifest import PartialConfig
 
-    seats = parse_seats(strategies)
-    remote_seats = _checked_seats(seats, ruleset, a_fail_limit, max_deals)
-    out = Path(out)
+    config = replace(config, **options) if config is not None else ServeConfig(**options)
+    seats = parse_seats(config.strategies)
+    remote_seats = _checked_seats(seats, config.ruleset, config.a_fail_limit, config.max_deals)
+    out = Path(config.out)
     wanted = PartialConfig.of(
-        matches=matches, seed=seed, ruleset=ruleset, max_deals=max_deals, a_fail_limit=a_fail_limit
+        matches=config.matches,
+        seed=config.seed,
+        ruleset=config.ruleset,
+        max_deals=config.max_deals,
+        a_fail_limit=config.a_fail_limit,
     )
     done = _stored_matches(out, seats, remote_seats, wanted)
     from guandan_cli.logs.layout import space_problem
 
-    problem = space_problem(out, matches - done, max_deals, suggest_compression=False)  # before clients wait
+    problem = space_problem(
+        out, config.matches - done, config.max_deals, suggest_compression=False
+    )  # before clients wait
     if problem is not None:
         raise ServeError(problem)
-    hub = Hub({s: None for s in remote_seats}, timeout, reconnect_wait, wild_straight_flush, say)
-    ws_thread = _WebSocketThread(hub, host, port)
+    hub = Hub(
+        {s: None for s in remote_seats},
+        config.timeout,
+        config.reconnect_wait,
+        config.wild_straight_flush,
+        say,
+    )
+    ws_thread = _WebSocketThread(hub, config.host, config.port)
     bound = ws_thread.start()
     if on_listening is not None:
         on_listening(bound)
-    say(f"listening on ws://{host}:{bound}/game/NAME for {len(remote_seats)} client(s): seats {remote_seats}")
+    say(
+        f"listening on ws://{config.host}:{bound}/game/NAME for {len(remote_seats)} client(s): seats {remote_seats}"
+    )
     play = functools.partial(
         _play,
-        matches,
-        seed=seed,
-        ruleset=ruleset,
-        max_deals=max_deals,
-        a_fail_limit=a_fail_limit,
+        config.matches,
+        seed=config.seed,
+        ruleset=config.ruleset,
+        max_deals=config.max_deals,
+        a_fail_limit=config.a_fail_limit,
         out=out,
-        command=command,
+        command=config.command,
     )
     try:
-        return _serve_series(hub, out, seats, remote_seats, connect_wait, say, matches, play)
+        return _serve_series(hub, out, seats, remote_seats, config.connect_wait, say, config.matches, play)
     finally:
         remote.HUB = None
         with hub.cond:

@@ -264,10 +264,10 @@ class RunInfo:
 def run_info(path: str | os.PathLike) -> RunInfo | None:
     """The page's facts about the run at ``path`` (``None`` without a readable manifest)."""
     from guandan_cli.logs.layout import run_completeness
-    from guandan_cli.logs.manifest import Totals, read_manifest
+    from guandan_cli.logs.manifest import RunFolder, Totals
 
     try:
-        m = read_manifest(path)
+        m = RunFolder.read(path).manifest
     except (OSError, ValueError):
         return None
     if m is None:

@@ -30,7 +30,8 @@ from pathlib import Path
 import polars as pl
 
 from guandan_cli.logs import reader
-from guandan_cli.logs.layout import Completeness, read_manifest, run_completeness
+from guandan_cli.logs.layout import Completeness, run_completeness
+from guandan_cli.logs.manifest import RunFolder
 from guandan_cli.logs.reader import LogLineError, LogReadError, ScanStats
 from guandan_cli.logs.schema import deal_schema, match_schema
 
@@ -80,7 +81,7 @@ def source_record(run: str | os.PathLike, kind: str, *, digests: bool = True) ->
     """
     run = Path(run)
     try:
-        manifest = read_manifest(run)
+        manifest = RunFolder.read(run).manifest
         files = reader.sources(run, kind)
     except (LogReadError, ValueError):
         return None
@@ -231,7 +232,7 @@ def completeness_of(*runs: str | os.PathLike | Sequence[str | os.PathLike]) -> l
         )
         for d in dirs:
             try:
-                manifest = read_manifest(d)
+                manifest = RunFolder.read(d).manifest
                 if manifest is not None:
                     out.append(run_completeness(d, manifest))
             except ValueError as exc:
@@ -285,7 +286,7 @@ def distinct_runs(runs: Sequence) -> tuple:
         if not isinstance(run, str | os.PathLike) or not Path(run).is_dir():
             continue
         try:
-            manifest = read_manifest(run)
+            manifest = RunFolder.read(run).manifest
         except ValueError:
             continue  # said when the run is read
         run_id = manifest.run_id if manifest is not None else None
@@ -300,8 +301,29 @@ def distinct_runs(runs: Sequence) -> tuple:
     return tuple(out)
 
 
+@dataclass(kw_only=True)
+class ReadFacts:
+    """What reading runs found besides their records: bad lines, each run's completeness, notices."""
+
+    stats: ScanStats = field(default_factory=ScanStats)
+    #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
+    completeness: list[Completeness] = field(default_factory=list)
+    #: one line for each Parquet copy passed over (out of date, unreadable): its JSONL parts were read
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> list[str]:
+        """``PATH: incomplete run: 100 of 300 matches`` for each run read before it finished."""
+        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
+
+    @property
+    def skipped(self) -> int:
+        """How many bad lines ``skip_bad`` left out."""
+        return self.stats.skipped
+
+
 @dataclass
-class RunData:
+class RunData(ReadFacts):
     """Checked logs of one or more runs, ready for reports.
 
     ``deals`` and ``matches`` are lazy frames that stand on their own: over the runs' own
@@ -312,21 +334,6 @@ class RunData:
 
     deals: pl.LazyFrame
     matches: pl.LazyFrame
-    stats: ScanStats = field(default_factory=ScanStats)
-    #: each run directory's completeness (reports cover its finished matches: complete parts and journals)
-    completeness: list[Completeness] = field(default_factory=list)
-    #: one line for each Parquet copy passed over (out of date, unreadable): its JSONL parts were read
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def incomplete(self) -> list[str]:
-        """``PATH: incomplete run: 100 of 300 matches`` for each run loaded before it finished."""
-        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
-
-    @property
-    def skipped(self) -> int:
-        """How many bad lines ``skip_bad`` left out."""
-        return self.stats.skipped
 
 
 #: ``run_id`` as a categorical: 16 hex digits repeated on every row are the largest key of
@@ -416,7 +423,9 @@ def load(
     keep = keep_filter(changed_parts(stats, skip_bad, notices))
     if keep is not None:
         deals, matches = deals.filter(keep), matches.filter(keep)
-    return RunData(deals, matches, stats, [c.without_data() for c in completeness], notices)
+    return RunData(
+        deals, matches, stats=stats, completeness=[c.without_data() for c in completeness], notices=notices
+    )
 
 
 def keep_filter(left_out: Sequence[tuple[str, int, int]]) -> pl.Expr | None:
@@ -467,7 +476,7 @@ def changed_parts(stats: ScanStats, skip_bad: bool, notices: list[str]) -> list[
 def _part_rows(part: Path) -> tuple[str, int, int] | None:
     """``(run_id, first match, stop)`` of a run's part file, from its manifest (``None`` without one)."""
     try:
-        manifest = read_manifest(part.parent)
+        manifest = RunFolder.read(part.parent).manifest
     except ValueError:
         return None
     bounds = reader.part_bounds(part, manifest)
@@ -534,14 +543,7 @@ def deals_agree_with_matches(summary: pl.LazyFrame, matches, completeness, runs)
     if bad.height == 0:
         _records_agree_with_last_deals(summary, matches, completeness, runs)
         return
-    where = {}
-    for c in completeness:
-        try:
-            manifest = read_manifest(c.path)
-        except ValueError:
-            manifest = None
-        if manifest is not None:
-            where[manifest.run_id] = str(c.path)
+    where = {run_id: str(path) for run_id, path in _run_paths(completeness).items()}
     only = str(runs[0]) if len(runs) == 1 and isinstance(runs[0], str | os.PathLike) else None
     problems = []
     for row in bad.iter_rows(named=True):
@@ -559,15 +561,7 @@ def deals_agree_with_matches(summary: pl.LazyFrame, matches, completeness, runs)
 
 def _run_paths(completeness) -> dict[str, Path]:
     """The run directory of each manifest ``run_id`` among ``completeness``."""
-    where = {}
-    for c in completeness:
-        try:
-            manifest = read_manifest(c.path)
-        except ValueError:
-            manifest = None
-        if manifest is not None:
-            where[manifest.run_id] = c.path
-    return where
+    return {c.run_id: c.path for c in completeness if c.run_id is not None}
 
 
 def _records_agree_with_last_deals(summary: pl.LazyFrame, matches, completeness, runs) -> None:
@@ -702,6 +696,7 @@ __all__ = [
     "IncompleteRunWarning",
     "LogLineError",
     "LogReadError",
+    "ReadFacts",
     "RunData",
     "ScanStats",
     "completeness_of",

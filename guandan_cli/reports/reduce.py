@@ -24,7 +24,6 @@ from typing import Any
 import polars as pl
 
 from guandan_cli.logs import reader
-from guandan_cli.logs.layout import Completeness
 from guandan_cli.logs.reader import ScanStats
 
 from . import loading
@@ -78,21 +77,10 @@ class ChunkResult:
 
 
 @dataclass
-class Reduction:
+class Reduction(loading.ReadFacts):
     """The finalised reports, and what reading the runs found (as :class:`~.loading.RunData` says it)."""
 
     results: dict[str, pl.DataFrame]
-    stats: ScanStats = field(default_factory=ScanStats)
-    completeness: list[Completeness] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-
-    @property
-    def incomplete(self) -> list[str]:
-        return [f"{c.path}: {c.describe()}" for c in self.completeness if not c.complete]
-
-    @property
-    def skipped(self) -> int:
-        return self.stats.skipped
 
 
 def _reports(job: Job, kind: str):
@@ -357,7 +345,10 @@ def reduce_runs(
         job = Job(job.names, job.by, check, skip_bad, False, tuple(left_out))
         totals = _reduce(chunks, job, open_pool, in_process_when_small)
     return Reduction(
-        _finalised(totals.merged(), job), stats, [c.without_data() for c in completeness], notices
+        _finalised(totals.merged(), job),
+        stats=stats,
+        completeness=[c.without_data() for c in completeness],
+        notices=notices,
     )
 
 

@@ -22,14 +22,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from guandan_cli.engine.deal import OVER, PLAY, Deal, DealSetup, IllegalActionError, replay
 from guandan_cli.engine.observation import Observation, observe
+from guandan_cli.logs.manifest import PartialConfig, RunFolder
 from guandan_cli.logs.records import DealRecord, RecordError
-
-if TYPE_CHECKING:
-    from guandan_cli.logs.manifest import PartialConfig
 
 
 class ReviewInputError(ValueError):
@@ -112,47 +109,42 @@ def _replayed(logged: LoggedDeal) -> Iterator[tuple[int, Deal]]:
         deal.apply(action)
 
 
-def load_deal(run: str | os.PathLike, match: int, deal: int | None = None) -> LoggedDeal:
+def load_deal(run: str | os.PathLike | RunFolder, match: int, deal: int | None = None) -> LoggedDeal:
     """Deal ``deal`` of match ``match`` of a run (its first logged deal when ``deal`` is None).
 
     Raises ``ReviewInputError`` for a run, match or deal that is not there,
     ``guandan_cli.logs.reader.LogLineError`` for a corrupt line and ``ReviewRecordError`` for
     a record that does not replay (an unknown ruleset, hands or actions edited by hand).
     """
-    from pathlib import Path
-
     from guandan_cli.logreaders.replay import DealNotFound, find_deal
-    from guandan_cli.logs.manifest import PartialConfig, read_manifest
     from guandan_cli.logs.reader import LogLineError, LogReadError
 
-    run = Path(run)
     try:
-        _path, _line, rec, prev = find_deal(run, match, deal)
-        manifest = read_manifest(run) if run.is_dir() else None
+        folder = RunFolder.read(run)
+        _path, _line, rec, prev = find_deal(folder, match, deal)
     except LogLineError:  # a corrupt line: a failure, not bad input
         raise
     except RecordError as exc:
         raise ReviewRecordError(f"{exc.where}: cannot replay this deal: {exc.why}") from None
     except (DealNotFound, LogReadError, ValueError) as exc:  # no such run, match or deal; a bad manifest
         raise ReviewInputError(str(exc)) from None
-    return logged_from_record(rec, prev, PartialConfig.recorded(manifest))
+    return logged_from_record(rec, prev, folder.options)
 
 
 def load_match(run: str | os.PathLike, match: int) -> list[LoggedDeal]:
     """Every logged deal of match ``match`` of a run, in order, each checked to replay (the errors
     of :func:`load_deal`; ``ReviewInputError`` when the run or the match holds no deal)."""
-    from pathlib import Path
-
     from guandan_cli.logreaders.replay import match_records
-    from guandan_cli.logs.manifest import PartialConfig, read_manifest
 
-    load_deal(run, match)  # the first deal: the run and the match are there, or the error says why
-    run = Path(run)
-    options = PartialConfig.recorded(read_manifest(run) if run.is_dir() else None)
+    try:
+        folder = RunFolder.read(run)
+    except ValueError as exc:  # a manifest that does not read
+        raise ReviewInputError(str(exc)) from None
+    load_deal(folder, match)  # the first deal: the run and the match are there, or the error says why
     deals, prev = [], None
     try:
-        for _source, _line, rec in match_records(run, match):
-            deals.append(logged_from_record(rec, prev, options))
+        for _source, _line, rec in match_records(folder, match):
+            deals.append(logged_from_record(rec, prev, folder.options))
             prev = rec
     except RecordError as exc:
         raise ReviewRecordError(f"{exc.where}: cannot replay this deal: {exc.why}") from None
@@ -174,14 +166,14 @@ def logged_from_record(rec: DealRecord, prev: DealRecord | None, options: Partia
     return logged
 
 
-def match_deals(run: str | os.PathLike, match: int, options: PartialConfig) -> Iterator[LoggedDeal]:
+def match_deals(run: RunFolder, match: int) -> Iterator[LoggedDeal]:
     """The logged deals of match ``match`` of a run, in order, not replayed (``RecordError`` for
     a line whose values make no deal): the one place a match's logged deals are listed."""
     from guandan_cli.logreaders.replay import match_records
 
     prev = None
     for _source, _line, rec in match_records(run, match):
-        yield LoggedDeal.of_record(rec, prev, options)
+        yield LoggedDeal.of_record(rec, prev, run.options)
         prev = rec
 
 

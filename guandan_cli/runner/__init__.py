@@ -29,6 +29,7 @@ _LAZY = {
     "SimulationError": "errors",
     "SimulationInputError": "errors",
     "parse_strategies": "config",
+    "SimulationConfig": "config",
     "simulate": "simulation",
 }
 
@@ -44,6 +45,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "Run",
+    "SimulationConfig",
     "SimulationError",
     "SimulationInputError",
     "open_run",

@@ -154,6 +154,84 @@ class Session:
 
 
 @dataclass(frozen=True)
+class SimulationConfig:
+    """What a ``simulate`` call asks for, as one value: the run's options (``None``: the default,
+    or the stored run's value), where it is written, and how this session plays it.
+
+    Options left at ``None`` take their defaults (100 matches, seed 0, ``heuristic`` at
+    every seat, ``cgr2022``, no compression, 1000 matches per part, all cores) — or, when
+    ``out`` holds an unfinished run, that run's values: rerunning (or ``resume=True``)
+    continues it, and gives the same bytes as an uninterrupted run. Options given must
+    agree with the stored run (else ``SimulationInputError``; ``force=True`` starts over).
+
+    - ``strategies``: ``"a"`` (every seat), ``"a,b"`` (seats 0/2 and 1/3), ``"a,b,c,d"``
+      or a sequence of 1, 2 or 4; names, ``module:Class``, ``file.py:Class`` or classes
+      (a class workers cannot import, e.g. from a notebook cell, is sent to them by value).
+    - ``workers``: processes (``None``: all cores); ``backend``: ``"local"`` or ``"ray"``.
+    - ``compression``: ``"none"``, ``"gzip"`` or ``"zstd"``.
+    - ``on_error``: ``"stop"`` (a strategy failure stops the run with ``SimulationError``)
+      or ``"record"`` (the match is recorded with its error and the run goes on).
+    - ``chunk_size``: matches per task (never changes the output); ``part_size``: matches
+      per log part (fixed for a run).
+    - ``progress``: ``True`` for a rich progress bar (titled ``label``, default
+      ``simulate``), or a callable ``(matches, deals)`` called with the increments after
+      each task.
+    - ``setups``: play one deal per "match" from a setup source instead of whole matches:
+      ``"fresh"``, ``"random"`` or a run directory (see ``guandan_cli.runner.setups``);
+      each is logged as a one-deal match (``max_deals`` is 1). ``"paying"`` and
+      ``"resisting"`` are the conditioned sources of ``guandan experiment``.
+    - ``replay_damaged``: with ``resume``, play again (from their seeds) the complete parts
+      whose files no longer have the size and sha256 the manifest records (truncated,
+      edited); the damaged files are kept as ``NAME.damaged``. Without it such a run is
+      refused in one line naming the parts.
+    - ``tribute``: the ruleset's tribute option, ``"on"`` (the rules, default), ``"off"``
+      (no tribute or return) or ``"paid"`` (no resistance), for counterfactual experiments.
+    - ``decision_timeout``: seconds a bot may take over one decision (default 60, 0: no limit;
+      a bot past it fails as if it had raised); ``max_memory``: each worker process's address
+      space (``"2G"``; a bot over it fails with ``MemoryError``). A worker that dies or overruns
+      is replaced and its match recorded as errored (``runner.supervisor``); what bots print goes to
+      the run directory's ``bots.log`` (or to the file ``bots_log``, appended to).
+
+    >>> SimulationConfig(matches=4, seed=1, strategies="random").seed
+    1
+    """
+
+    matches: int | None = None
+    seed: int | None = None
+    strategies: str | Sequence[str] | None = None
+    ruleset: str | None = None
+    max_deals: int | None = None
+    a_fail_limit: int | None = None
+    out: str | os.PathLike | None = None
+    workers: int | None = None
+    compression: str | None = None
+    on_error: str = "stop"
+    backend: str = "local"
+    ray_address: str | None = None
+    resume: bool = False
+    force: bool = False
+    chunk_size: int | None = None
+    part_size: int | None = None
+    progress: bool | Callable[[int, int], None] = False
+    command: str | None = None
+    setups: str | os.PathLike | None = None
+    tribute: str | None = None
+    label: str | None = None
+    replay_damaged: bool = False
+    decision_timeout: float | None = None
+    max_memory: str | int | None = None
+    bots_log: str | os.PathLike | None = None
+
+    @classmethod
+    def of(cls, config: SimulationConfig | int | None = None, **options) -> SimulationConfig:
+        """``config`` with ``options`` over it; an ``int`` (or ``None``) is ``matches``, as in
+        ``simulate(100, seed=1)`` (``TypeError`` for an option there is none of)."""
+        if isinstance(config, SimulationConfig):
+            return replace(config, **options) if options else config
+        return cls(**({} if config is None else {"matches": config}), **options)
+
+
+@dataclass(frozen=True)
 class Request:
     """``simulate``'s options, checked: the config values given, the session, where and how."""
 
@@ -164,6 +242,8 @@ class Request:
     force: bool = False
     #: the strategy classes among the options that workers cannot import, by spec
     by_value: dict[str, type] = field(default_factory=dict)
+    #: with ``resume``: play damaged complete parts again (``SimulationConfig.replay_damaged``)
+    replay_damaged: bool = False
 
 
 def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
@@ -176,53 +256,75 @@ def _positive(name: str, value: int | None, allow_none: bool = True) -> None:
         )
 
 
-def read_options(
-    *,
-    matches: int | None,
-    seed: int | None,
-    strategies: str | Sequence[str] | None,
-    ruleset: str | None,
-    max_deals: int | None,
-    a_fail_limit: int | None,
-    compression: str | None,
-    part_size: int | None,
-    setups: str | os.PathLike | None,
-    tribute: str | None,
-    out: str | os.PathLike | None,
-    resume: bool,
-    force: bool,
-    session: Session,
-) -> Request:
+def read_options(options: SimulationConfig) -> Request:
     """``simulate``'s options checked, in one place (the first problem found is the error)."""
+    o = options
+    session = _session(o)
     for name, value in (
-        ("matches", matches),
-        ("part-size", part_size),
-        ("max-deals", max_deals),
-        ("a-fail-limit", a_fail_limit),
+        ("matches", o.matches),
+        ("part-size", o.part_size),
+        ("max-deals", o.max_deals),
+        ("a-fail-limit", o.a_fail_limit),
         ("workers", session.workers),
         ("chunk-size", session.chunk_size),
     ):
         _positive(name, value)
+    out = o.out
     if out is not None and not isinstance(out, str | os.PathLike):
         raise SimulationInputError(f"out must be a path (the run's folder), got {out!r}")
     _check_main_script(session)
     given = PartialConfig.given_values(
-        matches=matches,
-        seed=seed,
-        strategies=None if strategies is None else parse_strategies(strategies),
-        ruleset=ruleset,
-        a_fail_limit=a_fail_limit,
-        max_deals=max_deals,
-        compression=compression,
-        part_size=part_size,
-        setups=None if setups is None else str(setups),
-        tribute=None if tribute in (None, "on") else tribute,
+        matches=o.matches,
+        seed=o.seed,
+        strategies=None if o.strategies is None else parse_strategies(o.strategies),
+        ruleset=o.ruleset,
+        a_fail_limit=o.a_fail_limit,
+        max_deals=o.max_deals,
+        compression=o.compression,
+        part_size=o.part_size,
+        setups=None if o.setups is None else str(o.setups),
+        tribute=None if o.tribute in (None, "on") else o.tribute,
     )
-    _check_values(given, session, resume, force)
+    _check_values(given, session, o.resume, o.force)
     if isinstance(out, str) and not out:
         raise SimulationInputError("out: an empty path (give a folder name, or None for the default)")
+    if o.replay_damaged and not o.resume:
+        raise SimulationInputError("replay_damaged (--replay-damaged) goes with resume (--resume)")
+    by_value = by_value_classes(o.strategies)
     return Request(
-        given, session, None if out is None else Path(out), resume, force, by_value_classes(strategies)
+        given, session, None if out is None else Path(out), o.resume, o.force, by_value, o.replay_damaged
+    )
+
+
+def _session(o: SimulationConfig) -> Session:
+    """How this session plays the run, its limits checked (``runner.supervisor``; defaults:
+    ``supervisor.limits_given``)."""
+    from guandan_cli.runner import supervisor
+
+    given = supervisor.limits_given()
+    try:
+        timeout = supervisor.check_decision_timeout(
+            given.decision_timeout if o.decision_timeout is None else o.decision_timeout,
+            "decision_timeout (--decision-timeout)",
+        )
+        memory = supervisor.parse_memory(
+            given.max_memory if o.max_memory is None else o.max_memory, "max_memory (--max-memory)"
+        )
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    bots_log = None if o.bots_log is None else str(o.bots_log)
+    return Session(
+        workers=o.workers,
+        on_error=o.on_error,
+        backend=o.backend,
+        ray_address=o.ray_address,
+        chunk_size=o.chunk_size,
+        progress=o.progress,
+        command=o.command,
+        label=o.label,
+        decision_timeout=timeout,
+        max_memory=memory,
+        bots_log=bots_log,
     )
 
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from guandan_cli.logs.manifest import Manifest, PartialConfig, read_manifest
+from guandan_cli.logs.manifest import Manifest, PartialConfig, RunFolder
 from guandan_cli.logs.schema import SCHEMA_VERSION
 
 
@@ -179,7 +179,7 @@ def setups_run_id(source: str | None) -> str | None:
     if source in SOURCES:
         return None
     try:
-        manifest = read_manifest(source) if Path(source).is_dir() else None
+        manifest = RunFolder.read(source).manifest
     except ValueError:
         return None
     return None if manifest is None else manifest.run_id
@@ -204,7 +204,7 @@ def setups_problem(source: str, matches: int, max_deals: int | None) -> str | No
         return None
     path = Path(source)
     try:
-        manifest = read_manifest(path) if path.is_dir() else None
+        manifest = RunFolder.read(path).manifest
     except ValueError as exc:
         return f"setups {source!r}: {exc}"
     if manifest is None:

@@ -13,8 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from guandan_cli.logs.layout import MANIFEST, Completeness, read_manifest, run_completeness
-from guandan_cli.logs.manifest import Manifest, Totals
+from guandan_cli.logs.layout import MANIFEST, Completeness, run_completeness
+from guandan_cli.logs.manifest import Manifest, RunFolder, Totals
 from guandan_cli.view.names import strategy_name, strategy_names
 
 
@@ -79,8 +79,7 @@ class Run:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        if read_manifest(self.path) is None:
-            raise ValueError(f"{self.path}: no run here (no {MANIFEST})")
+        self.manifest  # noqa: B018 - a run is there (ValueError if not)
         #: set by ``simulate(resume=True)`` when the run was already complete (nothing was played)
         self.already_complete = False
 
@@ -88,9 +87,11 @@ class Run:
 
     @property
     def manifest(self) -> Manifest:
-        """The manifest as stored now (re-read on every access)."""
-        m = read_manifest(self.path)
-        assert m is not None
+        """The manifest as stored now (re-read on every access: a run on disk changes;
+        ``ValueError`` once there is no run there)."""
+        m = RunFolder.read(self.path).manifest
+        if m is None:
+            raise ValueError(f"{self.path}: no run here (no {MANIFEST})")
         return m
 
     @property

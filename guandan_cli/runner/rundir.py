@@ -65,6 +65,7 @@ from guandan_cli.logs.manifest import (
     PartEntry,
     PartialConfig,
     RunConfig,
+    RunFolder,
     RunOptions,
     RunState,
     SessionEntry,
@@ -268,7 +269,7 @@ def interruption(
     """
     out = Path(out)
     try:
-        manifest = read_manifest(out) if out.is_dir() else None
+        manifest = RunFolder.read(out).manifest
         c = run_completeness(out, manifest) if manifest is not None else None
     except (OSError, ValueError):
         manifest = c = None
@@ -297,7 +298,7 @@ def _remove_empty(out: Path) -> None:
 def saved_line(out: Path, total: int) -> str:
     """How much of a run that stopped on a write error is safe, and how to go on."""
     try:
-        saved = run_completeness(out, read_manifest(out)).matches
+        saved = run_completeness(out).matches
     except (OSError, ValueError):
         return f"the complete parts in {out} are safe: make room, then rerun with --resume"
     return f"{saved} of {total} matches are saved: make room, then rerun with --resume"
@@ -476,14 +477,10 @@ def _count_part(out: Path, index: int, compression: str, start: int, stop: int) 
         capped += rec.capped
         errors += rec.error is not None
     dfacts, mfacts = file_facts(deals_path), file_facts(matches_path)
-    return _part_entry(index, start, stop, n, dfacts.lines, errors, wins, capped, dfacts, mfacts)
+    return PartEntry(index, start, stop, n, dfacts.lines, errors, capped, (wins[0], wins[1]), dfacts, mfacts)
 
 
 # ------------------------------------------------------------------ parts and counts
-
-
-def _part_entry(index, start, stop, matches, deals, errors, wins, capped, dfile, mfile) -> PartEntry:
-    return PartEntry(index, start, stop, matches, deals, errors, capped, (wins[0], wins[1]), dfile, mfile)
 
 
 def journal_facts(res) -> dict:
@@ -514,18 +511,18 @@ def _finish_part(out: Path, index: int, start: int, stop: int, comp: str, journa
             writer.abort()
         raise
     f = [e.facts for e in entries]
-    wins = [sum(x["wins"][0] for x in f), sum(x["wins"][1] for x in f)]
-    return _part_entry(
+    wins = (sum(x["wins"][0] for x in f), sum(x["wins"][1] for x in f))
+    return PartEntry(
         index,
         start,
         stop,
-        sum(x["matches"] for x in f),
-        sum(x["deals"] for x in f),
-        sum(x["errors"] for x in f),
-        wins,
-        sum(x["capped"] for x in f),
-        files[0],
-        files[1],
+        matches=sum(x["matches"] for x in f),
+        deals=sum(x["deals"] for x in f),
+        errors=sum(x["errors"] for x in f),
+        capped=sum(x["capped"] for x in f),
+        wins=wins,
+        deals_file=files[0],
+        matches_file=files[1],
     )
 
 

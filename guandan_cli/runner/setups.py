@@ -44,8 +44,9 @@ The API (small and stable):
 >>> from guandan_cli.strategies import make_players
 >>> item = fresh_setup(seed=1, index=0, rules=get_ruleset("cgr2022"))
 >>> played = play_setup(item, make_players(["greedy"] * 4, item.match_seed))
->>> played.record["winner_team"] in (0, 1), played.record["levels_before"]
-(True, ['2', '2'])
+>>> logged = DealRecord.parse(played.record)  # the line as a reader reads it back
+>>> logged.winner_team in (0, 1), logged.levels_before
+(True, ('2', '2'))
 >>> swapped = swap_teams(swap_teams(item.setup))
 >>> swapped.hands == tuple(item.setup.hands[s ^ 2] for s in range(4))
 True
@@ -140,15 +141,15 @@ def run_setups(run_dir: str | os.PathLike, rules: Ruleset | None = None) -> Iter
     Raises ``ValueError`` when ``run_dir`` holds no run.
     """
     from guandan_cli.engine.rules import get_ruleset
-    from guandan_cli.logs.manifest import PartialConfig, read_manifest
+    from guandan_cli.logs.manifest import RunFolder
     from guandan_cli.logs.reader import iter_records, part_files
 
     path = Path(run_dir)
-    manifest = read_manifest(path) if path.is_dir() else None
-    if manifest is None:
+    folder = RunFolder.read(path)
+    if folder.manifest is None:
         raise ValueError(f"setups {str(run_dir)!r}: no run directory (no manifest.json) there")
     if rules is None:
-        cfg = PartialConfig.recorded(manifest)
+        cfg = folder.options
         rules = get_ruleset(cfg.ruleset, a_fail_limit=cfg.a_fail_limit, max_deals=cfg.max_deals)
     last: dict[int, DealRecord] = {}
     for f in part_files(path, "deals"):

@@ -5,32 +5,7 @@ It imports the engine and nothing above it; colour comes as rich markup, which a
 console prints in colour or strips (``--plain``).
 """
 
-from .table import (
-    PLACES,
-    Style,
-    TrickLog,
-    card_text,
-    cards_text,
-    deal_end_lines,
-    level_line,
-    play_text,
-    render_table,
-    sort_by_power,
-    tribute_lines,
-    wild_meanings,
-)
+from . import table as _table
+from .table import *  # noqa: F403 - the view's names, listed once: in table.__all__
 
-__all__ = [
-    "PLACES",
-    "Style",
-    "TrickLog",
-    "card_text",
-    "cards_text",
-    "deal_end_lines",
-    "level_line",
-    "play_text",
-    "render_table",
-    "sort_by_power",
-    "tribute_lines",
-    "wild_meanings",
-]
+__all__ = list(_table.__all__)

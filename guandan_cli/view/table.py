@@ -350,102 +350,110 @@ def hand_lines(
     return lines + [line]
 
 
-def replay_lines(
-    *,
-    header: str,
-    level: int,
-    level_team: int | None,
-    levels_before: Sequence[str],
-    hands: Sequence[Sequence[int]],
-    strategies: Sequence[str],
-    tribute: Sequence[str],
-    leader: int,
-    events: Sequence[Event],
-    end: Sequence[str],
-    style: Style = Style(colour=False),
-    width: int = 80,
-) -> list[str]:
+@dataclass(frozen=True)
+class ReplayedDeal:
+    """One logged deal, as :func:`replay_lines` lays it out."""
+
+    header: str
+    level: int
+    level_team: int | None
+    levels_before: Sequence[str]
+    hands: Sequence[Sequence[int]]
+    strategies: Sequence[str]
+    tribute: Sequence[str]
+    leader: int
+    events: Sequence[Event]
+    end: Sequence[str]
+
+
+def replay_lines(deal: ReplayedDeal, style: Style = Style(colour=False), width: int = 80) -> list[str]:
     """One logged deal as ``guandan replay`` prints it: the header, the four hands by power
     (wild marked), tribute and return (``tribute``, from :func:`tribute_lines`), who
     leads, every trick with each play's declaration and wild marks (``H2=6``, as ``watch``
     shows them), who went out, and the deal's ``end`` (:func:`deal_end_lines`)."""
-    who = "first deal of the match" if level_team is None else f"team {level_team}'s level"
+    who = "first deal of the match" if deal.level_team is None else f"team {deal.level_team}'s level"
     out = [
-        header,
-        f"level {level_text(level)} ({who});  levels before: team 0 {ten(levels_before[0])}, "
-        f"team 1 {ten(levels_before[1])}",
+        deal.header,
+        f"level {level_text(deal.level)} ({who});  levels before: team 0 {ten(deal.levels_before[0])}, "
+        f"team 1 {ten(deal.levels_before[1])}",
         "",
         "hands",
     ]
     for seat in range(4):
-        head = f"  seat {seat} (team {seat & 1}, {strategies[seat]}):"
-        out += hand_lines(head, sort_by_power(hands[seat], level), style, level, width)
-    out += ["", *tribute, f"seat {leader} leads"]
-    log = TrickLog(level, style)
-    for ev in events:
+        head = f"  seat {seat} (team {seat & 1}, {deal.strategies[seat]}):"
+        out += hand_lines(head, sort_by_power(deal.hands[seat], deal.level), style, deal.level, width)
+    out += ["", *deal.tribute, f"seat {deal.leader} leads"]
+    log = TrickLog(deal.level, style)
+    for ev in deal.events:
         log.feed(ev)
-    return out + log.lines + ["", *end]
+    return out + log.lines + ["", *deal.end]
 
 
-def render_table(
-    *,
-    title: str,
-    level: int,
-    levels: Sequence[int],
-    level_team: int | None,
-    names: Sequence[str],
-    counts: Sequence[int],
-    finished: Sequence[int],
-    events: Sequence[Event],
-    to_move: int,
-    tribute_kind: str,
-    resisted_by: Sequence[int] = (),
-    hands: dict[int, Sequence[int]] | None = None,
-    bottom: int = 0,
-    style: Style = Style(),
-    footer: Sequence[str] = (),
-    you: bool = False,
-) -> str:
+@dataclass(frozen=True)
+class TableScene:
+    """The table at one moment, as :func:`render_table` draws it (``bottom``: the seat nearest
+    the reader; ``hands``: the hands shown)."""
+
+    title: str
+    level: int
+    levels: Sequence[int]
+    level_team: int | None
+    names: Sequence[str]
+    counts: Sequence[int]
+    finished: Sequence[int]
+    events: Sequence[Event]
+    to_move: int
+    tribute_kind: str
+    resisted_by: Sequence[int] = ()
+    hands: dict[int, Sequence[int]] | None = None
+    bottom: int = 0
+    footer: Sequence[str] = ()
+    you: bool = False
+
+
+def render_table(scene: TableScene, style: Style = Style()) -> str:
     """The table at one moment: header and level line, the four seats around the table with
     card counts (``bottom`` nearest the reader, play going round to the right), tribute and
     return, the current trick with declarations and wild marks, and the hands shown."""
-    hands = hands or {}
-    log = TrickLog(level, style, counts=(27, 27, 27, 27))
-    for ev in events:
+    hands = scene.hands or {}
+    log = TrickLog(scene.level, style, counts=(27, 27, 27, 27))
+    for ev in scene.events:
         log.feed(ev)
-    tributes, returns = transfers_of(events)
+    tributes, returns = transfers_of(scene.events)
 
     def seat_label(s: int) -> str:
-        mark = ">" if s == to_move else " "
-        state = f"{counts[s]:>2} card{'' if counts[s] == 1 else 's'}"
-        if s in finished:
-            state = f"out {PLACES[finished.index(s)].split()[0]}"
-        return f"{mark} seat {s} {names[s]} · {state}"
+        mark = ">" if s == scene.to_move else " "
+        state = f"{scene.counts[s]:>2} card{'' if scene.counts[s] == 1 else 's'}"
+        if s in scene.finished:
+            state = f"out {PLACES[scene.finished.index(s)].split()[0]}"
+        return f"{mark} seat {s} {scene.names[s]} · {state}"
 
     width = 72
-    top, left, right = (bottom + 2) % 4, (bottom + 3) % 4, (bottom + 1) % 4
-    lines = [title, level_line(level, levels, level_team), ""]
+    top, left, right = (scene.bottom + 2) % 4, (scene.bottom + 3) % 4, (scene.bottom + 1) % 4
+    lines = [scene.title, level_line(scene.level, scene.levels, scene.level_team), ""]
     lines.append(seat_label(top).center(width).rstrip())
     lft, rgt = seat_label(left), seat_label(right)
     lines.append(lft + " " * max(2, width - len(lft) - len(rgt)) + rgt)
-    lines.append(seat_label(bottom).center(width).rstrip())
+    lines.append(seat_label(scene.bottom).center(width).rstrip())
     lines.append("")
-    lines += tribute_lines(tribute_kind, resisted_by, tributes, returns, style)
+    lines += tribute_lines(scene.tribute_kind, scene.resisted_by, tributes, returns, style)
     if log.current:
         head, *plays = log.current
         lines.append(head)
         lines += plays[-8:] if len(plays) <= 8 else ["  …"] + plays[-7:]
-    for s in sorted(hands, key=lambda s: (s != bottom, s)):
-        cards = sort_by_power(hands[s], level)
-        who = "your hand" if you and s == bottom else f"seat {s}"
-        lines.append(f"{who} ({len(cards)}): {cards_text(cards, style, level, mark_wild=True)}")
-    lines += list(footer)
+    for s in sorted(hands, key=lambda s: (s != scene.bottom, s)):
+        cards = sort_by_power(hands[s], scene.level)
+        who = "your hand" if scene.you and s == scene.bottom else f"seat {s}"
+        lines.append(f"{who} ({len(cards)}): {cards_text(cards, style, scene.level, mark_wild=True)}")
+    lines += list(scene.footer)
     return "\n".join(lines)
 
 
 __all__ = [
     "PLACES",
+    "ReplayedDeal",
     "Style",
+    "TableScene",
     "TrickLog",
     "card_text",
     "cards_text",
@@ -459,8 +467,8 @@ __all__ = [
     "render_table",
     "replay_lines",
     "sort_by_power",
-    "transfers_of",
     "ten",
+    "transfers_of",
     "tribute_lines",
     "wild_meanings",
 ]

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
+from guandan_cli.ws_thread import WebSocketThread
+
 from .seat import WebSeat
 
 #: the largest frame a browser may send (an answer is a few card tokens)
@@ -44,25 +46,31 @@ def static_file(name: str) -> bytes | None:
     return item.read_bytes() if item.is_file() else None
 
 
-class TableServer:
+class TableServer(WebSocketThread):
     """Serve ``seat``'s table on ``host:port`` (0: a free port) until :meth:`stop`.
 
     ``review_page(deal, worlds)`` makes the review page of an ended deal (HTML text; ``worlds``
     ``None`` for the review's default budget, else ``/review/N?worlds=K``: quicker and rougher),
     or raises ``LookupError`` when that deal has not ended."""
 
+    error_type = TableServerError
+
     def __init__(
         self, seat: WebSeat, host: str, port: int, review_page: Callable[[int, int | None], str]
     ) -> None:
+        super().__init__(
+            host,
+            port,
+            "guandan-table",
+            process_request=self._http,
+            max_size=MAX_FRAME,
+            ping_interval=None,
+            # an HTTP request is answered inside the opening handshake, and a review page takes
+            # seconds to make: websockets' 10 s handshake limit dropped slow ones unanswered
+            open_timeout=REVIEW_SECONDS + 30,
+        )
         self.seat = seat
-        self.host = host
-        self.port = port
         self.review_page = review_page
-        self.loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Future | None = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._main, name="guandan-table", daemon=True)
         self._reviews: dict[tuple[int, int | None], str] = {}
         self._review_lock = threading.Lock()
 
@@ -72,43 +80,8 @@ class TableServer:
 
     def start(self) -> str:
         """Listen, and return the page's address."""
-        self.thread.start()
-        self._ready.wait()
-        if self.error is not None:
-            raise TableServerError(f"cannot listen on {self.host}:{self.port}: {self.error}")
+        self.listen()
         return self.url
-
-    def stop(self) -> None:
-        if self._stop is not None and not self._stop.done():
-            self.loop.call_soon_threadsafe(self._stop.set_result, None)
-        self.thread.join(timeout=5)
-
-    def _main(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        try:
-            self.loop.run_until_complete(self._serve())
-        except BaseException as exc:  # noqa: BLE001 - reported by start()
-            self.error = exc
-            self._ready.set()
-
-    async def _serve(self) -> None:
-        from websockets.asyncio.server import serve
-
-        self._stop = self.loop.create_future()
-        async with serve(
-            self._handle,
-            self.host,
-            self.port,
-            process_request=self._http,
-            max_size=MAX_FRAME,
-            ping_interval=None,
-            # an HTTP request is answered inside the opening handshake, and a review page takes
-            # seconds to make: websockets' 10 s handshake limit dropped slow ones unanswered
-            open_timeout=REVIEW_SECONDS + 30,
-        ) as server:
-            self.port = next(iter(server.sockets)).getsockname()[1]
-            self._ready.set()
-            await self._stop
 
     # ------------------------------------------------------------ HTTP
 
