@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from guandan_cli.interactive.hint_source import HintSource
 from guandan_cli.interactive.seat import JOURNAL, InputEnded, Journal, JournalMismatch, TerminalSeat
 from guandan_cli.interactive.terminal import Screen
 from guandan_cli.logs.manifest import RunFolder
@@ -278,9 +279,8 @@ def play_game(
     if make_seat is not None:
         seat = make_seat(journal)
     else:
-        seat = TerminalSeat(
-            game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=game.hint, rules=rules
-        )
+        hint = HintSource(game.hint, rules)
+        seat = TerminalSeat(game.seat, names, screen, style, journal, ask=ask, delay=delay, hint=hint)
     if reviewer is not None and isinstance(seat, TerminalSeat):
         seat.reviewer = reviewer
     journal.on_open = lambda: save_play_options(game)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from guandan_cli.interactive.answers import (
     menu,
     read_answer,
 )
+from guandan_cli.interactive.hint_source import HEURISTIC_HINT, HintSource
 from guandan_cli.interactive.terminal import Screen
 from guandan_cli.view.table import (
     PLACES,
@@ -244,9 +244,7 @@ class TerminalSeat:
         journal: Journal,
         ask: Callable[[str], str] | None = None,
         delay: float = 0.5,
-        match_label: str = "",
-        hint: str = "heuristic",
-        rules=None,
+        hint: HintSource = HEURISTIC_HINT,
     ) -> None:
         self.seat = seat
         self.names = list(names)
@@ -255,7 +253,7 @@ class TerminalSeat:
         self.journal = journal
         self.ask = ask or input
         self.delay = delay
-        self.match_label = match_label
+        self.match_label = ""
         self.deal_index = -1
         #: reviews each ended deal (``interactive.deal_review.DealReviewer``), or ``None``
         self.reviewer = None
@@ -268,7 +266,6 @@ class TerminalSeat:
         #: (a search values its candidates, in the game's ruleset ``rules``)
         self.hint = hint
         self._hint = None
-        self.rules = rules
         #: the last saved answer was just replayed: its own event is not shown as news (the
         #: trick so far is shown instead, with the previous trick's end out of sight)
         self._replay_ending = False
@@ -492,15 +489,7 @@ class TerminalSeat:
     def _hint_player(self):
         """The player ``?`` asks, made on first use (a search in the game's ruleset)."""
         if self._hint is None:
-            from guandan_cli.strategies.registry import load_strategy
-
-            cls = load_strategy(self.hint)
-            options = (
-                {"rules": self.rules.name}
-                if self.rules is not None and "rules" in getattr(cls, "OPTIONS", {})
-                else {}
-            )
-            self._hint = cls(self.seat, random.Random(self.seat), **options)
+            self._hint = self.hint.player(self.seat)
         return self._hint
 
     def _suggest(self, obs: Observation) -> object:

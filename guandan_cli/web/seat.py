@@ -17,7 +17,6 @@ Messages out: ``state``, ``ask``, ``which``, ``refused``, ``hint``, ``thinking``
 from __future__ import annotations
 
 import queue
-import random
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ from guandan_cli.engine.deal import OVER, PASS, PLAY, RETURN, TRIBUTE
 from guandan_cli.engine.match import level_token
 from guandan_cli.engine.observation import Observation
 from guandan_cli.interactive.answers import ACTION, HINT, REFUSED, WHICH, menu, read_answer
+from guandan_cli.interactive.hint_source import HintSource
 from guandan_cli.interactive.seat import Journal, saved_answer_problem
 from guandan_cli.view.table import PLACES
 
@@ -260,12 +260,7 @@ class WebSeat:
 
     def _hint_player(self):
         if self._hint_bot is None:
-            from guandan_cli.strategies.registry import load_strategy
-
-            cls = load_strategy(self.hint)
-            wants_rules = self.rules is not None and "rules" in getattr(cls, "OPTIONS", {})
-            options = {"rules": self.rules.name} if wants_rules else {}
-            self._hint_bot = cls(self.seat, random.Random(self.seat), **options)
+            self._hint_bot = HintSource(self.hint, self.rules).player(self.seat)
         return self._hint_bot
 
 
