@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .core import (
     DEFAULT_WORLDS,
@@ -29,31 +30,42 @@ from .core import (
 from .walk import LoggedDeal, ReviewInputError, ReviewRecordError, decisions, load_deal
 
 
+@dataclass(frozen=True)
+class ReviewOptions:
+    """How a review values the decisions: ``worlds`` per decision (the budget), the ``seed`` of
+    those worlds, the loss ``threshold`` of a mistake (levels), the ``evaluator`` (``search`` or a
+    ``search:...`` spec: its other options)."""
+
+    worlds: int = DEFAULT_WORLDS
+    seed: int = 0
+    threshold: float = MISTAKE_THRESHOLD
+    evaluator: str = "search"
+
+
 def review(
     run: str | os.PathLike,
     match: int = 0,
     deal: int | None = None,
     seats: Iterable[int] | None = None,
     *,
-    worlds: int = DEFAULT_WORLDS,
     workers: int = 1,
-    seed: int = 0,
-    threshold: float = MISTAKE_THRESHOLD,
-    evaluator: str = "search",
+    **options,
 ):
-    """The review of deal ``deal`` of match ``match`` of ``run`` as a Polars frame (one row per decision);
-    ``evaluator``: ``search`` or a ``search:...`` spec (its other options; ``worlds`` is the budget)."""
+    """The review of deal ``deal`` of match ``match`` of ``run`` as a Polars frame (one row per
+    decision); ``options`` are the fields of :class:`ReviewOptions` (``worlds``, ``seed``,
+    ``threshold``, ``evaluator``), ``workers`` the processes the decisions are spread over."""
     import polars as pl
 
     from .evaluators import evaluator_maker
 
+    how = ReviewOptions(**options)
     logged = load_deal(run, match, deal)
-    maker, _ = evaluator_maker(logged.setup.rules, evaluator)
+    maker, _ = evaluator_maker(logged.setup.rules, how.evaluator)
     chosen = sorted(set(range(4) if seats is None else seats))
     rows = [
         r.as_dict()
         for r in review_deal(
-            logged, maker, chosen, worlds=worlds, seed=seed, threshold=threshold, workers=workers
+            logged, maker, chosen, worlds=how.worlds, seed=how.seed, threshold=how.threshold, workers=workers
         )
     ]
     return pl.DataFrame(rows, schema=_schema(), strict=False)
@@ -115,6 +127,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "ReviewOptions",
     "DEFAULT_WORLDS",
     "MISTAKE_THRESHOLD",
     "DecisionReview",
