@@ -660,23 +660,32 @@ def write_manifest(path: str | os.PathLike, manifest: Manifest) -> None:
     atomic_write_bytes(Path(path) / MANIFEST, text.encode())
 
 
+@dataclass(frozen=True)
+class RunOrigin:
+    """Where a run comes from: the package version that writes it, the command line, the folder
+    relative paths were read from (``file.py:Class`` strategies), the first start's time, and
+    the run directory's random ``instance``."""
+
+    package_version: str
+    command: str
+    started_in: str
+    started_at: str
+    instance: str
+
+
 def new_manifest(
     config: RunConfig,
+    origin: RunOrigin,
     *,
-    package_version: str,
-    command: str,
-    started_in: str,
-    started_at: str,
     sessions: Sequence[SessionEntry],
     fingerprints: Mapping[str, object],
     setups_run_id: str | None,
-    instance: str,
     options: RunOptions,
 ) -> Manifest:
     """A manifest as a session starts writing it (``state`` running, no part yet): the run's
-    config, identity (run id, the run directory's random ``instance``, the config's digest,
-    code fingerprints, the setups' source run), the rules it plays, and how it is played
-    (``options``); see docs/log-format.md."""
+    config, identity (run id, the ``origin``, the config's digest, code fingerprints, the
+    setups' source run), the rules it plays, and how it is played (``options``); see
+    docs/log-format.md."""
     keys = [
         "format", "schema_version", "package_version", "run_id", "instance", "config_digest", "command",
         "started_in", "config", "strategies", "fingerprints", *(["setups_run_id"] if setups_run_id else []),
@@ -689,17 +698,17 @@ def new_manifest(
         sessions=tuple(sessions),
         options=options,
         schema_version=SCHEMA_VERSION,
-        package_version=package_version,
+        package_version=origin.package_version,
         run_id=config.run_id,
-        instance=instance,
+        instance=origin.instance,
         config_digest=config.digest,
-        command=command,
-        started_in=started_in,
+        command=origin.command,
+        started_in=origin.started_in,
         strategies={str(s): name for s, name in enumerate(config.strategies)},
         fingerprints=fingerprints,
         setups_run_id=setups_run_id or None,
         ruleset=config.rules().to_dict(),
-        started_at=started_at,
+        started_at=origin.started_at,
         keys=tuple(keys),
     )
 
@@ -824,6 +833,7 @@ __all__ = [
     "FileEntry",
     "Manifest",
     "PartEntry",
+    "RunOrigin",
     "PartialConfig",
     "RunConfig",
     "RunFolder",

@@ -67,6 +67,7 @@ from guandan_cli.logs.manifest import (
     RunConfig,
     RunFolder,
     RunOptions,
+    RunOrigin,
     RunState,
     SessionEntry,
     Totals,
@@ -538,17 +539,20 @@ def _new_manifest(
     """The manifest this session starts (continuing ``existing``'s start, folder and sessions)."""
     from guandan_cli._version import __version__
 
-    return new_manifest(
-        settled.config,
+    origin = RunOrigin(
         package_version=__version__,
         command=command,
         # the folder relative paths (file.py:Class strategies) were read from
         started_in=(existing and existing.started_in) or os.getcwd(),
         started_at=(existing and existing.started_at) or now_iso(),
+        instance=instance,
+    )
+    return new_manifest(
+        settled.config,
+        origin,
         sessions=existing.sessions if existing is not None else (),
         fingerprints=settled.fingerprints,
         setups_run_id=settled.setups_run_id,
-        instance=instance,
         options=RunOptions(
             on_error=session.on_error,
             workers=workers,
