@@ -20,7 +20,7 @@ from guandan_cli.engine.match import Match, deal_seed
 from guandan_cli.engine.play import StrategyError, iter_match, play_deal
 from guandan_cli.logs import deal_lines
 from guandan_cli.logs.deal_lines import DealLines
-from guandan_cli.logs.schema import deal_record
+from guandan_cli.logs.schema import MatchKey, deal_record
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner import setups
 from guandan_cli.runner.tasks import RunSpec, _classes, match_seed, play_match
@@ -30,12 +30,9 @@ def reference_line(lines: DealLines, index, seed, setup, deal, update) -> bytes:
     run_id, match_index, mseed, strategies = lines._ids
     return dumps_line(
         deal_record(
-            run_id=run_id,
-            match_index=match_index,
-            match_seed=mseed,
+            MatchKey(run_id, match_index, mseed, tuple(strategies)),
             deal_index=index,
             deal_seed=seed,
-            strategies=strategies,
             setup=setup,
             deal=deal,
             update=update,

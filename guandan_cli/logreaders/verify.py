@@ -41,7 +41,7 @@ from guandan_cli.logs.layout import MANIFEST
 from guandan_cli.logs.manifest import COUNTED, Manifest, PartEntry, PartialConfig, RunFolder, part_plan
 from guandan_cli.logs.reader import ScanStats, check_line, iter_raw, iter_records, kind_of, part_files
 from guandan_cli.logs.records import DealRecord, MatchRecord, RecordError, record_place
-from guandan_cli.logs.schema import SCHEMA_VERSION, deal_record, derive_stats
+from guandan_cli.logs.schema import SCHEMA_VERSION, MatchKey, deal_record, derive_stats
 from guandan_cli.runner.backends import open_backend
 from guandan_cli.runner.seeds import match_seed as _match_seed
 from guandan_cli.runner.setups import SETUP_SOURCES, source_setup
@@ -302,10 +302,10 @@ class _RunVerifier:
         update = match.record(deal.result)
         if st is not None:
             st.a_failures = (match.a_failures[0], match.a_failures[1])
+        key = MatchKey(rec.run_id, rec.match, rec.match_seed, tuple(rec.strategies))
         rebuilt = deal_record(
-            run_id=rec.run_id, match_index=rec.match, match_seed=rec.match_seed, deal_index=rec.deal,
-            deal_seed=rec.deal_seed, strategies=list(rec.strategies), setup=setup, deal=deal, update=update,
-        )  # fmt: skip
+            key, deal_index=rec.deal, deal_seed=rec.deal_seed, setup=setup, deal=deal, update=update
+        )
         if rec.version != SCHEMA_VERSION:  # an older line: its derived facts as that version counted them
             rebuilt = {**rebuilt, "derived": derive_stats(deal, version=rec.version)}
         found.extend(rec.differences(rebuilt, COMPARED))

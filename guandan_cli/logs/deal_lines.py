@@ -25,14 +25,14 @@ tests compare both on thousands of deals of every built-in bot and ruleset optio
 
 >>> from guandan_cli.engine.match import Match, deal_seed
 >>> from guandan_cli.engine.play import iter_match
->>> from guandan_cli.logs.schema import deal_record
+>>> from guandan_cli.logs.schema import MatchKey, deal_record
 >>> from guandan_cli.logs.writer import dumps_line
 >>> from guandan_cli.strategies import make_players
 >>> m = Match(seed=3)
 >>> lines = DealLines(run_id="r", match_index=0, match_seed=3, strategies=["random"] * 4)
 >>> pd = next(iter_match(m, make_players(["random"] * 4, match_seed=3)))
 >>> args = dict(deal_index=pd.index, deal_seed=deal_seed(3, pd.index), setup=pd.setup, deal=pd.deal, update=pd.update)
->>> lines.line(**args) == dumps_line(deal_record(run_id="r", match_index=0, match_seed=3, strategies=["random"] * 4, **args))
+>>> lines.line(**args) == dumps_line(deal_record(MatchKey("r", 0, 3, ("random",) * 4), **args))
 True
 """
 
@@ -46,7 +46,15 @@ from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup
 from guandan_cli.engine.match import LEVEL_TOKENS, MatchUpdate
 
-from .schema import SCHEMA_VERSION, _action_line, bomb_class, deal_record, hand_counts_at_play, is_jiefeng
+from .schema import (
+    SCHEMA_VERSION,
+    MatchKey,
+    _action_line,
+    bomb_class,
+    deal_record,
+    hand_counts_at_play,
+    is_jiefeng,
+)
 from .writer import dumps_line
 
 #: a face's name inside a JSON string (as ``format_cards`` joins them) / as a JSON string
@@ -235,12 +243,9 @@ class DealLines:
     ) -> bytes:
         run_id, match_index, match_seed, strategies = self._ids
         record = deal_record(
-            run_id=run_id,
-            match_index=match_index,
-            match_seed=match_seed,
+            MatchKey(run_id, match_index, match_seed, tuple(strategies)),
             deal_index=deal_index,
             deal_seed=deal_seed,
-            strategies=strategies,
             setup=setup,
             deal=deal,
             update=update,

@@ -14,6 +14,8 @@ The builders here turn engine objects into plain dicts; they import no polars.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from guandan_cli.engine.cards import FACE_NAMES, RANK_TOKENS, format_card, format_cards
 from guandan_cli.engine.combos import BOMB_CLASS, Combo
 from guandan_cli.engine.deal import PASS, PLAY, Deal, DealSetup, action_text
@@ -146,19 +148,27 @@ def _action_line(seat: int, action) -> str:
     return f"{seat} {action_text(action)}"
 
 
+@dataclass(frozen=True)
+class MatchKey:
+    """What names a match in a run's records: the run's id, the match's index and seed, and the
+    seats' strategies (``strategies``, in seat order)."""
+
+    run_id: str
+    match: int
+    match_seed: int
+    strategies: tuple[str, ...]
+
+
 def deal_record(
+    match: MatchKey,
     *,
-    run_id: str,
-    match_index: int,
-    match_seed: int,
     deal_index: int,
     deal_seed: int,
-    strategies: list[str],
     setup: DealSetup,
     deal: Deal,
     update: MatchUpdate,
 ) -> dict:
-    """The JSON-ready record of one finished deal."""
+    """The JSON-ready record of one finished deal of ``match``."""
     result = deal.result
     assert result is not None
     # passes (the shared PASS) need no text lookup; plays look theirs up
@@ -169,13 +179,13 @@ def deal_record(
     ]
     return {
         "v": SCHEMA_VERSION,
-        "run_id": run_id,
-        "match": match_index,
-        "match_seed": match_seed,
+        "run_id": match.run_id,
+        "match": match.match,
+        "match_seed": match.match_seed,
         "deal": deal_index,
         "deal_seed": deal_seed,
         "ruleset": setup.rules.name,
-        "strategies": list(strategies),
+        "strategies": list(match.strategies),
         "level_team": setup.level_team,
         "level": level_token(setup.level),
         "levels_before": [level_token(x) for x in update.levels_before],
@@ -201,11 +211,8 @@ def deal_record(
 
 
 def match_record(
+    match: MatchKey,
     *,
-    run_id: str,
-    match_index: int,
-    match_seed: int,
-    strategies: list[str],
     ruleset: str,
     deals: int,
     final_levels: tuple[int, int],
@@ -216,11 +223,11 @@ def match_record(
     """The JSON-ready summary of one match (errored matches included, with ``error``)."""
     return {
         "v": SCHEMA_VERSION,
-        "run_id": run_id,
-        "match": match_index,
-        "match_seed": match_seed,
+        "run_id": match.run_id,
+        "match": match.match,
+        "match_seed": match.match_seed,
         "ruleset": ruleset,
-        "strategies": list(strategies),
+        "strategies": list(match.strategies),
         "deals": deals,
         "final_levels": [level_token(x) for x in final_levels],
         "winner": winner,
@@ -357,6 +364,7 @@ def match_schema() -> dict:
 
 __all__ = [
     "DEAL_FIELDS",
+    "MatchKey",
     "KINDS",
     "MATCH_FIELDS",
     "PASS",

@@ -70,7 +70,7 @@ from guandan_cli.engine.play import play_deal, strategy_error
 from guandan_cli.engine.rules import Ruleset
 from guandan_cli.engine.seeding import derive_seed, derived_rng
 from guandan_cli.logs.records import DealRecord
-from guandan_cli.logs.schema import deal_record
+from guandan_cli.logs.schema import MatchKey, deal_record
 from guandan_cli.runner.seeds import match_seed
 
 #: named setup sources (anything else given to ``load_setups`` is a run directory)
@@ -348,12 +348,9 @@ def play_setup(
         else [getattr(p, "name", type(p).__name__) for p in players]
     )
     record = deal_record(
-        run_id=run_id,
-        match_index=match_index,
-        match_seed=item.match_seed,
+        MatchKey(run_id, match_index, item.match_seed, tuple(names)),
         deal_index=item.deal_index,
         deal_seed=item.deal_seed,
-        strategies=names,
         setup=item.setup,
         deal=deal,
         update=update,

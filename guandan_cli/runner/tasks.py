@@ -23,7 +23,7 @@ from guandan_cli.engine.play import StrategyError, iter_match
 from guandan_cli.engine.rules import get_ruleset
 from guandan_cli.engine.seeding import derived_rng
 from guandan_cli.logs.deal_lines import DealLines
-from guandan_cli.logs.schema import match_record
+from guandan_cli.logs.schema import MatchKey, match_record
 from guandan_cli.logs.writer import dumps_line
 from guandan_cli.runner.seeds import match_seed
 
@@ -279,10 +279,7 @@ def play_setup_match(
         levels = played.update.levels_after
         winner, capped = played.update.winner, played.update.capped
     mrec = match_record(
-        run_id=spec.run_id,
-        match_index=index,
-        match_seed=item.match_seed,
-        strategies=strategies,
+        MatchKey(spec.run_id, index, item.match_seed, tuple(strategies)),
         ruleset=rules.name,
         deals=len(lines),
         final_levels=(levels[0], levels[1]),
@@ -345,10 +342,7 @@ def play_match(
     winner = match.winner if error is None else None
     capped = match.capped if error is None else False
     mrec = match_record(
-        run_id=spec.run_id,
-        match_index=index,
-        match_seed=seed,
-        strategies=strategies,
+        MatchKey(spec.run_id, index, seed, tuple(strategies)),
         ruleset=rules.name,
         deals=len(lines),
         final_levels=(match.levels[0], match.levels[1]),
