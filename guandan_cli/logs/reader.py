@@ -30,7 +30,7 @@ API (used by reports, ``guandan verify``, ``guandan replay`` and ``Run``):
     ``stats`` (the checked records are then returned from memory). ``check=False``
     hands the files to Polars unchecked (fastest; errors are Polars').
 
-``checked_frames(parts, kind, *, columns=None, check=True, skip_bad=False, stats=None, without=(), trust_written=True)``
+``checked_frames(parts, kind, *, stats=None, **options)`` (``options``: the fields of ``ReadOptions``: ``columns``, ``check``, ``skip_bad``, ``without``, ``trust_written``…)
     The records of ``parts`` as checked ``pl.DataFrame`` blocks, at Polars' speed: each
     block of lines is matched against ``line_pattern(kind)`` (the exact shape of a
     record: fields, order, JSON kinds at every depth), decoded by Polars with the
@@ -860,21 +860,32 @@ def standalone_deals(manifest: Manifest | dict | None) -> bool:
     return PartialConfig.recorded(manifest).standalone_deals
 
 
+@dataclass(frozen=True)
+class ReadOptions:
+    """How :func:`checked_frames` reads: the ``columns`` kept (``None``: all), whether it checks
+    (``check``) and skips bad lines (``skip_bad``), the ``threads`` and ``chunk_bytes`` of its parsing, whether
+    the parts are ``standalone`` deals (``None``: ask the manifests), the fields checked but left
+    ``without``, and whether a part its manifest vouches for is ``trust_written``."""
+
+    columns: Iterable[str] | None = None
+    check: bool = True
+    skip_bad: bool = False
+    threads: int | None = None
+    chunk_bytes: int = CHUNK_BYTES
+    standalone: bool | None = None
+    without: Iterable[str] = ()
+    trust_written: bool = True
+
+
 def checked_frames(
     parts: Iterable[str | os.PathLike],
     kind: str,
     *,
-    columns: Iterable[str] | None = None,
-    check: bool = True,
-    skip_bad: bool = False,
     stats: ScanStats | None = None,
-    threads: int | None = None,
-    chunk_bytes: int = CHUNK_BYTES,
-    standalone: bool | None = None,
-    without: Iterable[str] = (),
-    trust_written: bool = True,
+    **options,
 ):
-    """The records of ``parts`` (all of ``kind``) as checked ``pl.DataFrame`` chunks, in order.
+    """The records of ``parts`` (all of ``kind``) as checked ``pl.DataFrame`` chunks, in order;
+    ``options`` are the fields of :class:`ReadOptions`, ``stats`` counts what was skipped.
 
     A part whose size and sha256 are those its run's manifest records (its writer's, see
     ``guandan_cli.logs.writer.PartWriter``) holds the writer's lines: they are not matched
@@ -900,17 +911,19 @@ def checked_frames(
     then it is left out and counted in ``stats``. ``check=False`` parses without
     checks. ``threads`` blocks are parsed ahead, in parallel (default ``PARSE_THREADS``).
     """
+    how = ReadOptions(**options)
     reader = _CheckedReader(
         parts,
         kind,
-        columns=columns,
-        check=check,
-        skip_bad=skip_bad,
+        columns=how.columns,
+        check=how.check,
+        skip_bad=how.skip_bad,
         stats=stats,
-        standalone=standalone,
-        without=without,
+        standalone=how.standalone,
+        without=how.without,
     )
-    yield from reader.frames(max(1, threads or PARSE_THREADS), chunk_bytes, trust=check and trust_written)
+    threads = max(1, how.threads or PARSE_THREADS)
+    yield from reader.frames(threads, how.chunk_bytes, trust=how.check and how.trust_written)
 
 
 class _CheckedReader:
@@ -1148,6 +1161,7 @@ __all__ = [
     "HEAVY_FIELDS",
     "BadLine",
     "FileCheck",
+    "ReadOptions",
     "LogLineError",
     "LogReadError",
     "ScanStats",
