@@ -49,8 +49,8 @@ def decision_line(r: DecisionReview, level: int, style: Style) -> str:
     label = {"mistake": "   MISTAKE", "unclear": "   unclear"}.get(r.label, "")
     head = f"trick {r.trick:>2}, play {r.index:>3} · seat {r.seat} {r.context}{' (exact)' if r.exact else ''}"
     played = f"played {action_label(r.played, level, style)} {signed(r.played_value)}"
-    if r.best == r.played:
-        return f"{head} · {played}, the best"
+    if r.best == r.played:  # unclear all the same when a challenger's interval still holds the threshold
+        return f"{head} · {played}, the best{label}"
     interval = "" if math.isnan(r.loss_low) or r.exact else f" [{signed(r.loss_low)}, {signed(r.loss_high)}]"
     if interval and r.loss_worlds > r.worlds:
         interval += f" over {r.loss_worlds} worlds"
