@@ -396,3 +396,66 @@ def test_a_search_hint_gives_three_plays_with_values_intervals_and_reasons():
             and f": {v.mean:+.2f} levels [{v.low:+.2f}, {v.high:+.2f}] over {v.n} worlds · " in line
         )
         assert "groups left" in line or line.endswith("out")
+
+
+def test_in_chromium_a_game_stopped_mid_deal_resumes_in_the_reloaded_page(tmp_path):
+    """The server stopped (Ctrl-C) after a few plays made by clicks; `guandan table --resume` on a
+    new port, the page opened again: the same hand and the same question, and play goes on."""
+    from browser import driver
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path / "g"
+    table = TableProcess(["--seat", "3", "--seed", "2", "--max-deals", "1", "--out", str(out)], tmp_path)
+    with driver(tmp_path / "profile", size=(1280, 1000)) as d:
+        try:
+            d.get(table.url)
+            asking = lambda: d.execute_script("return window.guandanAsking()")  # noqa: E731
+            answered = None
+            for _ in range(3):  # three plays by clicks, from the page's own legal list
+                n = _wait(d, lambda: asking() not in (None, answered) and asking(), what="a question")  # noqa: B023
+                if not d.execute_script("return document.getElementById('legal').open"):
+                    _click(d, "#legal summary")
+                _click(d, "#legal .option")
+                _click(d, "#play")
+                _pick_a_declaration_if_asked(d)
+                answered = n
+            _wait(d, lambda: asking() not in (None, answered), what="the fourth question")
+            hand = sorted(
+                c.get_attribute("data-token") for c in d.find_elements(By.CSS_SELECTOR, "#hand .card")
+            )
+            question = d.find_element(By.ID, "question").text
+        finally:
+            code, _, err = table.stop()
+        assert code == 130 and "guandan table --resume" in err, err
+        again = TableProcess(["--resume", "--out", str(out)], tmp_path)
+        try:
+            d.get(again.url)
+            resumed = _wait(d, lambda: d.execute_script("return window.guandanAsking()"), what="the question")
+            shown = sorted(
+                c.get_attribute("data-token") for c in d.find_elements(By.CSS_SELECTOR, "#hand .card")
+            )
+            assert shown == hand and d.find_element(By.ID, "question").text == question
+            _click(d, "#legal summary")
+            _click(d, "#legal .option")
+            _click(d, "#play")
+            _pick_a_declaration_if_asked(d)
+            _wait(
+                d,
+                lambda: d.execute_script("return window.guandanAsking()") != resumed,
+                what="the answer taken",
+            )
+        finally:
+            again.stop()
+    saved = (out / "human.jsonl").read_text().splitlines()
+    assert len(saved) >= 4  # the three answers before the stop, and the one after the resume
+
+
+def _pick_a_declaration_if_asked(d) -> None:
+    """Cards a wild makes ambiguous: the page asks which declaration; take the first."""
+    import time
+
+    from selenium.webdriver.common.by import By
+
+    time.sleep(0.2)
+    if d.find_elements(By.CSS_SELECTOR, "#which button"):
+        _click(d, "#which button")
