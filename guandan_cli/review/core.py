@@ -66,7 +66,7 @@ Z95 = 1.959963984540054
 #: the loss's interval is looked at up to five times (32, 64, 128, 256, 512 worlds: a close call's
 #: worlds double), so its bound is Pocock's for five looks at 95% overall, not the one-look 1.96:
 #: with a bound of 1.96 at every look, a lucky early look made a claim another seed did not
-#: repeat (docs/review.md, "The same verdict every time")
+#: repeat (docs/review.md, "The method", 5, and "Stability")
 LOOK_Z = 2.413
 
 
