@@ -348,7 +348,9 @@ def test_a_deal_played_by_clicks_in_chromium_then_reviewed_and_read_at_420_px(tm
                 assert not Counter(row.get_attribute("data-cards").split()) - hand
             d.switch_to.default_content()
             d.save_screenshot(str(shots / "web-table-review.png"))
-            d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+            d.switch_to.frame(d.find_element(By.ID, "review-frame"))
+            d.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)  # Esc in the review itself
+            d.switch_to.default_content()
             _wait(
                 d,
                 lambda: not d.find_element(By.ID, "reviewpane").is_displayed(),

@@ -738,6 +738,8 @@ document.addEventListener("keydown", e => {
   else if (e.key === "ArrowLeft") { go(step - 1); e.preventDefault(); }
   else if (e.key === "Home") { go(0); e.preventDefault(); }
   else if (e.key === "End") { go(1e9); e.preventDefault(); }
+  // shown inside the web table (a frame over it): Esc asks the table to close the review
+  else if (e.key === "Escape" && window.parent !== window) window.parent.postMessage("guandan-close-review", location.origin);
 });
 setLanguage(lang);
 </script>

@@ -275,6 +275,10 @@ $("lang").onclick = () => {
   render();
 };
 $("review-close").onclick = closeReview;
+// Esc pressed inside the review (its own page, in the frame) closes it too
+window.addEventListener("message", (e) => {
+  if (e.origin === location.origin && e.data === "guandan-close-review") closeReview();
+});
 document.addEventListener("keydown", (e) => {
   if (!$("reviewpane").hidden) { if (e.key === "Escape") closeReview(); return; }
   if (e.target.tagName === "INPUT") return;
