@@ -253,7 +253,6 @@ class TerminalSeat:
         self.journal = journal
         self.ask = ask or input
         self.delay = delay
-        self.match_label = ""
         self.deal_index = -1
         #: reviews each ended deal (``interactive.deal_review.DealReviewer``), or ``None``
         self.reviewer = None
@@ -292,7 +291,7 @@ class TerminalSeat:
             self._say(f"levels after deal {deal_index - 1}: {moves}")
         self.levels = tuple(obs.levels)
         self._say("")
-        self._say(f"══ deal {deal_index}{self.match_label} ══")
+        self._say(f"══ deal {deal_index} ══")
         partner, team = obs.partner, obs.team
         lead = [f"seat {obs.to_move} leads"] if obs.tribute_kind in ("none", "resisted") else []
         self._say(
@@ -546,7 +545,7 @@ class TerminalSeat:
             footer = [self._lead_line(obs)]
         return render_table(
             TableScene(
-                title=title or f"deal {self.deal_index}{self.match_label} · your turn (seat {self.seat})",
+                title=title or f"deal {self.deal_index} · your turn (seat {self.seat})",
                 level=obs.level,
                 levels=obs.levels,
                 level_team=obs.level_team,
